@@ -1,0 +1,149 @@
+"""Typed values passed between the stages: source -> extract -> analyze -> store.
+
+Each stage consumes the previous stage's output and knows nothing of later
+stages. Workers return these across process boundaries, so they stay plain
+(slots dataclasses of str/int/dict/list) and cheap to pickle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Bump when extraction/analysis output changes: cached per-file results keyed
+#: by an older version are ignored.
+EXTRACTOR_VERSION = "1"
+
+#: The record schema version written into every record (`schemaVersion`).
+SCHEMA_VERSION = 2
+
+#: The fields of the seed catalog record, in the seed's order. `errdex`
+#: (our own facts) follows them in every non-strict export.
+SEED_FIELDS: tuple[str, ...] = (
+    "id", "repo", "slug", "errorCode", "errorMessage", "messagePattern",
+    "errorType", "errorClass", "httpStatus", "severity", "filePath",
+    "lineNumber", "sourceCode", "sourceCodeStart", "sourceCodeEnd",
+    "githubUrl", "documentation", "triggerScenarios", "commonSituations",
+    "solutions", "exampleFix", "handlingStrategy", "validationCode",
+    "typeGuard", "tryCatchPattern", "preventionTips", "tags",
+    "backgroundTag", "analyzedSha", "analyzedAt", "schemaVersion",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceTree:
+    """A codebase on disk at one exact version, ready to be read."""
+
+    root: Path                 # folder the relative paths start from
+    files: tuple[str, ...]     # posix paths of .py files relative to root, sorted
+    repo: str                  # "owner/name" when known, else the folder/package name
+    version: str               # git sha (+"-dirty"), package version, or --version
+    kind: str                  # "folder" | "git" | "pypi" | "installed"
+    sha: str | None = None     # full commit sha for git checkouts
+    dirty: bool = False        # git tree had uncommitted changes
+    github_repo: str | None = None   # "owner/name" when the code lives on GitHub
+    permalink_ref: str | None = None  # sha or tag that githubUrl is pinned to
+    url_prefix: str = ""       # path of root inside the GitHub repo ("python/")
+    skipped: tuple[tuple[str, str], ...] = ()  # (path, reason) left out by the source
+
+    @property
+    def name(self) -> str:
+        return f"{self.repo}@{self.version}"
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    """A file that could not be read or parsed; the run keeps going."""
+
+    file_path: str
+    reason: str      # short machine tag: "syntax", "python2", "decode", "binary", "oversized", "recursion", "io"
+    detail: str      # human message
+
+
+@dataclass(slots=True)
+class ErrorSite:
+    """One place in the code that can raise, assert or warn.
+
+    `template` is the message as written with `{expr}` placeholders;
+    `placeholders` maps each placeholder name to its source expression.
+    """
+
+    file_path: str
+    line: int                       # line of the raise/assert/warn keyword or helper call
+    function: str                   # qualified enclosing function, "<module>" at top level
+    error_type: str                 # exception | assertion | warning | http
+    error_class: str | None         # the class as written ("errors.KernelLimitError")
+    class_ref: str | None           # dotted name after import resolution ("pkg.errors.KernelLimitError")
+    template: str
+    placeholders: dict[str, str] = field(default_factory=dict)
+    message_form: str = "literal"   # literal|fstring|percent|format|concat|variable|constant|helper|none|dynamic
+    severity: str = "error"
+    http_status: int | None = None
+    error_code: str | None = None
+    helper: str | None = None       # qualified helper function when raised through one
+    assert_test: str | None = None  # source of the assert's condition
+    end_line: int = 0               # last line of the statement
+    # Local analysis (filled in the worker, where the AST is at hand).
+    condition: str | None = None
+    condition_exact: bool | None = None
+    condition_reason: str | None = None
+    feeding: list[str] = field(default_factory=list)
+    calls_in_guard: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ClassFacts:
+    """A class defined in the codebase, with its bases as resolved dotted names."""
+
+    qualname: str                    # "pkg.mod.KernelLimitError"
+    bases: list[str]                 # resolved dotted names ("builtins.ValueError", "pkg.errors.Base")
+    error_code: str | None = None    # class attribute code/error_code when a literal
+
+
+@dataclass(slots=True)
+class HelperDef:
+    """A function that raises (or warns with) one of its parameters as the message."""
+
+    qualname: str                # "pkg.mod.fail" or "pkg.mod.Cls.fail"
+    param: str                   # parameter that becomes the message
+    param_index: int             # positional index (excluding self/cls for methods)
+    site: ErrorSite              # the raise inside the helper (template = "{param}")
+
+
+@dataclass(slots=True)
+class HelperCall:
+    """A call whose target may be a helper, with a message-like first argument."""
+
+    callee: str                  # dotted callee as resolved through imports ("pkg.mod.fail", "self.fail")
+    site: ErrorSite              # prospective site located at the call (class filled in when linked)
+    arg_templates: dict[str, tuple[str, dict[str, str], str]]  # param index or name -> (template, placeholders, form)
+
+
+@dataclass(slots=True)
+class FunctionFacts:
+    """A function's calls, for the call graph (callers and entry points)."""
+
+    qualname: str                 # "pkg.mod.Cls.meth"
+    line: int
+    calls: list[str]              # callee names as resolved through imports ("pkg.mod.f", "self.g", "x.y")
+    public: bool
+    cls: str | None = None        # owning class qualname for methods
+
+
+@dataclass(slots=True)
+class FileFacts:
+    """Everything one worker learned from one file."""
+
+    file_path: str
+    module: str                   # dotted module name ("sglang.kernels.ops")
+    sha256: str
+    line_count: int
+    sites: list[ErrorSite] = field(default_factory=list)
+    classes: list[ClassFacts] = field(default_factory=list)
+    imports: dict[str, str] = field(default_factory=dict)
+    helpers: list[HelperDef] = field(default_factory=list)
+    helper_calls: list[HelperCall] = field(default_factory=list)
+    functions: list[FunctionFacts] = field(default_factory=list)
+    exports: list[str] | None = None   # __all__ when a literal list
+    string_constants: dict[str, str] = field(default_factory=dict)
+    diagnostic: Diagnostic | None = None
