@@ -147,3 +147,47 @@ class FileFacts:
     exports: list[str] | None = None   # __all__ when a literal list
     string_constants: dict[str, str] = field(default_factory=dict)
     diagnostic: Diagnostic | None = None
+
+
+@dataclass(slots=True)
+class DatasetMeta:
+    """What the store needs to publish one dataset (repo, version)."""
+
+    repo: str
+    version: str
+    kind: str                       # source kind
+    sha: str | None = None
+    dirty: bool = False
+    analyzed_sha: str | None = None  # written into each record's analyzedSha
+    url_base: str | None = None     # "https://github.com/o/r/blob/<ref>/<prefix>" or None
+    analyzed_at: str = ""           # ISO-8601 UTC, e.g. "2026-11-29T20:00:00.000Z"
+    file_count: int = 0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return f"{self.repo}@{self.version}"
+
+
+@dataclass(slots=True)
+class DatasetInfo:
+    """A published dataset as the store reports it."""
+
+    id: int
+    repo: str
+    version: str
+    kind: str
+    sha: str | None
+    dirty: bool
+    analyzed_sha: str | None
+    url_base: str | None
+    analyzed_at: str
+    published_at: str               # ISO-8601 UTC: the record's "datasetVersion"
+    file_count: int
+    record_count: int
+    diagnostic_count: int
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return f"{self.repo}@{self.version}"
