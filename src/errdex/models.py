@@ -8,6 +8,7 @@ stages. Workers return these across process boundaries, so they stay plain
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import re
 from pathlib import Path
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
@@ -60,13 +61,59 @@ class Diagnostic:
     detail: str      # human message
 
 
+@dataclass(slots=True, frozen=True)
+class Placeholder:
+    """A runtime value inside a message: `name` is the text inside the braces
+    (the expression as written, with `!r` and `:spec`), `expr` the expression alone."""
+
+    name: str
+    expr: str
+
+
+@dataclass(slots=True)
+class Template:
+    """A message template as segments: `str` is literal text, `Placeholder` a runtime value.
+
+    Kept as segments so the regex pattern never re-parses the template text,
+    whose literal parts may hold braces themselves.
+    """
+
+    segments: list = field(default_factory=list)   # list[str | Placeholder]
+    form: str = "literal"   # literal|fstring|percent|format|concat|variable|constant|helper|none|dynamic
+
+    def text(self) -> str:
+        return "".join(s if isinstance(s, str) else "{" + s.name + "}" for s in self.segments)
+
+    def placeholders(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for s in self.segments:
+            if isinstance(s, Placeholder):
+                out.setdefault(s.name, s.expr)
+        return out
+
+    def groups(self) -> list[str]:
+        """Placeholder name of each capture group of `pattern()`, in order."""
+        return [s.name for s in self.segments if isinstance(s, Placeholder)]
+
+    def pattern(self) -> str:
+        return "".join(escape_literal(s) if isinstance(s, str) else "(.+?)" for s in self.segments)
+
+    def literal_length(self) -> int:
+        return sum(len(s) for s in self.segments if isinstance(s, str))
+
+
+_REGEX_META = re.compile(r"([.^$*+?{}\[\]\\|()])")
+
+
+def escape_literal(text: str) -> str:
+    """Escape only regex metacharacters (and control characters), as the seed's messagePattern does."""
+    return (_REGEX_META.sub(r"\\\1", text)
+            .replace("\n", r"\n").replace("\t", r"\t").replace("\r", r"\r"))
+
+
 @dataclass(slots=True)
 class ErrorSite:
-    """One place in the code that can raise, assert or warn.
-
-    `template` is the message as written with `{expr}` placeholders;
-    `placeholders` maps each placeholder name to its source expression.
-    """
+    """One place in the code that can raise, assert or warn."""
 
     file_path: str
     line: int                       # line of the raise/assert/warn keyword or helper call
@@ -74,21 +121,23 @@ class ErrorSite:
     error_type: str                 # exception | assertion | warning | http
     error_class: str | None         # the class as written ("errors.KernelLimitError")
     class_ref: str | None           # dotted name after import resolution ("pkg.errors.KernelLimitError")
-    template: str
-    placeholders: dict[str, str] = field(default_factory=dict)
-    message_form: str = "literal"   # literal|fstring|percent|format|concat|variable|constant|helper|none|dynamic
+    message: Template
     severity: str = "error"
     http_status: int | None = None
     error_code: str | None = None
     helper: str | None = None       # qualified helper function when raised through one
+    factory: bool = False           # raised object comes from a call to a non-class (`self._error(...)`)
     assert_test: str | None = None  # source of the assert's condition
     end_line: int = 0               # last line of the statement
+    source_start: int = 0           # window: line - 18 .. line + 18, clipped
+    source_end: int = 0
+    source_code: str = ""
     # Local analysis (filled in the worker, where the AST is at hand).
     condition: str | None = None
     condition_exact: bool | None = None
     condition_reason: str | None = None
     feeding: list[str] = field(default_factory=list)
-    calls_in_guard: list[str] = field(default_factory=list)
+    condition_calls: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -107,7 +156,7 @@ class HelperDef:
     qualname: str                # "pkg.mod.fail" or "pkg.mod.Cls.fail"
     param: str                   # parameter that becomes the message
     param_index: int             # positional index (excluding self/cls for methods)
-    site: ErrorSite              # the raise inside the helper (template = "{param}")
+    site: ErrorSite              # the raise inside the helper; its message holds `{param}`
 
 
 @dataclass(slots=True)
@@ -116,7 +165,7 @@ class HelperCall:
 
     callee: str                  # dotted callee as resolved through imports ("pkg.mod.fail", "self.fail")
     site: ErrorSite              # prospective site located at the call (class filled in when linked)
-    arg_templates: dict[str, tuple[str, dict[str, str], str]]  # param index or name -> (template, placeholders, form)
+    args: dict[str, Template]    # str(position) or keyword name -> the argument's template
 
 
 @dataclass(slots=True)

@@ -1,0 +1,89 @@
+"""One file in, one FileFacts out: read, decode, parse, walk, with failures contained.
+
+This is the function the indexing workers run. A file that cannot be read,
+decoded or parsed becomes a Diagnostic with a reason; it never stops the run.
+The file is parsed, never imported or executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import tokenize
+from pathlib import Path
+
+from errdex.extract.visitor import ModuleWalker, SiteAnalyzer
+from errdex.models import EXTRACTOR_VERSION, Diagnostic, FileFacts
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+_PY2_HINTS = ("Missing parentheses in call to 'print'", "Missing parentheses in call to 'exec'",
+              "multiple exception types must be parenthesized")
+
+
+def cache_key(rel_path: str, module: str, data: bytes) -> str:
+    """Per-file cache key: content plus everything else the facts depend on."""
+    h = hashlib.sha256(f"{EXTRACTOR_VERSION}\0{rel_path}\0{module}\0".encode())
+    h.update(data)
+    return h.hexdigest()
+
+
+def extract_file(root: str, rel_path: str, module: str, *, analyze: SiteAnalyzer | None = None,
+                 helper_lines: frozenset[int] = frozenset(), max_bytes: int = MAX_FILE_BYTES) -> FileFacts:
+    """Extract every error site of one file; never raises for a bad file."""
+    facts = FileFacts(rel_path, module, "", 0)
+    try:
+        data = Path(root, rel_path).read_bytes()
+    except OSError as exc:
+        facts.diagnostic = Diagnostic(rel_path, "io", f"cannot read: {exc.strerror or exc}")
+        return facts
+    facts.sha256 = hashlib.sha256(data).hexdigest()
+    problem = _check_bytes(data, max_bytes)
+    if problem is not None:
+        facts.diagnostic = Diagnostic(rel_path, *problem)
+        return facts
+    try:
+        text = _decode(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        facts.diagnostic = Diagnostic(rel_path, "decode", f"cannot decode: {exc}")
+        return facts
+    lines = text.split("\n")
+    facts.line_count = len(lines)
+    try:
+        tree = ast.parse(text, filename=rel_path)
+    except SyntaxError as exc:
+        reason = "python2" if any(h in str(exc.msg) for h in _PY2_HINTS) else "syntax"
+        facts.diagnostic = Diagnostic(rel_path, reason, f"line {exc.lineno}: {exc.msg}")
+        return facts
+    except (RecursionError, MemoryError):
+        facts.diagnostic = Diagnostic(rel_path, "recursion", "too deeply nested to parse")
+        return facts
+    except ValueError as exc:
+        facts.diagnostic = Diagnostic(rel_path, "binary", f"cannot parse: {exc}")
+        return facts
+    is_package = rel_path.endswith("__init__.py")
+    try:
+        ModuleWalker(tree, text, lines, facts, is_package, analyze, helper_lines).run()
+    except RecursionError:
+        facts.sites.clear()
+        facts.diagnostic = Diagnostic(rel_path, "recursion", "too deeply nested to walk")
+    return facts
+
+
+def _check_bytes(data: bytes, max_bytes: int) -> tuple[str, str] | None:
+    if len(data) > max_bytes:
+        return "oversized", f"{len(data):,} bytes is over the {max_bytes:,}-byte limit"
+    if b"\0" in data[:8192] or b"\0" in data:
+        return "binary", "holds NUL bytes: not Python source"
+    return None
+
+
+def _decode(data: bytes) -> str:
+    """Decode as Python does: BOM, PEP 263 coding cookie, else UTF-8; newlines normalised."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text

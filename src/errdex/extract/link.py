@@ -1,0 +1,139 @@
+"""The cross-file link step: class hierarchy, re-exports, and sites raised through helpers.
+
+Workers see one file each; this step sees the whole codebase's FileFacts and
+resolves what needs more than one file: `pkg.KernelLimitError` re-exported by
+`pkg/__init__.py` is `pkg.errors.KernelLimitError`, whose bases go down to
+builtins; a call `fail(f"bad {x}")` to `def fail(msg): raise ValueError(msg)`
+in another module is a site of its own.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass, field, replace
+
+from errdex.models import ClassFacts, ErrorSite, FileFacts, HelperCall, HelperDef, Placeholder, Template
+
+_MAX_HOPS = 12
+
+
+@dataclass(slots=True)
+class ClassInfo:
+    """What a site's class resolves to."""
+
+    qualname: str              # resolved dotted name ("builtins.ValueError" shown as "ValueError")
+    bases: list[str]           # direct bases, display names
+    ancestors: list[str]       # every ancestor, nearest first, display names
+    error_code: str | None = None
+
+
+@dataclass(slots=True)
+class Codebase:
+    """Name tables over every file of a dataset."""
+
+    classes: dict[str, ClassFacts] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    helpers: dict[str, HelperDef] = field(default_factory=dict)
+
+    @classmethod
+    def from_facts(cls, facts: list[FileFacts]) -> "Codebase":
+        cb = cls()
+        for f in facts:
+            for c in f.classes:
+                cb.classes[c.qualname] = c
+            for local, target in f.imports.items():
+                cb.aliases[f"{f.module}.{local}"] = target
+            for h in f.helpers:
+                cb.helpers.setdefault(h.qualname, h)
+        return cb
+
+    def resolve(self, ref: str, table: dict) -> str:
+        """Follow re-exports until `ref` names something in `table` (or give up as is)."""
+        seen = 0
+        while ref not in table and seen < _MAX_HOPS:
+            seen += 1
+            target = self.aliases.get(ref)
+            if target is None:
+                head, _, tail = ref.rpartition(".")
+                if not head:
+                    break
+                base = self.resolve(head, {}) if head in self.aliases else None
+                if base is None or base == head:
+                    break
+                target = f"{base}.{tail}"
+            if target == ref:
+                break
+            ref = target
+        return ref
+
+    def class_info(self, ref: str) -> ClassInfo:
+        qual = self.resolve(ref, self.classes)
+        facts = self.classes.get(qual)
+        bases = [self.resolve(b, self.classes) for b in facts.bases] if facts else _builtin_bases(qual)
+        ancestors: list[str] = []
+        todo, seen = list(bases), {qual}
+        code = facts.error_code if facts else None
+        while todo:
+            b = todo.pop(0)
+            if b in seen:
+                continue
+            seen.add(b)
+            ancestors.append(b)
+            bf = self.classes.get(b)
+            if bf is not None:
+                code = code or bf.error_code
+                todo.extend(self.resolve(x, self.classes) for x in bf.bases)
+            else:
+                todo.extend(_builtin_bases(b))
+        return ClassInfo(qual, [_display(b) for b in bases], [_display(a) for a in ancestors], code)
+
+    def helper_for(self, call: HelperCall) -> HelperDef | None:
+        ref = self.resolve(call.callee, self.helpers)
+        found = self.helpers.get(ref)
+        if found is None and "." in ref:
+            # A method reached through self: look in the class's ancestors.
+            cls_ref, _, meth = ref.rpartition(".")
+            if cls_ref in self.classes:
+                for anc in self.class_info(cls_ref).ancestors:
+                    found = self.helpers.get(f"{self.resolve(anc, self.classes)}.{meth}")
+                    if found is not None:
+                        break
+        return found
+
+
+def _builtin_bases(qual: str) -> list[str]:
+    if not qual.startswith("builtins."):
+        return []
+    obj = getattr(builtins, qual[9:], None)
+    if not isinstance(obj, type):
+        return []
+    return [f"builtins.{b.__name__}" for b in obj.__bases__ if b is not object]
+
+
+def _display(qual: str) -> str:
+    return qual[9:] if qual.startswith("builtins.") else qual
+
+
+def helper_sites(cb: Codebase, calls: list[HelperCall]) -> list[ErrorSite]:
+    """A site per helper call whose message argument is a template (literal, f-string, ...)."""
+    out = []
+    for call in calls:
+        helper = cb.helper_for(call)
+        if helper is None:
+            continue
+        arg = call.args.get(str(helper.param_index)) or call.args.get(helper.param)
+        if arg is None or arg.form == "dynamic":
+            continue
+        segments: list = []
+        for s in helper.site.message.segments:
+            if isinstance(s, Placeholder) and s.expr == helper.param:
+                segments.extend(arg.segments)
+            else:
+                segments.append(s)
+        inner = helper.site
+        site = replace(call.site, error_type=inner.error_type, error_class=inner.error_class,
+                       class_ref=inner.class_ref, message=Template(segments, arg.form),
+                       severity=inner.severity, http_status=inner.http_status,
+                       error_code=inner.error_code, helper=helper.qualname)
+        out.append(site)
+    return out

@@ -1,0 +1,89 @@
+"""Name resolution inside one module: imports, module constants, builtins.
+
+Resolving a name here means turning what the code wrote (`errors.KernelLimitError`)
+into a dotted name in the codebase's namespace (`pkg.errors.KernelLimitError`),
+using only the module's own import statements; the link step follows
+re-exports across modules later.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def module_name(rel_path: str, package_dirs: frozenset[str]) -> str:
+    """Dotted module name for a file, starting at its topmost package folder.
+
+    `python/sglang/srt/x.py` with `python/` not a package gives `sglang.srt.x`.
+    """
+    parts = rel_path[:-3].split("/") if rel_path.endswith(".py") else rel_path.split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+        dirs = parts
+    else:
+        dirs = parts[:-1]
+    # Walk up while the folder holds an __init__.py.
+    start = len(dirs)
+    while start > 0 and "/".join(dirs[:start]) in package_dirs:
+        start -= 1
+    return ".".join(parts[start:]) or "__init__"
+
+
+def resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
+    """Absolute module for `from <level dots><target> import ...` inside `module`."""
+    if level == 0:
+        return target or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+    if target:
+        base = base + target.split(".")
+    return ".".join(base)
+
+
+def collect_imports(stmt: ast.Import | ast.ImportFrom, module: str, is_package: bool, out: dict[str, str]) -> None:
+    """Record local name -> dotted target for one import statement."""
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if alias.asname:
+                out[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".")[0]
+                out[head] = head
+        return
+    base = resolve_relative(module, is_package, stmt.level, stmt.module)
+    for alias in stmt.names:
+        if alias.name == "*":
+            continue
+        out[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+
+
+def dotted_source(node: ast.expr) -> str | None:
+    """`a.b.C` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def resolve_dotted(written: str, module: str, imports: dict[str, str], local_defs: set[str]) -> str:
+    """Resolve a dotted name as written to the codebase namespace."""
+    head, _, rest = written.partition(".")
+    if head in imports:
+        target = imports[head]
+    elif head in local_defs:
+        target = f"{module}.{head}"
+    elif head in BUILTIN_NAMES:
+        target = f"builtins.{head}"
+    else:
+        return written
+    return f"{target}.{rest}" if rest else target

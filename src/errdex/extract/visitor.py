@@ -1,0 +1,461 @@
+"""The per-file walker: finds every error site in one parsed module.
+
+It walks statement lists only (raise, assert and the calls that warn or
+raise through helpers are all statements or statement-level calls), never
+every expression node: on a large codebase a full `ast.walk` costs as much as
+parsing. Alongside sites it records what the cross-file link step needs:
+classes, imports, helper definitions, helper calls and module constants.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Callable
+
+from errdex.extract.messages import MessageBuilder, literal
+from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, resolve_dotted
+from errdex.models import ClassFacts, ErrorSite, FileFacts, HelperCall, HelperDef, Template
+
+_MESSAGE_KWARGS = ("message", "msg", "detail", "reason", "description", "error", "text", "err_msg", "error_message")
+_CODE_KWARGS = ("error_code", "code", "errno", "err_code")
+_HTTP_STATUS_KWARGS = ("status_code", "status", "code", "http_status")
+_WARN_FUNCS = frozenset({"warnings.warn", "warnings.warn_explicit"})
+_ABORT_FUNCS = frozenset({"flask.abort", "werkzeug.exceptions.abort", "abort"})
+# Calls that never raise through a codebase helper; skipped to keep the candidate list small.
+_NOT_HELPERS = frozenset({"print", "len", "isinstance", "super", "setattr", "getattr", "format"})
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "append", "write", "extend", "add"})
+WINDOW = 18
+_MESSAGE_PARAM = re.compile(r"msg|message|text|reason|detail|desc|what|err|why|explanation", re.I)
+
+#: Called for each site with (scope node, path from scope to site statement, site).
+SiteAnalyzer = Callable[[ast.AST, list, ErrorSite], None]
+
+
+class _Scope:
+    __slots__ = ("node", "qualname", "kind", "cls", "locals", "caught", "params", "calls")
+
+    def __init__(self, node: ast.AST, qualname: str, kind: str, cls: str | None, params: list[str]):
+        self.node = node
+        self.qualname = qualname
+        self.kind = kind          # "module" | "class" | "function"
+        self.cls = cls            # enclosing class qualname (module-relative) for methods
+        self.locals: dict[str, Template | ast.Call] = {}
+        self.caught: set[str] = set()
+        self.params = params
+
+
+class ModuleWalker:
+    """Walks one module's statements and fills a FileFacts."""
+
+    def __init__(self, tree: ast.Module, source: str, lines: list[str], facts: FileFacts,
+                 is_package: bool, analyze: SiteAnalyzer | None = None,
+                 helper_lines: frozenset[int] = frozenset()) -> None:
+        self.tree = tree
+        self.lines = lines
+        self.source = source
+        self.facts = facts
+        self.module = facts.module
+        self.is_package = is_package
+        self.analyze = analyze
+        self.helper_lines = helper_lines  # helper calls to analyze (known only after linking)
+        self.imports = facts.imports
+        self.local_defs: set[str] = set()
+        self.constants: dict[str, Template] = {}
+        self.builder = MessageBuilder(self.source_of, self._lookup)
+        self.scopes: list[_Scope] = []
+        self.path: list[ast.AST] = []
+        self._line_starts = _line_starts(lines)
+
+    # -- entry ---------------------------------------------------------------
+
+    def run(self) -> FileFacts:
+        self._prescan_module(self.tree.body)
+        self.scopes.append(_Scope(self.tree, "<module>", "module", None, []))
+        self._walk(self.tree.body)
+        return self.facts
+
+    def _prescan_module(self, body: list[ast.stmt]) -> None:
+        """Top-level names, imports and string constants, needed before any site is resolved."""
+        for stmt in body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                collect_imports(stmt, self.module, self.is_package, self.imports)
+            elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.local_defs.add(stmt.name)
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                name = stmt.targets[0].id
+                self.local_defs.add(name)
+                if name == "__all__" and isinstance(stmt.value, (ast.List, ast.Tuple)):
+                    self.facts.exports = [e.value for e in stmt.value.elts
+                                          if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                    continue
+                t = self.builder.build(stmt.value)
+                if t is not None and t.form in ("literal", "concat", "format", "percent") and t.segments:
+                    t = Template(list(t.segments), "constant")
+                    self.constants[name] = t
+                    if all(isinstance(s, str) for s in t.segments):
+                        self.facts.string_constants[name] = t.text()
+            elif isinstance(stmt, ast.If):
+                # try/except ImportError blocks and TYPE_CHECKING guards hold imports too.
+                self._prescan_module(stmt.body)
+                self._prescan_module(stmt.orelse)
+            elif isinstance(stmt, ast.Try):
+                self._prescan_module(stmt.body)
+                for h in stmt.handlers:
+                    self._prescan_module(h.body)
+
+    # -- names ---------------------------------------------------------------
+
+    def source_of(self, node: ast.AST) -> str:
+        """Source text of an expression, falling back to ast.unparse when positions are off."""
+        try:
+            l0, c0, l1, c1 = node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+            if l0 == l1:
+                seg = self.lines[l0 - 1].encode()[c0:c1].decode()
+            else:
+                first = self.lines[l0 - 1].encode()[c0:].decode()
+                last = self.lines[l1 - 1].encode()[:c1].decode()
+                seg = "\n".join([first, *self.lines[l0:l1 - 1], last])
+        except (AttributeError, IndexError, UnicodeDecodeError, TypeError):
+            seg = ""
+        text = ast.unparse(node)
+        if seg and _same_tokens(seg, text):
+            return " ".join(seg.split()) if "\n" in seg else seg
+        return text
+
+    def _lookup(self, name: str) -> Template | None:
+        scope = self.scopes[-1] if self.scopes else None
+        if scope is not None and scope.kind == "function":
+            found = scope.locals.get(name)
+            if isinstance(found, Template):
+                return Template(list(found.segments), "variable")
+            if name in scope.params:
+                return None
+        return self.constants.get(name)
+
+    def _resolve(self, written: str) -> str:
+        scope = self.scopes[-1]
+        head, _, rest = written.partition(".")
+        if head in ("self", "cls") and scope.cls is not None and rest:
+            return f"{self.module}.{scope.cls}.{rest}"
+        return resolve_dotted(written, self.module, self.imports, self.local_defs)
+
+    # -- walking ---------------------------------------------------------------
+
+    def _walk(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            self.path.append(stmt)
+            handler = _HANDLERS.get(type(stmt))
+            if handler is not None:
+                handler(self, stmt)
+            self.path.pop()
+
+    def _walk_child(self, node: ast.AST, body: list[ast.stmt]) -> None:
+        self.path.append(node)
+        self._walk(body)
+        self.path.pop()
+
+    def _compound(self, stmt: ast.stmt) -> None:
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, name, None)
+            if block:
+                self._walk(block)
+        for h in getattr(stmt, "handlers", ()):
+            scope = self.scopes[-1]
+            added = h.name is not None and h.name not in scope.caught
+            if added:
+                scope.caught.add(h.name)
+            self._walk_child(h, h.body)
+            if added:
+                scope.caught.discard(h.name)
+        for case in getattr(stmt, "cases", ()):
+            self._walk_child(case, case.body)
+
+    def _function(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        outer = self.scopes[-1]
+        qual = stmt.name if outer.kind == "module" else f"{outer.qualname}.{stmt.name}"
+        args = stmt.args
+        params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        cls = outer.qualname if outer.kind == "class" else None
+        scope = _Scope(stmt, qual, "function", cls, params)
+        self.scopes.append(scope)
+        saved = self.path
+        self.path = []
+        self._walk(stmt.body)
+        self.path = saved
+        self.scopes.pop()
+
+    def _class(self, stmt: ast.ClassDef) -> None:
+        outer = self.scopes[-1]
+        qual = stmt.name if outer.kind == "module" else f"{outer.qualname}.{stmt.name}"
+        bases = []
+        for b in stmt.bases:
+            d = dotted_source(b)
+            if d is not None:
+                bases.append(self._resolve(d))
+        code = None
+        for s in stmt.body:
+            if (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                    and s.targets[0].id in _CODE_KWARGS and isinstance(s.value, ast.Constant)
+                    and isinstance(s.value.value, (str, int)) and not isinstance(s.value.value, bool)):
+                code = str(s.value.value)
+        self.facts.classes.append(ClassFacts(f"{self.module}.{qual}", bases, code))
+        scope = _Scope(stmt, qual, "class", None, [])
+        self.scopes.append(scope)
+        saved = self.path
+        self.path = []
+        self._walk(stmt.body)
+        self.path = saved
+        self.scopes.pop()
+
+    def _assign(self, stmt: ast.Assign | ast.AugAssign | ast.AnnAssign) -> None:
+        scope = self.scopes[-1]
+        if scope.kind != "function":
+            return
+        if isinstance(stmt, ast.Assign):
+            if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name) or stmt.value is None:
+                return
+            name = stmt.targets[0].id
+            if isinstance(stmt.value, ast.Call) and _looks_like_class(stmt.value.func):
+                scope.locals[name] = stmt.value
+                return
+            t = self.builder.build(stmt.value)
+            if t is not None:
+                scope.locals[name] = t
+            else:
+                scope.locals.pop(name, None)
+        elif isinstance(stmt, ast.AnnAssign):
+            if isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                t = self.builder.build(stmt.value)
+                if t is not None:
+                    scope.locals[stmt.target.id] = t
+        elif isinstance(stmt.target, ast.Name) and isinstance(stmt.op, ast.Add):
+            prev = scope.locals.get(stmt.target.id)
+            if isinstance(prev, Template):
+                add = self.builder.build_or_dynamic(stmt.value)
+                scope.locals[stmt.target.id] = Template([*prev.segments, *add.segments], prev.form)
+
+    # -- sites ---------------------------------------------------------------
+
+    def _raise(self, stmt: ast.Raise) -> None:
+        exc = stmt.exc
+        if exc is None:
+            return  # bare raise: re-raises, not a new site
+        scope = self.scopes[-1]
+        if isinstance(exc, ast.Name):
+            if exc.id in scope.caught:
+                return  # `except E as e: raise e` re-raises
+            bound = scope.locals.get(exc.id) if scope.kind == "function" else None
+            if isinstance(bound, ast.Call):
+                exc = bound
+            elif exc.id in scope.params or (exc.id[:1].islower() and exc.id not in BUILTIN_NAMES
+                                             and exc.id not in self.local_defs and exc.id not in self.imports):
+                return  # an exception object passed in or built elsewhere: nothing to template
+        if isinstance(exc, ast.Call):
+            self._raise_call(stmt, exc)
+            return
+        written = dotted_source(exc) or self.source_of(exc)
+        self._add_site(stmt, "exception", written, literal(""))
+
+    def _raise_call(self, stmt: ast.stmt, call: ast.Call) -> None:
+        written = dotted_source(call.func) or self.source_of(call.func)
+        msg_node = _message_arg(call)
+        template = self.builder.build_or_dynamic(msg_node) if msg_node is not None else literal("")
+        status = _http_status(call, written)
+        site = self._add_site(stmt, "http" if status is not None else "exception", written, template,
+                              http_status=status, error_code=_kwarg_code(call))
+        if site is not None and not _looks_like_class(call.func):
+            site.factory = True  # `raise self._error(...)`: the class is whatever the factory returns
+
+    def _assert(self, stmt: ast.Assert) -> None:
+        template = self.builder.build_or_dynamic(stmt.msg) if stmt.msg is not None else literal("")
+        site = self._add_site(stmt, "assertion", "AssertionError", template)
+        if site is not None:
+            site.assert_test = self.source_of(stmt.test)
+
+    def _expr_call(self, stmt: ast.Expr | ast.Return) -> None:
+        call = stmt.value
+        if not isinstance(call, ast.Call):
+            return
+        written = dotted_source(call.func)
+        if written is None:
+            return
+        resolved = self._resolve(written)
+        if resolved in _WARN_FUNCS:
+            self._warn(stmt, call)
+        elif resolved in _ABORT_FUNCS or written.endswith(".abort") or written == "abort":
+            status = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
+            if isinstance(status, int) and not isinstance(status, bool):
+                msg = call.args[1] if len(call.args) > 1 else _kw(call, ("description", "detail", "message"))
+                template = self.builder.build_or_dynamic(msg) if msg is not None else literal("")
+                self._add_site(stmt, "http", written, template, http_status=status)
+        else:
+            self._candidate_helper_call(stmt, call, written, resolved)
+
+    def _warn(self, stmt: ast.stmt, call: ast.Call) -> None:
+        msg = call.args[0] if call.args else _kw(call, ("message",))
+        cat = call.args[1] if len(call.args) > 1 else _kw(call, ("category",))
+        written = (dotted_source(cat) or self.source_of(cat)) if cat is not None else "UserWarning"
+        template = self.builder.build_or_dynamic(msg) if msg is not None else literal("")
+        self._add_site(stmt, "warning", written, template, severity="warning")
+
+    def _candidate_helper_call(self, stmt: ast.stmt, call: ast.Call, written: str, resolved: str) -> None:
+        last = written.rsplit(".", 1)[-1]
+        if written in _NOT_HELPERS or last in _LOG_METHODS or written.startswith(("log", "logger", "self.log")):
+            return
+        args: dict[str, Template] = {}
+        for i, a in enumerate(call.args[:3]):
+            t = self.builder.build(a)
+            if t is not None:
+                args[str(i)] = t
+        for k in call.keywords:
+            if k.arg is not None:
+                t = self.builder.build(k.value)
+                if t is not None:
+                    args[k.arg] = t
+        if not args:
+            return
+        site = ErrorSite(self.facts.file_path, stmt.lineno, self._function_name(), "exception", None, None,
+                         Template([], "helper"), end_line=stmt.end_lineno or stmt.lineno)
+        self._window(site)
+        if self.analyze is not None and stmt.lineno in self.helper_lines:
+            self._analyze(site)
+        self.facts.helper_calls.append(HelperCall(resolved, site, args))
+
+    def _add_site(self, stmt: ast.stmt, error_type: str, written: str, template: Template, *,
+                  severity: str = "error", http_status: int | None = None,
+                  error_code: str | None = None) -> ErrorSite | None:
+        site = ErrorSite(self.facts.file_path, stmt.lineno, self._function_name(), error_type, written,
+                         self._resolve(written), template, severity=severity, http_status=http_status,
+                         error_code=error_code, end_line=stmt.end_lineno or stmt.lineno)
+        self._window(site)
+        if self.analyze is not None:
+            self._analyze(site)
+        self.facts.sites.append(site)
+        self._note_helper(site, template)
+        return site
+
+    def _note_helper(self, site: ErrorSite, template: Template) -> None:
+        """A function that passes one of its parameters into the message is a helper.
+
+        The parameter must be the whole message, or be named like a message
+        (`msg`, `reason`, `what`...): `def f(x): raise ValueError(f"bad {x}")`
+        validates x, it is not a helper for callers' messages.
+        """
+        scope = self.scopes[-1]
+        if scope.kind != "function" or not scope.params:
+            return
+        params = scope.params[1:] if scope.cls is not None and scope.params[0] in ("self", "cls") else scope.params
+        holes = [s for s in template.segments if not isinstance(s, str)]
+        if len(holes) != 1 or holes[0].expr not in params:
+            return
+        param = holes[0].expr
+        if len(template.segments) == 1 or _MESSAGE_PARAM.search(param):
+            qual = f"{self.module}.{scope.qualname}"
+            self.facts.helpers.append(HelperDef(qual, param, params.index(param), site))
+
+    def _analyze(self, site: ErrorSite) -> None:
+        try:
+            self.analyze(self.scopes[-1].node, list(self.path), site)
+        except RecursionError:
+            site.condition_reason = "analysis recursion limit"
+        except Exception as exc:  # an analyzer bug must not lose the site
+            site.condition_reason = f"analysis failed: {type(exc).__name__}"
+
+    def _function_name(self) -> str:
+        for scope in reversed(self.scopes):
+            if scope.kind == "function":
+                return scope.qualname
+        return "<module>"
+
+    def _window(self, site: ErrorSite) -> None:
+        n = len(self.lines)
+        start = max(1, site.line - WINDOW)
+        end = min(n, site.line + WINDOW)
+        site.source_start, site.source_end = start, end
+        site.source_code = "\n".join(self.lines[start - 1:end])
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    out, pos = [], 0
+    for line in lines:
+        out.append(pos)
+        pos += len(line) + 1
+    return out
+
+
+def _same_tokens(seg: str, text: str) -> bool:
+    a = "".join(seg.split()).replace('"', "'")
+    b = "".join(text.split()).replace('"', "'")
+    return a == b or a.rstrip(",") == b
+
+
+def _looks_like_class(func: ast.expr) -> bool:
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name[:1].isupper()
+
+
+def _kw(call: ast.Call, names: tuple[str, ...]) -> ast.expr | None:
+    for k in call.keywords:
+        if k.arg in names:
+            return k.value
+    return None
+
+
+def _message_arg(call: ast.Call) -> ast.expr | None:
+    for a in call.args:
+        if isinstance(a, ast.Starred):
+            return None
+        if isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool):
+            continue  # HTTP-style `(404, "msg")`: the message follows the status
+        return a
+    return _kw(call, _MESSAGE_KWARGS)
+
+
+def _http_status(call: ast.Call, written: str) -> int | None:
+    node = _kw(call, _HTTP_STATUS_KWARGS)
+    if node is None and "http" in written.lower() and call.args:
+        node = call.args[0]
+    if node is None and "http" not in written.lower():
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value if 100 <= node.value <= 599 else None
+    if isinstance(node, ast.Attribute):  # HTTPStatus.NOT_FOUND / status.HTTP_404_NOT_FOUND
+        import http
+
+        name = node.attr
+        if name.startswith("HTTP_") and name[5:8].isdigit():
+            return int(name[5:8])
+        member = getattr(http.HTTPStatus, name, None)
+        return int(member) if member is not None else None
+    return None
+
+
+def _kwarg_code(call: ast.Call) -> str | None:
+    node = _kw(call, ("error_code", "code", "err_code", "errno"))
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)) and not isinstance(node.value, bool):
+        return str(node.value)
+    return None
+
+
+_HANDLERS: dict[type, Callable] = {
+    ast.Raise: ModuleWalker._raise,
+    ast.Assert: ModuleWalker._assert,
+    ast.Expr: ModuleWalker._expr_call,
+    ast.Return: ModuleWalker._expr_call,
+    ast.Assign: ModuleWalker._assign,
+    ast.AugAssign: ModuleWalker._assign,
+    ast.AnnAssign: ModuleWalker._assign,
+    ast.FunctionDef: ModuleWalker._function,
+    ast.AsyncFunctionDef: ModuleWalker._function,
+    ast.ClassDef: ModuleWalker._class,
+    ast.If: ModuleWalker._compound,
+    ast.For: ModuleWalker._compound,
+    ast.AsyncFor: ModuleWalker._compound,
+    ast.While: ModuleWalker._compound,
+    ast.With: ModuleWalker._compound,
+    ast.AsyncWith: ModuleWalker._compound,
+    ast.Try: ModuleWalker._compound,
+    ast.TryStar: ModuleWalker._compound,
+    ast.Match: ModuleWalker._compound,
+}

@@ -1,0 +1,145 @@
+"""Error sites -> catalog records in the seed format, plus errdex's own `errdex` object.
+
+The conventions are fixed here and nowhere else: id, slug, messagePattern,
+the 18-line source window, the pinned permalink, tags.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+
+from errdex.extract.link import ClassInfo
+from errdex.models import SCHEMA_VERSION, ErrorSite, SourceTree
+
+_WORD = re.compile(r"[a-z0-9]+")
+_TEST_DIRS = frozenset({"test", "tests", "testing"})
+
+
+def record_id(repo: str, file_path: str, function: str, template: str, ordinal: int) -> str:
+    """16 hex, stable while file path, function and template stay the same.
+
+    `ordinal` tells apart sites with the same message in the same function.
+    """
+    key = f"{repo}\0{file_path}\0{function}\0{template}\0{ordinal}"
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def slug_of(template: str) -> str:
+    """The lower-case alphanumeric words of the template, at most 10, joined by `-`."""
+    return "-".join(_WORD.findall(template.lower())[:10]) or "error"
+
+
+def is_test_path(path: str) -> bool:
+    parts = path.split("/")
+    name = parts[-1]
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or any(p in _TEST_DIRS for p in parts[:-1]))
+
+
+def record_path(tree: SourceTree, rel_path: str) -> str:
+    """filePath: relative to the repository root for git checkouts, to the archive root otherwise."""
+    return tree.url_prefix + rel_path if tree.kind == "git" else rel_path
+
+
+def url_base(tree: SourceTree) -> str | None:
+    """Permalink prefix the store completes with `filePath#Lstart-Lend`."""
+    if not tree.github_repo or not tree.permalink_ref:
+        return None
+    prefix = "" if tree.kind == "git" else tree.url_prefix
+    return f"https://github.com/{tree.github_repo}/blob/{tree.permalink_ref}/{prefix}"
+
+
+def build_records(tree: SourceTree, sites: list[ErrorSite], classes: dict[str, ClassInfo],
+                  modules: dict[str, str], analyzed_at: str) -> list[dict]:
+    """One record per site, ordered by file and line, ids and slugs unique within the dataset."""
+    sites = sorted(sites, key=lambda s: (s.file_path, s.line, s.message.text()))
+    ordinals: dict[tuple, int] = defaultdict(int)
+    slugs: set[str] = set()
+    base = url_base(tree)
+    analyzed_sha = tree.sha or tree.permalink_ref or tree.version
+    records = []
+    for site in sites:
+        path = record_path(tree, site.file_path)
+        template = site.message.text()
+        key = (path, site.function, template)
+        rid = record_id(tree.repo, path, site.function, template, ordinals[key])
+        ordinals[key] += 1
+        slug = slug_of(template)
+        if slug in slugs:
+            slug = f"{slug}-{rid[:6]}"
+        slugs.add(slug)
+        info = classes.get(site.class_ref or "") if site.class_ref else None
+        records.append(_record(tree, site, path, rid, slug, template, info, modules.get(site.file_path, ""),
+                               base, analyzed_sha, analyzed_at))
+    return records
+
+
+def _record(tree: SourceTree, site: ErrorSite, path: str, rid: str, slug: str, template: str,
+            info: ClassInfo | None, module: str, base: str | None, analyzed_sha: str, analyzed_at: str) -> dict:
+    test = is_test_path(site.file_path)
+    return {
+        "id": rid,
+        "repo": tree.repo,
+        "slug": slug,
+        "errorCode": site.error_code or (info.error_code if info else None),
+        "errorMessage": template,
+        "messagePattern": site.message.pattern(),
+        "errorType": site.error_type,
+        "errorClass": site.error_class,
+        "httpStatus": site.http_status,
+        "severity": site.severity,
+        "filePath": path,
+        "lineNumber": site.line,
+        "sourceCode": site.source_code,
+        "sourceCodeStart": site.source_start,
+        "sourceCodeEnd": site.source_end,
+        "githubUrl": f"{base}{path}#L{site.source_start}-L{site.source_end}"
+        if base else None,
+        "documentation": None,
+        "triggerScenarios": None,
+        "commonSituations": None,
+        "solutions": [],
+        "exampleFix": None,
+        "handlingStrategy": None,
+        "validationCode": None,
+        "typeGuard": None,
+        "tryCatchPattern": None,
+        "preventionTips": [],
+        "tags": _tags(site, test),
+        "backgroundTag": None,
+        "analyzedSha": analyzed_sha,
+        "analyzedAt": analyzed_at,
+        "schemaVersion": SCHEMA_VERSION,
+        "errdex": {
+            "module": module,
+            "function": site.function,
+            "placeholders": site.message.placeholders(),
+            "groups": site.message.groups(),
+            "messageForm": site.message.form,
+            "literalLength": site.message.literal_length(),
+            "classQualname": info.qualname if info else site.class_ref,
+            "classBases": info.bases if info else [],
+            "classAncestors": info.ancestors if info else [],
+            "helper": site.helper,
+            "factory": site.factory,
+            "assertTest": site.assert_test,
+            "endLine": site.end_line,
+            "test": test,
+            "condition": site.condition,
+            "conditionExact": site.condition_exact,
+            "conditionReason": site.condition_reason,
+            "conditionCalls": site.condition_calls,
+            "feeding": site.feeding,
+            "callers": [],
+            "entryPoints": [],
+            "related": [],
+            "provenance": {},
+        },
+    }
+
+
+def _tags(site: ErrorSite, test: bool) -> list[str]:
+    tags = ["test"] if test else []
+    return tags
