@@ -1,0 +1,113 @@
+"""How a record becomes a shareable stored body, and back.
+
+A body is the record minus the fields that belong to the dataset rather than
+to the error site (`DATASET_FIELDS`), serialised in one canonical field order
+and identified by a hash of that text. Identical sites in two versions thus
+hash alike and are stored once. On read the dataset's values are put back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from errdex.models import SCHEMA_VERSION, SEED_FIELDS, DatasetInfo
+
+#: Record fields whose value depends on the dataset, not on the error site.
+DATASET_FIELDS = frozenset({"githubUrl", "analyzedSha", "analyzedAt", "schemaVersion"})
+
+_SEED_SET = frozenset(SEED_FIELDS)
+_BODY_FIELDS = tuple(f for f in SEED_FIELDS if f not in DATASET_FIELDS)
+_encoder = json.JSONEncoder(separators=(",", ":"))
+
+
+@dataclass(slots=True)
+class EncodedBody:
+    """A record's body as stored: canonical JSON text and its hash."""
+
+    body: dict[str, Any]
+    text: str
+    digest: bytes
+    record_id: str
+
+
+def encode_body(record: dict[str, Any]) -> EncodedBody:
+    """Strip dataset fields and serialise in canonical order (seed fields, extras, `errdex`)."""
+    body = {f: record[f] for f in _BODY_FIELDS if f in record}
+    stripped = sum(1 for f in DATASET_FIELDS if f in record)
+    has_errdex = "errdex" in record
+    if len(body) + stripped + has_errdex != len(record):  # keys beyond the seed's: keep, in order
+        body.update((k, v) for k, v in record.items() if k not in _SEED_SET and k != "errdex")
+    if has_errdex:
+        body["errdex"] = record["errdex"]
+    text = _encoder.encode(body)
+    digest = hashlib.sha256(text.encode()).digest()
+    return EncodedBody(body, text, digest, str(body.get("id") or ""))
+
+
+def body_columns(body: dict[str, Any]) -> tuple[Any, ...]:
+    """The denormalised filter columns, in `record_bodies` order after `body`."""
+    line = body.get("lineNumber")
+    return (
+        body.get("slug"),
+        body.get("errorClass"),
+        body.get("errorType"),
+        body.get("severity"),
+        body.get("backgroundTag"),
+        body.get("filePath"),
+        line if isinstance(line, int) else None,
+        body.get("errorMessage"),
+    )
+
+
+def search_columns(body: dict[str, Any]) -> tuple[str, ...]:
+    """The text indexed by FTS, in `record_search` column order."""
+    return (
+        _as_text(body.get("errorMessage")),
+        _as_text(body.get("errorClass")),
+        _as_text(body.get("documentation")),
+        _as_text(body.get("solutions")),
+        _as_text(body.get("tags")),
+        _as_text(body.get("filePath")),
+    )
+
+
+def _as_text(value: Any) -> str:
+    if value.__class__ is str:
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "\n".join(item if item.__class__ is str else _as_text(item) for item in value)
+    return str(value)
+
+
+def github_url(url_base: str | None, body: dict[str, Any]) -> str | None:
+    """Permalink pinned by the dataset's url_base, anchored to the source window."""
+    path = body.get("filePath")
+    if url_base is None or not path:
+        return None
+    start, end = body.get("sourceCodeStart"), body.get("sourceCodeEnd")
+    anchor = f"#L{start}-L{end}" if start is not None and end is not None else ""
+    return f"{url_base}{path}{anchor}"
+
+
+def restore_record(text: str, dataset: DatasetInfo) -> dict[str, Any]:
+    """The full record: body fields with the dataset's values back in seed order."""
+    body = json.loads(text)
+    dataset_values = {
+        "githubUrl": github_url(dataset.url_base, body),
+        "analyzedSha": dataset.analyzed_sha,
+        "analyzedAt": dataset.analyzed_at,
+        "schemaVersion": SCHEMA_VERSION,
+    }
+    record: dict[str, Any] = {}
+    for name in SEED_FIELDS:
+        if name in dataset_values:
+            record[name] = dataset_values[name]
+        elif name in body:
+            record[name] = body.pop(name)
+    record.update(body)  # extras, then `errdex` (last in the canonical body)
+    return record

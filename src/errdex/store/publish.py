@@ -1,0 +1,177 @@
+"""Writing a dataset: one transaction that replaces (repo, version) as a whole.
+
+Everything happens between one `BEGIN IMMEDIATE` and one `COMMIT`: removing
+the previous copy of the same (repo, version), writing bodies, membership,
+diagnostics, and collecting bodies no dataset refers to any more. A process
+killed at any point leaves the file as it was before the publish.
+
+Records are consumed in chunks inside the transaction, so memory stays flat;
+a body whose hash is already stored costs only a membership row.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from typing import Any
+
+from errdex.models import DatasetMeta, Diagnostic
+from errdex.store.bodies import EncodedBody, body_columns, encode_body, search_columns
+from errdex.store.schema import utc_now
+
+#: Records encoded and written per round trip inside the publish transaction.
+PUBLISH_CHUNK = 2000
+
+_INSERT_BODY = (
+    "INSERT INTO record_bodies (key, body_hash, body, record_id, slug, error_class,"
+    " error_type, severity, background_tag, file_path, line_number, error_message)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_SEARCH = (
+    "INSERT INTO record_search (rowid, error_message, error_class, documentation,"
+    " solutions, tags, file_path) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_MEMBER = "INSERT INTO dataset_records (dataset_id, body_key, record_id) VALUES (?, ?, ?)"
+
+
+def publish_dataset(
+    conn: sqlite3.Connection,
+    meta: DatasetMeta,
+    records: Iterable[dict[str, Any]],
+    diagnostics: Sequence[Diagnostic],
+) -> int:
+    """Publish atomically and return the new dataset id."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _prepare_gc(conn)
+        old_id = _dataset_id(conn, meta.repo, meta.version)
+        if old_id is not None:
+            _delete_dataset_rows(conn, old_id)
+        dataset_id = _insert_dataset(conn, meta)
+        record_count = _write_records(conn, dataset_id, records)
+        conn.executemany(
+            "INSERT INTO diagnostics (dataset_id, file_path, reason, detail) VALUES (?, ?, ?, ?)",
+            [(dataset_id, d.file_path, d.reason, d.detail) for d in diagnostics],
+        )
+        conn.execute(
+            "UPDATE datasets SET record_count = ?, diagnostic_count = ? WHERE id = ?",
+            (record_count, len(diagnostics), dataset_id),
+        )
+        _collect_garbage(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return dataset_id
+
+
+def remove_dataset(conn: sqlite3.Connection, dataset_id: int) -> None:
+    """Delete one dataset and the bodies only it used, in one transaction."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _prepare_gc(conn)
+        _delete_dataset_rows(conn, dataset_id)
+        _collect_garbage(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _dataset_id(conn: sqlite3.Connection, repo: str, version: str) -> int | None:
+    row = conn.execute(
+        "SELECT id FROM datasets WHERE repo = ? AND version = ?", (repo, version)
+    ).fetchone()
+    return row[0] if row else None
+
+
+def _insert_dataset(conn: sqlite3.Connection, meta: DatasetMeta) -> int:
+    cursor = conn.execute(
+        "INSERT INTO datasets (repo, version, kind, sha, dirty, analyzed_sha, url_base,"
+        " analyzed_at, published_at, file_count, extra)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            meta.repo, meta.version, meta.kind, meta.sha, int(meta.dirty), meta.analyzed_sha,
+            meta.url_base, meta.analyzed_at, utc_now(), meta.file_count,
+            json.dumps(meta.extra, sort_keys=True),
+        ),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def _prepare_gc(conn: sqlite3.Connection) -> None:
+    """A temp list of bodies that may have lost their last dataset."""
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS gc_candidates (key INTEGER PRIMARY KEY)")
+    conn.execute("DELETE FROM temp.gc_candidates")
+
+
+def _delete_dataset_rows(conn: sqlite3.Connection, dataset_id: int) -> None:
+    conn.execute(
+        "INSERT OR IGNORE INTO temp.gc_candidates (key)"
+        " SELECT body_key FROM dataset_records WHERE dataset_id = ?",
+        (dataset_id,),
+    )
+    conn.execute("DELETE FROM dataset_records WHERE dataset_id = ?", (dataset_id,))
+    conn.execute("DELETE FROM diagnostics WHERE dataset_id = ?", (dataset_id,))
+    conn.execute("DELETE FROM datasets WHERE id = ?", (dataset_id,))
+
+
+def _collect_garbage(conn: sqlite3.Connection) -> None:
+    """Drop candidate bodies (and their search rows) that no dataset refers to."""
+    conn.execute(
+        "DELETE FROM temp.gc_candidates WHERE EXISTS"
+        " (SELECT 1 FROM dataset_records WHERE body_key = gc_candidates.key)"
+    )
+    conn.execute("DELETE FROM record_search WHERE rowid IN (SELECT key FROM temp.gc_candidates)")
+    conn.execute("DELETE FROM record_bodies WHERE key IN (SELECT key FROM temp.gc_candidates)")
+    conn.execute("DELETE FROM temp.gc_candidates")
+
+
+def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[dict]) -> int:
+    """Write bodies (new ones only) and membership rows; return the membership count."""
+    next_key = conn.execute("SELECT coalesce(max(key), 0) + 1 FROM record_bodies").fetchone()[0]
+    members: set[int] = set()
+    for chunk in _chunks(records, PUBLISH_CHUNK):
+        encoded = [encode_body(record) for record in chunk]
+        known = _known_keys(conn, [e.digest for e in encoded])
+        new_bodies: list[tuple] = []
+        new_search: list[tuple] = []
+        member_rows: list[tuple[int, int, str]] = []
+        for item in encoded:
+            key = known.get(item.digest)
+            if key is None:
+                key = known[item.digest] = next_key
+                next_key += 1
+                new_bodies.append(_body_row(key, item))
+                new_search.append((key, *search_columns(item.body)))
+            if key not in members:
+                members.add(key)
+                member_rows.append((dataset_id, key, item.record_id))
+        conn.executemany(_INSERT_BODY, new_bodies)
+        conn.executemany(_INSERT_SEARCH, new_search)
+        conn.executemany(_INSERT_MEMBER, member_rows)
+    return len(members)
+
+
+def _body_row(key: int, item: EncodedBody) -> tuple:
+    return (key, item.digest, item.text, item.record_id, *body_columns(item.body))
+
+
+def _known_keys(conn: sqlite3.Connection, digests: list[bytes]) -> dict[bytes, int]:
+    """Keys of bodies already stored, by hash (one query per chunk)."""
+    if not digests:
+        return {}
+    marks = ",".join("?" * len(digests))
+    rows = conn.execute(
+        f"SELECT body_hash, key FROM record_bodies WHERE body_hash IN ({marks})", digests
+    )
+    return dict(rows.fetchall())
+
+
+def _chunks(items: Iterable[dict], size: int) -> Iterator[list[dict]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk

@@ -1,0 +1,133 @@
+"""SQL for the read side: record filters, safe FTS5 queries, ranked search.
+
+User text never reaches FTS5 syntax: it is cut into word tokens and each is
+quoted, so quotes, `*`, `NEAR(`, `AND`, column filters or an empty string
+cannot raise or change the meaning of the query.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+#: bm25 column weights, in `record_search` column order: the message counts most.
+SEARCH_WEIGHTS = (10.0, 4.0, 2.0, 1.0, 3.0, 1.5)
+#: Longer pasted text is cut to this many tokens before matching.
+MAX_QUERY_TOKENS = 32
+
+_TOKEN = re.compile(r"\w+")
+
+_MEMBERS = "dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
+_RECENT = "d.published_at DESC, d.id DESC"
+
+
+def fts_query(text: str, *, any_token: bool = False) -> str | None:
+    """A safe FTS5 expression: each word quoted, all required (or any). None if no words."""
+    tokens = _TOKEN.findall(text or "")[:MAX_QUERY_TOKENS]
+    if not tokens:
+        return None
+    joiner = " OR " if any_token else " "
+    return joiner.join(f'"{token}"' for token in tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFilter:
+    """Which membership rows a read considers; None means no constraint."""
+
+    dataset_id: int | None = None
+    error_class: str | None = None
+    error_type: str | None = None
+    background_tag: str | None = None
+    path_glob: str | None = None
+    text: str | None = None
+
+    def where(self) -> tuple[str, list[Any]]:
+        """SQL condition over `dr` / `b` and its parameters."""
+        terms: list[str] = []
+        params: list[Any] = []
+        if self.dataset_id is not None:
+            terms.append("dr.dataset_id = ?")
+            params.append(self.dataset_id)
+        if self.error_class:
+            # "ValueError" also finds "errors.ValueError" as written in the source.
+            terms.append("(b.error_class = ? OR substr(b.error_class, -?) = ?)")
+            params += [self.error_class, len(self.error_class) + 1, "." + self.error_class]
+        for column, value in (("b.error_type", self.error_type),
+                              ("b.background_tag", self.background_tag)):
+            if value:
+                terms.append(f"{column} = ?")
+                params.append(value)
+        if self.path_glob:
+            terms.append("b.file_path GLOB ?")
+            params.append(self.path_glob)
+        match = fts_query(self.text) if self.text else None
+        if match:
+            terms.append("b.key IN (SELECT rowid FROM record_search WHERE record_search MATCH ?)")
+            params.append(match)
+        return (" AND ".join(terms) or "1"), params
+
+
+def select_records(
+    conn: sqlite3.Connection, where: RecordFilter, *, limit: int | None, offset: int
+) -> sqlite3.Cursor:
+    """(body text, dataset id) rows ordered by file, line, dataset."""
+    condition, params = where.where()
+    return conn.execute(
+        f"SELECT b.body, dr.dataset_id FROM {_MEMBERS} WHERE {condition}"
+        " ORDER BY b.file_path, b.line_number, dr.dataset_id LIMIT ? OFFSET ?",
+        [*params, -1 if limit is None else limit, offset],
+    )
+
+
+def count_records(conn: sqlite3.Connection, where: RecordFilter) -> int:
+    condition, params = where.where()
+    return conn.execute(f"SELECT count(*) FROM {_MEMBERS} WHERE {condition}", params).fetchone()[0]
+
+
+def find_record(
+    conn: sqlite3.Connection, column: str, value: str, dataset_id: int | None
+) -> tuple[str, int] | None:
+    """(body, dataset id) of the record with this id or slug, most recent dataset first."""
+    assert column in ("dr.record_id", "b.slug")
+    scope = "" if dataset_id is None else " AND dr.dataset_id = ?"
+    params: list[Any] = [value] if dataset_id is None else [value, dataset_id]
+    return conn.execute(
+        f"SELECT b.body, dr.dataset_id FROM {_MEMBERS} JOIN datasets d ON d.id = dr.dataset_id"
+        f" WHERE {column} = ?{scope} ORDER BY {_RECENT}, b.file_path, b.line_number LIMIT 1",
+        params,
+    ).fetchone()
+
+
+def search_ranked(
+    conn: sqlite3.Connection, match: str, where: RecordFilter, limit: int
+) -> list[tuple[str, int, float]]:
+    """(body, dataset id, bm25) best first; each record id once, from its most recent dataset."""
+    condition, params = where.where()
+    weights = ", ".join(str(w) for w in SEARCH_WEIGHTS)
+    sql = f"""
+        WITH hits AS (
+            SELECT rowid AS key, bm25(record_search, {weights}) AS rank
+            FROM record_search WHERE record_search MATCH ?
+        ), placed AS (
+            SELECT b.body, dr.dataset_id, h.rank,
+                   row_number() OVER (PARTITION BY dr.record_id ORDER BY {_RECENT}) AS nth
+            FROM hits h JOIN dataset_records dr ON dr.body_key = h.key
+            JOIN record_bodies b ON b.key = h.key JOIN datasets d ON d.id = dr.dataset_id
+            WHERE {condition}
+        )
+        SELECT body, dataset_id, rank FROM placed WHERE nth = 1 ORDER BY rank LIMIT ?"""
+    return conn.execute(sql, [match, *params, limit]).fetchall()
+
+
+def grouped_counts(conn: sqlite3.Connection, column: str, where: RecordFilter) -> dict[str, int]:
+    """Membership counts per value of one body column, largest first."""
+    assert column in ("error_class", "error_type", "background_tag", "severity")
+    condition, params = where.where()
+    rows = conn.execute(
+        f"SELECT coalesce(b.{column}, ''), count(*) AS n FROM {_MEMBERS} WHERE {condition}"
+        f" GROUP BY 1 ORDER BY n DESC, 1",
+        params,
+    )
+    return dict(rows.fetchall())

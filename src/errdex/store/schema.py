@@ -1,0 +1,154 @@
+"""The store's SQL schema, as migrations applied in order.
+
+Each migration is a named function run in its own transaction together with
+the `schema_migrations` row that records it, so a file is always at a known
+schema step. Add new steps at the end of `MIGRATIONS`; never edit an applied
+one. Read-only opens only check (`pending_migrations`), they never migrate.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+Migration = Callable[[sqlite3.Connection], None]
+
+_LEDGER_SQL = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    name TEXT PRIMARY KEY,
+    applied_at TEXT NOT NULL
+)"""
+
+_INITIAL_SQL = (
+    """CREATE TABLE datasets (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        repo TEXT NOT NULL,
+        version TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        sha TEXT,
+        dirty INTEGER NOT NULL DEFAULT 0,
+        analyzed_sha TEXT,
+        url_base TEXT,
+        analyzed_at TEXT NOT NULL,
+        published_at TEXT NOT NULL,
+        file_count INTEGER NOT NULL DEFAULT 0,
+        record_count INTEGER NOT NULL DEFAULT 0,
+        diagnostic_count INTEGER NOT NULL DEFAULT 0,
+        extra TEXT NOT NULL DEFAULT '{}',
+        UNIQUE (repo, version)
+    )""",
+    # One row per distinct record body (dataset-level fields stripped), shared
+    # by every dataset holding an identical body. The columns after `body`
+    # are copies of body fields, kept for filtering and ordering.
+    """CREATE TABLE record_bodies (
+        key INTEGER PRIMARY KEY,
+        body_hash BLOB NOT NULL UNIQUE,
+        body TEXT NOT NULL,
+        record_id TEXT NOT NULL,
+        slug TEXT,
+        error_class TEXT,
+        error_type TEXT,
+        severity TEXT,
+        background_tag TEXT,
+        file_path TEXT,
+        line_number INTEGER,
+        error_message TEXT
+    )""",
+    "CREATE INDEX record_bodies_by_slug ON record_bodies (slug)",
+    """CREATE TABLE dataset_records (
+        dataset_id INTEGER NOT NULL,
+        body_key INTEGER NOT NULL,
+        record_id TEXT NOT NULL,
+        PRIMARY KEY (dataset_id, body_key)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX dataset_records_by_record ON dataset_records (record_id)",
+    "CREATE INDEX dataset_records_by_body ON dataset_records (body_key)",
+    """CREATE TABLE diagnostics (
+        dataset_id INTEGER NOT NULL,
+        file_path TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        detail TEXT NOT NULL
+    )""",
+    "CREATE INDEX diagnostics_by_dataset ON diagnostics (dataset_id)",
+    """CREATE TABLE file_cache (
+        key TEXT PRIMARY KEY,
+        facts BLOB NOT NULL
+    ) WITHOUT ROWID""",
+    # rowid = record_bodies.key. Stores its own copy of the (small) text.
+    """CREATE VIRTUAL TABLE record_search USING fts5 (
+        error_message, error_class, documentation, solutions, tags, file_path,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    )""",
+)
+
+
+def _initial(conn: sqlite3.Connection) -> None:
+    for statement in _INITIAL_SQL:
+        conn.execute(statement)
+
+
+#: Every migration, in the order it is applied. Names are recorded in the file.
+MIGRATIONS: tuple[tuple[str, Migration], ...] = (
+    ("0001_initial", _initial),
+)
+
+
+def applied_migrations(conn: sqlite3.Connection) -> set[str]:
+    """Names already recorded; empty when the ledger table does not exist."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return set()
+    return {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+
+
+def pending_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Registered migrations this file has not had yet."""
+    done = applied_migrations(conn)
+    return [name for name, _ in MIGRATIONS if name not in done]
+
+
+def has_foreign_tables(conn: sqlite3.Connection) -> bool:
+    """True for a SQLite file that holds tables but was never an errdex index."""
+    if applied_migrations(conn):
+        return False
+    row = conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    ).fetchone()
+    return row[0] > 0
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply every pending migration, each in its own write transaction.
+
+    The pending check is repeated inside the transaction so two processes
+    opening a new file at once apply each step exactly once.
+    Returns the names applied by this call.
+    """
+    conn.execute(_LEDGER_SQL)
+    applied: list[str] = []
+    for name, step in MIGRATIONS:
+        if name in applied_migrations(conn):
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if name not in applied_migrations(conn):
+                step(conn)
+                conn.execute(
+                    "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                    (name, utc_now()),
+                )
+                applied.append(name)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return applied
+
+
+def utc_now() -> str:
+    """ISO-8601 UTC with milliseconds, as the seed's `datasetVersion`."""
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"

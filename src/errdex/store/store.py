@@ -1,0 +1,241 @@
+"""`Store`: the one object other stages use to write and read the index file.
+
+It owns the connection and turns stored rows back into full records in the
+seed format; the SQL lives in `queries`, the write transaction in `publish`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from errdex.models import DatasetInfo, DatasetMeta, Diagnostic
+from errdex.store import publish as publishing
+from errdex.store import queries
+from errdex.store.bodies import restore_record
+from errdex.store.connection import StoreError, open_connection
+from errdex.store.queries import RecordFilter
+
+_ID_LENGTH = 16
+_HEX = frozenset("0123456789abcdef")
+
+
+class Store:
+    """One SQLite index file holding many datasets (repo@version)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, readonly: bool) -> None:
+        self._conn = conn
+        self.path = path
+        self.readonly = readonly
+
+    @classmethod
+    def open(cls, path: str | Path, *, readonly: bool = False,
+             timeout_ms: int | None = None) -> Store:
+        """Open (and when writable, create and migrate) the index at `path`."""
+        path = Path(path)
+        return cls(open_connection(path, readonly=readonly, timeout_ms=timeout_ms), path, readonly)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # --- write side -------------------------------------------------------
+
+    def cached_facts(self, keys: Sequence[str]) -> dict[str, bytes]:
+        """Per-file results stored by earlier runs, by key (sha256 + ":" + EXTRACTOR_VERSION)."""
+        found: dict[str, bytes] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            part = unique[start:start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._conn.execute(f"SELECT key, facts FROM file_cache WHERE key IN ({marks})", part)
+            found.update((key, bytes(facts)) for key, facts in rows)
+        return found
+
+    def put_cached_facts(self, items: Mapping[str, bytes]) -> None:
+        """Remember per-file results; a short transaction of its own, safe mid-run."""
+        if not items:
+            return
+        self._write(lambda: self._conn.executemany(
+            "INSERT OR REPLACE INTO file_cache (key, facts) VALUES (?, ?)", list(items.items())))
+
+    def prune_cached_facts(self, keep_suffix: str) -> int:
+        """Forget cached results whose key does not end with `keep_suffix` (old extractor versions)."""
+        cursor = self._conn.execute(
+            "DELETE FROM file_cache WHERE substr(key, -?) != ?", (len(keep_suffix), keep_suffix))
+        return cursor.rowcount
+
+    def publish(self, meta: DatasetMeta, records: Iterable[dict[str, Any]],
+                diagnostics: Sequence[Diagnostic]) -> DatasetInfo:
+        """Publish `meta.name` atomically, replacing any earlier copy of it."""
+        dataset_id = publishing.publish_dataset(self._conn, meta, records, diagnostics)
+        return self._dataset_by_id()[dataset_id]
+
+    def remove_dataset(self, name: str) -> DatasetInfo:
+        """Delete the dataset named exactly `repo@version`, and bodies only it used."""
+        info = next((d for d in self.datasets() if d.name == name), None)
+        if info is None:
+            raise StoreError(self._unknown_message(name))
+        publishing.remove_dataset(self._conn, info.id)
+        return info
+
+    def _write(self, action: Any) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            action()
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+
+    # --- datasets ---------------------------------------------------------
+
+    def datasets(self) -> list[DatasetInfo]:
+        """Every dataset, most recently published first."""
+        rows = self._conn.execute(
+            "SELECT id, repo, version, kind, sha, dirty, analyzed_sha, url_base, analyzed_at,"
+            " published_at, file_count, record_count, diagnostic_count, extra"
+            " FROM datasets ORDER BY published_at DESC, id DESC")
+        return [_dataset_info(row) for row in rows]
+
+    def resolve_dataset(self, name: str | None) -> DatasetInfo:
+        """"repo@version" exactly; "repo" (or its last path part) -> its latest; None -> latest."""
+        infos = self.datasets()
+        if not infos:
+            raise StoreError(f"no datasets in {self.path}; run errdex index first")
+        if name is None:
+            return infos[0]
+        for info in infos:
+            if info.name == name:
+                return info
+        for info in infos:  # most recent first
+            if name in (info.repo, info.repo.rsplit("/", 1)[-1]):
+                return info
+        raise StoreError(self._unknown_message(name, infos))
+
+    def _unknown_message(self, name: str, infos: list[DatasetInfo] | None = None) -> str:
+        infos = self.datasets() if infos is None else infos
+        available = ", ".join(info.name for info in infos) or "none"
+        return f"unknown dataset {name!r}; available: {available}"
+
+    def _dataset_by_id(self) -> dict[int, DatasetInfo]:
+        return {info.id: info for info in self.datasets()}
+
+    def _scope(self, dataset: str | None) -> int | None:
+        return None if dataset is None else self.resolve_dataset(dataset).id
+
+    # --- records ----------------------------------------------------------
+
+    def get_record(self, ref: str, dataset: str | None = None) -> dict[str, Any] | None:
+        """{"record", "datasetVersion", "dataset"} for a 16-hex id or a slug; None if absent."""
+        ref = ref.strip()
+        dataset_id = self._scope(dataset)
+        row = None
+        if len(ref) == _ID_LENGTH and set(ref.lower()) <= _HEX:
+            row = queries.find_record(self._conn, "dr.record_id", ref.lower(), dataset_id)
+        if row is None:
+            row = queries.find_record(self._conn, "b.slug", ref, dataset_id)
+        if row is None:
+            return None
+        return self._envelope(row[0], self._dataset_by_id()[row[1]])
+
+    def iter_records(self, dataset: str | None = None, *, error_class: str | None = None,
+                     error_type: str | None = None, background_tag: str | None = None,
+                     path_glob: str | None = None, text: str | None = None,
+                     limit: int | None = None, offset: int = 0) -> Iterator[dict[str, Any]]:
+        """Full records ordered by filePath, lineNumber; dataset None = every dataset."""
+        where = RecordFilter(self._scope(dataset), error_class, error_type,
+                             background_tag, path_glob, text)
+        infos = self._dataset_by_id()
+        for body, dataset_id in queries.select_records(self._conn, where, limit=limit, offset=offset):
+            yield restore_record(body, infos[dataset_id])
+
+    def count_records(self, dataset: str | None = None, *, error_class: str | None = None,
+                      error_type: str | None = None, background_tag: str | None = None,
+                      path_glob: str | None = None, text: str | None = None) -> int:
+        """How many records `iter_records` would yield with the same filters."""
+        where = RecordFilter(self._scope(dataset), error_class, error_type,
+                             background_tag, path_glob, text)
+        return queries.count_records(self._conn, where)
+
+    def search(self, query: str, dataset: str | None = None, *,
+               error_class: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """Ranked full-text hits as envelopes plus "score" (higher is better).
+
+        All words must match; when none does, any word may. With dataset None
+        every dataset is searched and each record id is returned once, from the
+        most recent dataset holding it.
+        """
+        where = RecordFilter(self._scope(dataset), error_class=error_class)
+        rows: list[tuple[str, int, float]] = []
+        for any_token in (False, True):
+            match = queries.fts_query(query, any_token=any_token)
+            if match is None:
+                return []
+            rows = queries.search_ranked(self._conn, match, where, limit)
+            if rows:
+                break
+        infos = self._dataset_by_id()
+        return [{**self._envelope(body, infos[dataset_id]), "score": -rank}
+                for body, dataset_id, rank in rows]
+
+    @staticmethod
+    def _envelope(body: str, info: DatasetInfo) -> dict[str, Any]:
+        return {"record": restore_record(body, info), "datasetVersion": info.published_at,
+                "dataset": info.name}
+
+    # --- summaries --------------------------------------------------------
+
+    def stats(self, dataset: str | None = None) -> dict[str, Any]:
+        """Counts by errorClass, errorType, backgroundTag, severity; totals; diagnostics by reason."""
+        info = None if dataset is None else self.resolve_dataset(dataset)
+        where = RecordFilter(None if info is None else info.id)
+        condition, params = where.where()
+        files = self._conn.execute(
+            "SELECT count(DISTINCT b.file_path) FROM dataset_records dr"
+            f" JOIN record_bodies b ON b.key = dr.body_key WHERE {condition}", params).fetchone()[0]
+        scope, scope_params = ("1", []) if info is None else ("dataset_id = ?", [info.id])
+        reasons = dict(self._conn.execute(
+            f"SELECT reason, count(*) AS n FROM diagnostics WHERE {scope}"
+            " GROUP BY reason ORDER BY n DESC, reason", scope_params).fetchall())
+        infos = self.datasets() if info is None else [info]
+        return {
+            "dataset": None if info is None else info.name,
+            "datasets": len(infos),
+            "records": queries.count_records(self._conn, where),
+            "files_with_records": files,
+            "files_indexed": sum(i.file_count for i in infos),
+            "by_error_class": queries.grouped_counts(self._conn, "error_class", where),
+            "by_error_type": queries.grouped_counts(self._conn, "error_type", where),
+            "by_background_tag": queries.grouped_counts(self._conn, "background_tag", where),
+            "by_severity": queries.grouped_counts(self._conn, "severity", where),
+            "diagnostics": sum(reasons.values()),
+            "diagnostics_by_reason": reasons,
+        }
+
+    def diagnostics(self, dataset: str) -> list[Diagnostic]:
+        """Files of this dataset that could not be read or parsed, by path."""
+        info = self.resolve_dataset(dataset)
+        rows = self._conn.execute(
+            "SELECT file_path, reason, detail FROM diagnostics WHERE dataset_id = ?"
+            " ORDER BY file_path, rowid", (info.id,))
+        return [Diagnostic(*row) for row in rows]
+
+
+def _dataset_info(row: tuple) -> DatasetInfo:
+    (id_, repo, version, kind, sha, dirty, analyzed_sha, url_base, analyzed_at,
+     published_at, file_count, record_count, diagnostic_count, extra) = row
+    return DatasetInfo(
+        id=id_, repo=repo, version=version, kind=kind, sha=sha, dirty=bool(dirty),
+        analyzed_sha=analyzed_sha, url_base=url_base, analyzed_at=analyzed_at,
+        published_at=published_at, file_count=file_count, record_count=record_count,
+        diagnostic_count=diagnostic_count, extra=json.loads(extra or "{}"),
+    )
