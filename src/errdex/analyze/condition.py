@@ -1,0 +1,251 @@
+"""The trigger condition of one error site, read from its function's AST.
+
+`trigger_condition(scope, path)` returns the condition under which control
+reaches the site (for an `assert`, reaches it *and* the assert fails), as a
+Python expression over the function's names, written the way `ast.unparse`
+writes it. It is the conjunction, in execution order, of
+
+- every statement before the path in each block on the path, as the
+  condition to fall through it (`if t: return` gives `not t`, `assert c`
+  gives `c`, a loop over literals is unrolled, see `errdex.analyze.flow`);
+- the branch taken at each compound statement on the path (`if`/`elif`/
+  `else`, `while` test, loop `else`, `match` case);
+- `not (test)` for an `assert` site.
+
+Except-sites use the pseudo-function **`raised(call, E)`**: "evaluating
+`call` (a call in the `try` body, as written) raised an exception that is
+an instance of `E`" (`E` as written in the handler, a tuple for
+`except (A, B)`, `BaseException` for a bare `except:`). It is not real
+Python; readers and the matcher treat it as an opaque fact. When the try
+body holds several calls the first one is named and the condition is not
+exact; `TriggerCondition.calls` lists the candidates.
+
+The result is simplified without changing its truth value for any input
+(`errdex.analyze.simplify`). `exact` is False, with a `reason`, when a part
+had to be approximated (non-literal loops, `while` conditions, a guard
+whose names are rebound before the site, unsupported patterns, ...).
+Sites that no input reaches get `"False"`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from errdex.analyze.flow import FlowAnalyzer
+from errdex.analyze.names import own_bindings, read_names, target_names
+from errdex.analyze.patterns import case_condition
+from errdex.analyze.raised import outer_calls, raised_condition
+from errdex.analyze.simplify import FALSE, TRUE, conjoin, is_const, negate, simplify
+
+Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
+
+REBOUND = "guard on {names} checked before {names} is reassigned"
+NOT_IN_BLOCK = "path element not found in its block"
+MAX_CALLS = 8
+
+
+@dataclass(slots=True)
+class TriggerCondition:
+    """The guard leading to an error site, as code."""
+
+    expr: str               # Python expression over the function's names; "True"/"False"
+    exact: bool             # every path was followed without approximation
+    reason: str | None      # why not exact
+    calls: list[str] = field(default_factory=list)  # calls the condition relies on
+
+
+@dataclass(slots=True)
+class _Guard:
+    expr: ast.expr
+    names: frozenset[str]
+
+
+class _PathWalk:
+    """Guards met along the path, in execution order, and what was guessed."""
+
+    def __init__(self, flow: FlowAnalyzer) -> None:
+        self.flow = flow
+        self.guards: list[_Guard] = []
+        self.reasons: list[str] = []
+        self.calls: list[str] = []
+
+    def note(self, *reasons: str) -> None:
+        for reason in reasons:
+            if reason not in self.reasons:
+                self.reasons.append(reason)
+
+    def add(self, expr: ast.expr, approx: tuple[str, ...] = ()) -> None:
+        self.note(*approx)
+        if not is_const(expr, True):
+            self.guards.append(_Guard(expr, frozenset(read_names(expr))))
+
+    def rebind(self, names: frozenset[str] | set[str]) -> None:
+        """Names reassigned from here on make earlier guards on them stale."""
+        if not names:
+            return
+        for guard in self.guards:
+            stale = guard.names & names
+            if stale:
+                self.note(REBOUND.format(names=", ".join(sorted(stale))))
+
+    def dead(self) -> bool:
+        return any(is_const(g.expr, False) for g in self.guards)
+
+
+_FLOWS: OrderedDict[int, tuple[Scope, FlowAnalyzer]] = OrderedDict()
+_MAX_FLOWS = 16
+
+
+def _flow_for(scope: Scope) -> FlowAnalyzer:
+    """The cached analyzer of `scope` (a few recent scopes are kept alive)."""
+    hit = _FLOWS.get(id(scope))
+    if hit is not None and hit[0] is scope:
+        _FLOWS.move_to_end(id(scope))
+        return hit[1]
+    flow = FlowAnalyzer()
+    _FLOWS[id(scope)] = (scope, flow)
+    while len(_FLOWS) > _MAX_FLOWS:
+        _FLOWS.popitem(last=False)
+    return flow
+
+
+def trigger_condition(scope: Scope, path: Sequence[ast.AST]) -> TriggerCondition:
+    """The condition under which the last node of `path` raises (see module doc)."""
+    walk = _PathWalk(_flow_for(scope))
+    block: list[ast.stmt] | None = scope.body
+    for index, element in enumerate(path):
+        if block is not None and not _fall_through_preceding(walk, block, element):
+            walk.note(NOT_IN_BLOCK)
+        if walk.dead():
+            break
+        if index == len(path) - 1:
+            if isinstance(element, ast.Assert):
+                walk.add(negate(simplify(element.test)))
+            break
+        parent = path[index - 1] if index else None
+        block = _enter(walk, element, path[index + 1], parent)
+    return _result(walk)
+
+
+def _fall_through_preceding(walk: _PathWalk, block: list[ast.stmt], element: ast.AST) -> bool:
+    """Add the fall-through guard of each statement before `element`."""
+    for stmt in block:
+        if stmt is element:
+            return True
+        exits = walk.flow.stmt_exits(stmt)
+        bound = walk.flow.bound(stmt)
+        walk.rebind(bound)
+        walk.add(exits.next, exits.approx)
+        is_loop = isinstance(stmt, (ast.For, ast.AsyncFor, ast.While))
+        if not is_loop and read_names(exits.next) & bound:
+            walk.note(REBOUND.format(names=", ".join(sorted(read_names(exits.next) & bound))))
+        if is_const(exits.next, False):
+            return True
+    return False
+
+
+def _contains(stmts: list[ast.AST], node: ast.AST) -> bool:
+    return any(s is node for s in stmts)
+
+
+def _enter(walk: _PathWalk, element: ast.AST, child: ast.AST, parent: ast.AST | None) -> list[ast.stmt] | None:
+    """Add the guard for going from `element` into `child`; return child's block."""
+    flow = walk.flow
+    if isinstance(element, ast.If):
+        test = simplify(element.test)
+        if _contains(element.body, child):
+            walk.add(test)
+            return element.body
+        walk.add(negate(test))
+        return element.orelse
+    if isinstance(element, (ast.For, ast.AsyncFor, ast.While)):
+        return _enter_loop(walk, element, child)
+    if isinstance(element, (ast.With, ast.AsyncWith)):
+        walk.rebind(frozenset(own_bindings(element)))
+        return element.body
+    if isinstance(element, (ast.Try, ast.TryStar)):
+        return _enter_try(walk, element, child)
+    if isinstance(element, ast.ExceptHandler):
+        _enter_handler(walk, element, parent)
+        return element.body
+    if isinstance(element, ast.Match):
+        _enter_case(walk, element, child)
+        return None
+    if isinstance(element, ast.match_case):
+        return element.body
+    walk.note(f"unsupported path element {type(element).__name__}")
+    return getattr(element, "body", None)
+
+
+def _nested_bound(flow: FlowAnalyzer, stmts: list[ast.stmt]) -> frozenset[str]:
+    names: set[str] = set()
+    for stmt in stmts:
+        names |= flow.bound(stmt)
+    return frozenset(names)
+
+
+def _enter_loop(walk: _PathWalk, loop: ast.For | ast.AsyncFor | ast.While, child: ast.AST) -> list[ast.stmt]:
+    body_bound = _nested_bound(walk.flow, loop.body)
+    if not isinstance(loop, ast.While):
+        body_bound |= frozenset(target_names(loop.target))
+    walk.rebind(body_bound)
+    if _contains(loop.body, child):
+        if isinstance(loop, ast.While):
+            walk.add(simplify(loop.test))
+        return loop.body
+    outcome = walk.flow.loop_outcome(loop)
+    walk.add(outcome.normal, outcome.approx)
+    return loop.orelse
+
+
+def _enter_try(walk: _PathWalk, node: ast.Try | ast.TryStar, child: ast.AST) -> list[ast.stmt] | None:
+    if _contains(node.body, child):
+        return node.body
+    if isinstance(child, ast.ExceptHandler):
+        return None
+    walk.rebind(_nested_bound(walk.flow, node.body))
+    if _contains(node.orelse, child):
+        body = walk.flow.block_exits(node.body)
+        walk.add(body.next, body.approx)
+        return node.orelse
+    for handler in node.handlers:
+        walk.rebind(_nested_bound(walk.flow, handler.body))
+    return node.finalbody
+
+
+def _enter_handler(walk: _PathWalk, handler: ast.ExceptHandler, parent: ast.AST | None) -> None:
+    if not isinstance(parent, (ast.Try, ast.TryStar)):
+        walk.note("except handler outside a try")
+        return
+    walk.rebind(_nested_bound(walk.flow, parent.body) | ({handler.name} if handler.name else set()))
+    raised = raised_condition(parent, handler)
+    walk.add(raised.expr, raised.approx)
+    for call in raised.candidates:
+        if call not in walk.calls:
+            walk.calls.append(call)
+
+
+def _enter_case(walk: _PathWalk, match: ast.Match, child: ast.AST) -> None:
+    for case in match.cases:
+        taken = case_condition(match.subject, case)
+        if case is child:
+            walk.add(taken.expr, taken.approx)
+            return
+        if taken.exact:
+            walk.add(negate(taken.expr))
+        else:
+            walk.note(*taken.approx)
+    walk.note(NOT_IN_BLOCK)
+
+
+def _result(walk: _PathWalk) -> TriggerCondition:
+    expr = FALSE if walk.dead() else conjoin([g.expr for g in walk.guards])
+    calls = list(walk.calls)
+    for call in outer_calls(expr):
+        if call not in calls and not call.startswith("raised("):
+            calls.append(call)
+    reason = "; ".join(walk.reasons) if walk.reasons else None
+    return TriggerCondition(ast.unparse(expr), not walk.reasons, reason, calls[:MAX_CALLS])

@@ -1,0 +1,179 @@
+"""Feeding values: the assignments that give an error site's names their values.
+
+`feeding_values(scope, path, names)` is a backward slice restricted to
+statements that dominate the site: assignments (plain, augmented,
+annotated, tuple targets, attribute targets such as `self.n = ...`),
+walruses in `if`/`while` tests and assignment values, and the bindings of
+the compound statements on the path (`for c in ...`, `with ... as f`,
+`except E as e`). Starting from `names` (identifiers, or expressions such
+as `input.shape[-1]` whose names are taken), the slice follows definitions
+backwards, transitively, and returns their source text in source order,
+keeping the last `MAX_FEEDING`. Function parameters are not assignments.
+
+Only the statement lists on the path and their preceding siblings are
+visited; statements nested in a preceding `if` do not dominate the site
+and are left out.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from errdex.analyze.names import dotted, read_chains, shallow_walruses, target_names
+
+MAX_FEEDING = 8
+
+
+@dataclass(slots=True)
+class _Definition:
+    """One binding that dominates the site."""
+
+    text_of: ast.AST            # what to render
+    targets: list[ast.expr]     # what it binds
+    reads: ast.AST | None       # where its value comes from
+    augmented: bool = False
+
+    def defines(self) -> set[str]:
+        out: set[str] = set()
+        for target in self.targets:
+            chain = dotted(target)
+            out.update(target_names(target) if chain is None or "." not in chain else [chain])
+        return out
+
+    def kills(self) -> set[str]:
+        if self.augmented:
+            return set()
+        out: set[str] = set()
+        for target in self.targets:
+            if isinstance(target, (ast.Name, ast.Tuple, ast.List, ast.Starred)):
+                out.update(n for n in target_names(target))
+            elif (chain := dotted(target)) is not None:
+                out.add(chain)
+        return out
+
+    def uses(self) -> set[str]:
+        found = read_chains(self.reads) if self.reads is not None else set()
+        if self.augmented:
+            for target in self.targets:
+                found |= read_chains(target)
+        for target in self.targets:
+            if isinstance(target, (ast.Attribute, ast.Subscript)) and dotted(target) is None:
+                found |= read_chains(target)
+        return found
+
+    def text(self) -> str:
+        node = self.text_of
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            return f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}"
+        if isinstance(node, ast.withitem):
+            return f"with {ast.unparse(node)}"
+        if isinstance(node, ast.ExceptHandler):
+            kind = ast.unparse(node.type) if node.type is not None else "BaseException"
+            return f"except {kind} as {node.name}"
+        return ast.unparse(node)
+
+
+def _walrus_definitions(expr: ast.expr | None) -> list[_Definition]:
+    return [_Definition(w, [w.target], w.value) for w in shallow_walruses(expr)]
+
+
+def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
+    """Bindings made by a preceding sibling that surely ran."""
+    if isinstance(stmt, ast.Assign):
+        return [*_walrus_definitions(stmt.value), _Definition(stmt, list(stmt.targets), stmt.value)]
+    if isinstance(stmt, ast.AugAssign):
+        return [_Definition(stmt, [stmt.target], stmt.value, augmented=True)]
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        return [_Definition(stmt, [stmt.target], stmt.value)]
+    if isinstance(stmt, (ast.If, ast.While)):
+        return _walrus_definitions(stmt.test)
+    if isinstance(stmt, ast.Expr):
+        return _walrus_definitions(stmt.value)
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return _with_definitions(stmt)
+    return []
+
+
+def _with_definitions(stmt: ast.With | ast.AsyncWith) -> list[_Definition]:
+    return [_Definition(item, [item.optional_vars], item.context_expr)
+            for item in stmt.items if item.optional_vars is not None]
+
+
+def _entry_definitions(element: ast.AST, child: ast.AST | None) -> list[_Definition]:
+    """Bindings made by a compound statement on the path before `child` runs."""
+    if isinstance(element, (ast.For, ast.AsyncFor)) and child is not None:
+        if any(s is child for s in element.body):
+            return [_Definition(element, [element.target], element.iter)]
+        return []
+    if isinstance(element, (ast.If, ast.While)):
+        return _walrus_definitions(element.test)
+    if isinstance(element, (ast.With, ast.AsyncWith)):
+        return _with_definitions(element)
+    if isinstance(element, ast.ExceptHandler) and element.name:
+        return [_Definition(element, [ast.Name(element.name)], None)]
+    return []
+
+
+def _dominating_definitions(scope: ast.AST, path: Sequence[ast.AST]) -> list[_Definition]:
+    found: list[_Definition] = []
+    block: list[ast.AST] | None = getattr(scope, "body", None)
+    for index, element in enumerate(path):
+        for stmt in block or ():
+            if stmt is element:
+                break
+            found.extend(_statement_definitions(stmt))
+        child = path[index + 1] if index + 1 < len(path) else None
+        if child is None:
+            break
+        found.extend(_entry_definitions(element, child))
+        block = _child_block(element, child)
+    return found
+
+
+def _child_block(element: ast.AST, child: ast.AST) -> list[ast.AST] | None:
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        stmts = getattr(element, field, None)
+        if stmts and any(s is child for s in stmts):
+            return stmts
+    return None
+
+
+def _needed(names: Iterable[str]) -> set[str]:
+    need: set[str] = set()
+    for name in names:
+        if name.isidentifier():
+            need.add(name)
+            continue
+        try:
+            need |= read_chains(ast.parse(name, mode="eval"))
+        except SyntaxError:
+            continue
+    return need
+
+
+def _matches(defined: set[str], need: set[str]) -> bool:
+    for name in defined:
+        if name in need or any(n.startswith(name + ".") for n in need):
+            return True
+    return False
+
+
+def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]) -> list[str]:
+    """Source of the dominating assignments that feed `names` (see module doc)."""
+    need = _needed(names)
+    if not need:
+        return []
+    kept: list[_Definition] = []
+    for definition in reversed(_dominating_definitions(scope, path)):
+        defined = definition.defines()
+        if not _matches(defined, need):
+            continue
+        kept.append(definition)
+        for killed in definition.kills():
+            need = {n for n in need if n != killed and not n.startswith(killed + ".")}
+        need |= definition.uses()
+        if len(kept) >= MAX_FEEDING:
+            break
+    return [d.text() for d in reversed(kept)]

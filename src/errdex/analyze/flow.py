@@ -1,0 +1,331 @@
+"""How control leaves a statement: the conditions for each way out.
+
+For a statement (or block) `Exits` holds three guard expressions: `next`
+(control falls through to the following statement), `brk` (it leaves by a
+`break` of the enclosing loop) and `cont` (by a `continue`). Whatever is
+left over leaves the function (`return`, `raise`, `sys.exit()`). Calls
+raising on their own are not modelled: every condition holds "modulo
+exceptions", as everywhere in errdex.
+
+Loops over a literal tuple/list/set/`range(...)` of constants are unrolled
+by substituting each element into the body's exit conditions, so
+
+    for c in (8, 16):
+        if m <= c:
+            return c
+
+falls through exactly when `m > 16`. Other loops are approximated and say
+why in `Exits.approx`. Results are cached per statement and per block by
+`FlowAnalyzer`, which lives as long as its scope's tree.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+
+from errdex.analyze.names import bound_names, read_names, target_names
+from errdex.analyze.patterns import case_condition
+from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
+
+#: Calls that never return normally.
+NO_RETURN_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
+#: Longest literal iterable unrolled element by element.
+MAX_UNROLL = 64
+
+NON_LITERAL_LOOP = "loop over non-literal iterable"
+WHILE_LOOP = "while loop condition"
+TRY_MAY_RAISE = "try body may raise"
+LOOP_REBINDS = "loop body reassigns a name its exit test reads"
+
+
+@dataclass(frozen=True, slots=True)
+class Exits:
+    """Conditions for leaving a statement by each way; `approx` says what was guessed."""
+
+    next: ast.expr
+    brk: ast.expr
+    cont: ast.expr
+    approx: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LoopOutcome:
+    """When a loop ends normally (runs its `else`) and when it ends by `break`."""
+
+    normal: ast.expr
+    broke: ast.expr
+    approx: tuple[str, ...] = ()
+
+
+FALLS_THROUGH = Exits(TRUE, FALSE, FALSE)
+LEAVES = Exits(FALSE, FALSE, FALSE)
+
+
+def _merge(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for group in groups:
+        out.extend(r for r in group if r not in out)
+    return tuple(out)
+
+
+def branch(test: ast.expr, when_true: ast.expr, when_false: ast.expr) -> ast.expr:
+    """`when_true` if `test` else `when_false`, as a truth condition."""
+    if is_const(when_true, True) and is_const(when_false, True):
+        return TRUE
+    if ast.dump(when_true) == ast.dump(when_false):
+        return when_true
+    if is_const(when_true, False):
+        return conjoin([negate(test), when_false])
+    if is_const(when_false, False):
+        return conjoin([test, when_true])
+    if is_const(when_true, True):
+        return disjoin([test, when_false])
+    if is_const(when_false, True):
+        return disjoin([negate(test), when_true])
+    return disjoin([conjoin([test, when_true]), conjoin([negate(test), when_false])])
+
+
+def dotted_call_name(node: ast.expr) -> str | None:
+    """`sys.exit` for a call to `sys.exit(...)`, else None."""
+    parts: list[str] = []
+    func = node.func if isinstance(node, ast.Call) else None
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return None
+    parts.append(func.id)
+    return ".".join(reversed(parts))
+
+
+def substitute(expr: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
+    """A copy of `expr` with the named variables replaced by expressions."""
+
+    class _Replace(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            return copy.deepcopy(values[node.id]) if node.id in values else node
+
+    return simplify(_Replace().visit(copy.deepcopy(expr)))
+
+
+def literal_elements(iterable: ast.expr) -> list[ast.expr] | None:
+    """Elements of a literal tuple/list/set/range of constants, else None."""
+    if isinstance(iterable, (ast.Tuple, ast.List, ast.Set)):
+        elts = [simplify(e) for e in iterable.elts]
+        if len(elts) <= MAX_UNROLL and all(_is_literal(e) for e in elts):
+            return elts
+        return None
+    if dotted_call_name(iterable) == "range" and not iterable.keywords:
+        args = [simplify(a) for a in iterable.args]
+        if 1 <= len(args) <= 3 and all(isinstance(a, ast.Constant) and type(a.value) is int for a in args):
+            numbers = range(*(a.value for a in args)) if args[-1].value or len(args) < 3 else None
+            if numbers is not None and len(numbers) <= MAX_UNROLL:
+                return [ast.Constant(n) for n in numbers]
+    return None
+
+
+def _is_literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    return isinstance(node, ast.Tuple) and all(_is_literal(e) for e in node.elts)
+
+
+def _bind_target(target: ast.expr, value: ast.expr) -> dict[str, ast.expr] | None:
+    """Names of a loop target bound to the parts of one literal element."""
+    if isinstance(target, ast.Name):
+        return {target.id: value}
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Tuple):
+        if len(target.elts) != len(value.elts):
+            return None
+        out: dict[str, ast.expr] = {}
+        for sub_target, sub_value in zip(target.elts, value.elts):
+            bound = _bind_target(sub_target, sub_value)
+            if bound is None:
+                return None
+            out.update(bound)
+        return out
+    return None
+
+
+class FlowAnalyzer:
+    """Exit conditions of the statements of one scope, cached by node identity."""
+
+    def __init__(self) -> None:
+        self._stmt_cache: dict[int, Exits] = {}
+        self._block_cache: dict[int, Exits] = {}
+        self.bound_cache: dict[int, frozenset[str]] = {}
+
+    def bound(self, stmt: ast.AST) -> frozenset[str]:
+        """Names `stmt` may bind (cached)."""
+        return bound_names(stmt, self.bound_cache)
+
+    def block_exits(self, stmts: list[ast.stmt]) -> Exits:
+        """Exit conditions of a statement list run in order."""
+        hit = self._block_cache.get(id(stmts))
+        if hit is not None:
+            return hit
+        reached, brk, cont, approx = TRUE, FALSE, FALSE, ()
+        for stmt in stmts:
+            exits = self.stmt_exits(stmt)
+            approx = _merge(approx, exits.approx)
+            brk = disjoin([brk, conjoin([reached, exits.brk])])
+            cont = disjoin([cont, conjoin([reached, exits.cont])])
+            reached = conjoin([reached, exits.next])
+            if is_const(reached, False):
+                break
+        result = Exits(reached, brk, cont, approx)
+        self._block_cache[id(stmts)] = result
+        return result
+
+    def stmt_exits(self, stmt: ast.stmt) -> Exits:
+        """Exit conditions of one statement."""
+        hit = self._stmt_cache.get(id(stmt))
+        if hit is None:
+            hit = self._compute(stmt)
+            self._stmt_cache[id(stmt)] = hit
+        return hit
+
+    def _compute(self, stmt: ast.stmt) -> Exits:
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return LEAVES
+        if isinstance(stmt, ast.Break):
+            return Exits(FALSE, TRUE, FALSE)
+        if isinstance(stmt, ast.Continue):
+            return Exits(FALSE, FALSE, TRUE)
+        if isinstance(stmt, ast.Assert):
+            return Exits(simplify(stmt.test), FALSE, FALSE)
+        if isinstance(stmt, ast.Expr) and dotted_call_name(stmt.value) in NO_RETURN_CALLS:
+            return LEAVES
+        if isinstance(stmt, ast.If):
+            return self._if_exits(stmt)
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            return self._loop_exits(stmt)
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            return self.block_exits(stmt.body)
+        if isinstance(stmt, (ast.Try, ast.TryStar)):
+            return self._try_exits(stmt)
+        if isinstance(stmt, ast.Match):
+            return self._match_exits(stmt)
+        return FALLS_THROUGH
+
+    def _if_exits(self, stmt: ast.If) -> Exits:
+        test = simplify(stmt.test)
+        body, orelse = self.block_exits(stmt.body), self.block_exits(stmt.orelse)
+        return Exits(
+            branch(test, body.next, orelse.next),
+            branch(test, body.brk, orelse.brk),
+            branch(test, body.cont, orelse.cont),
+            _merge(body.approx, orelse.approx),
+        )
+
+    def _loop_exits(self, stmt: ast.For | ast.AsyncFor | ast.While) -> Exits:
+        outcome = self.loop_outcome(stmt)
+        orelse = self.block_exits(stmt.orelse)
+        return Exits(
+            disjoin([outcome.broke, conjoin([outcome.normal, orelse.next])]),
+            conjoin([outcome.normal, orelse.brk]),
+            conjoin([outcome.normal, orelse.cont]),
+            _merge(outcome.approx, orelse.approx),
+        )
+
+    def loop_outcome(self, stmt: ast.For | ast.AsyncFor | ast.While) -> LoopOutcome:
+        """When the loop finishes normally and when it is left by `break`."""
+        body = self.block_exits(stmt.body)
+        passes = disjoin([body.next, body.cont])
+        if isinstance(stmt, ast.While):
+            return self._while_outcome(stmt, passes, body)
+        elements = literal_elements(stmt.iter)
+        if elements is not None:
+            return self._unrolled_outcome(stmt, elements, passes, body)
+        if is_const(passes, True) and is_const(body.brk, False):
+            return LoopOutcome(TRUE, FALSE, body.approx)
+        approx = _merge(body.approx, (NON_LITERAL_LOOP,))
+        if is_const(body.brk, False) and not (read_names(passes) & (self._body_bound(stmt) - set(target_names(stmt.target)))):
+            every = ast.Call(
+                func=ast.Name("all"),
+                args=[ast.GeneratorExp(passes, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],
+                keywords=[],
+            )
+            return LoopOutcome(every, FALSE, approx)
+        broke = FALSE if is_const(body.brk, False) else TRUE
+        return LoopOutcome(TRUE, broke, approx)
+
+    def _body_bound(self, stmt: ast.For | ast.AsyncFor | ast.While) -> set[str]:
+        names: set[str] = set()
+        for child in stmt.body:
+            names |= self.bound(child)
+        return names
+
+    def _while_outcome(self, stmt: ast.While, passes: ast.expr, body: Exits) -> LoopOutcome:
+        test = simplify(stmt.test)
+        if isinstance(test, ast.Constant):
+            if not test.value:
+                return LoopOutcome(TRUE, FALSE, ())
+            if is_const(body.brk, False):
+                return LoopOutcome(FALSE, FALSE, body.approx)
+            return LoopOutcome(FALSE, TRUE, _merge(body.approx, (WHILE_LOOP,)))
+        if is_const(body.brk, False):
+            approx = body.approx if is_const(passes, True) else _merge(body.approx, (WHILE_LOOP,))
+            return LoopOutcome(negate(test), FALSE, approx)
+        return LoopOutcome(negate(test), TRUE, _merge(body.approx, (WHILE_LOOP,)))
+
+    def _unrolled_outcome(self, stmt: ast.For | ast.AsyncFor, elements: list[ast.expr],
+                          passes: ast.expr, body: Exits) -> LoopOutcome:
+        approx = body.approx
+        target_bound = set(target_names(stmt.target))
+        reads = read_names(passes) | read_names(body.brk)
+        if reads & (self._body_bound(stmt) - target_bound):
+            approx = _merge(approx, (LOOP_REBINDS,))
+        passed: list[ast.expr] = []
+        broke: list[ast.expr] = []
+        for element in elements:
+            values = _bind_target(stmt.target, element)
+            if values is None:
+                return LoopOutcome(TRUE, FALSE if is_const(body.brk, False) else TRUE,
+                                   _merge(approx, (NON_LITERAL_LOOP,)))
+            if not is_const(body.brk, False):
+                broke.append(conjoin([*passed, substitute(body.brk, values)]))
+            passed.append(substitute(passes, values))
+        return LoopOutcome(conjoin(passed), disjoin(broke), approx)
+
+    def _try_exits(self, stmt: ast.Try | ast.TryStar) -> Exits:
+        body, orelse = self.block_exits(stmt.body), self.block_exits(stmt.orelse)
+        handlers = [self.block_exits(h.body) for h in stmt.handlers]
+        final = self.block_exits(stmt.finalbody)
+        approx = _merge(body.approx, orelse.approx, final.approx, *(h.approx for h in handlers))
+        normal = conjoin([body.next, orelse.next])
+        caught = disjoin([h.next for h in handlers])
+        if handlers and not is_const(caught, False) and not is_const(normal, True):
+            normal = disjoin([normal, caught])
+            approx = _merge(approx, (TRY_MAY_RAISE,))
+        elif handlers and not is_const(caught, False):
+            normal = TRUE
+        brk = disjoin([body.brk, conjoin([body.next, orelse.brk]), *(h.brk for h in handlers)])
+        cont = disjoin([body.cont, conjoin([body.next, orelse.cont]), *(h.cont for h in handlers)])
+        if not stmt.finalbody:
+            return Exits(normal, brk, cont, approx)
+        if is_const(final.next, False):
+            return Exits(FALSE, final.brk, final.cont, approx)
+        return Exits(conjoin([normal, final.next]), disjoin([brk, final.brk]),
+                     disjoin([cont, final.cont]), approx)
+
+    def _match_exits(self, stmt: ast.Match) -> Exits:
+        unmatched = TRUE
+        nexts: list[ast.expr] = []
+        brks: list[ast.expr] = []
+        conts: list[ast.expr] = []
+        approx: tuple[str, ...] = ()
+        for case in stmt.cases:
+            matched = case_condition(stmt.subject, case)
+            body = self.block_exits(case.body)
+            approx = _merge(approx, matched.approx, body.approx)
+            entry = conjoin([unmatched, matched.expr])
+            nexts.append(conjoin([entry, body.next]))
+            brks.append(conjoin([entry, body.brk]))
+            conts.append(conjoin([entry, body.cont]))
+            if matched.exact:
+                unmatched = conjoin([unmatched, negate(matched.expr)])
+        nexts.append(unmatched)
+        return Exits(disjoin(nexts), disjoin(brks), disjoin(conts), approx)

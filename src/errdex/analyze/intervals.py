@@ -1,0 +1,150 @@
+"""Merge comparisons of one pure operand against numeric constants.
+
+Inside a conjunction, `m > 8 and m > 16` says the same as `m > 16`, and
+`x > 3 and x < 2` can never hold. Each pure operand's bounds are gathered
+into an interval (lower, upper, `==` value, `!=` values) and written back as
+the fewest comparisons, at the place of the operand's first comparison.
+Only int/float constants take part (bools are left alone); the reasoning is
+the real-number order, so it holds for ints and floats (not NaN).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from errdex.analyze.purity import is_pure
+
+_MIRROR: dict[type, type] = {
+    ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE,
+    ast.Eq: ast.Eq, ast.NotEq: ast.NotEq,
+}
+
+
+@dataclass(slots=True)
+class _Bound:
+    """What the conjunction says about one operand."""
+
+    operand: ast.expr
+    lower: tuple[float, bool] | None = None   # (value, inclusive)
+    upper: tuple[float, bool] | None = None
+    equal: list[float] = field(default_factory=list)
+    unequal: list[float] = field(default_factory=list)
+
+    def add(self, op: type, value: float) -> None:
+        if op is ast.Eq:
+            self.equal.append(value)
+        elif op is ast.NotEq:
+            self.unequal.append(value)
+        elif op in (ast.Gt, ast.GtE):
+            bound = (value, op is ast.GtE)
+            if self.lower is None or _tighter_lower(bound, self.lower):
+                self.lower = bound
+        else:
+            bound = (value, op is ast.LtE)
+            if self.upper is None or _tighter_upper(bound, self.upper):
+                self.upper = bound
+
+
+def _tighter_lower(new: tuple[float, bool], old: tuple[float, bool]) -> bool:
+    return new[0] > old[0] or (new[0] == old[0] and not new[1] and old[1])
+
+
+def _tighter_upper(new: tuple[float, bool], old: tuple[float, bool]) -> bool:
+    return new[0] < old[0] or (new[0] == old[0] and not new[1] and old[1])
+
+
+def _is_number(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def _as_bound(term: ast.expr) -> tuple[ast.expr, type, float] | None:
+    """`x < 3` or `3 > x` as (x, Lt, 3); None for anything else."""
+    if not (isinstance(term, ast.Compare) and len(term.ops) == 1):
+        return None
+    op = type(term.ops[0])
+    if op not in _MIRROR:
+        return None
+    left, right = term.left, term.comparators[0]
+    if _is_number(right) and not isinstance(left, ast.Constant) and is_pure(left):
+        return left, op, right.value
+    if _is_number(left) and not isinstance(right, ast.Constant) and is_pure(right):
+        return right, _MIRROR[op], left.value
+    return None
+
+
+def merge_bounds(terms: list[ast.expr]) -> list[ast.expr] | None:
+    """Terms with numeric bounds merged per operand; None when infeasible."""
+    bounds: dict[str, _Bound] = {}
+    order: list[str | ast.expr] = []
+    for term in terms:
+        parsed = _as_bound(term)
+        if parsed is None:
+            order.append(term)
+            continue
+        operand, op, value = parsed
+        key = ast.dump(operand)
+        if key not in bounds:
+            bounds[key] = _Bound(operand)
+            order.append(key)
+        bounds[key].add(op, value)
+    if not bounds:
+        return terms
+    merged: list[ast.expr] = []
+    for item in order:
+        if not isinstance(item, str):
+            merged.append(item)
+            continue
+        written = _write(bounds[item])
+        if written is None:
+            return None
+        merged.extend(written)
+    return merged
+
+
+def _within(bound: _Bound, value: float) -> bool:
+    if bound.lower is not None:
+        low, inclusive = bound.lower
+        if value < low or (value == low and not inclusive):
+            return False
+    if bound.upper is not None:
+        high, inclusive = bound.upper
+        if value > high or (value == high and not inclusive):
+            return False
+    return value not in bound.unequal
+
+
+def _write(bound: _Bound) -> list[ast.expr] | None:
+    """The fewest comparisons saying what `bound` says; None if nothing fits."""
+    x = bound.operand
+    if bound.equal:
+        value = bound.equal[0]
+        if any(v != value for v in bound.equal) or not _within(bound, value):
+            return None
+        return [_cmp(x, ast.Eq, value)]
+    low, high = bound.lower, bound.upper
+    if low is not None and high is not None:
+        if low[0] > high[0] or (low[0] == high[0] and not (low[1] and high[1])):
+            return None
+        if low[0] == high[0]:
+            if low[0] in bound.unequal:
+                return None
+            return [_cmp(x, ast.Eq, low[0])]
+    out: list[ast.expr] = []
+    if low is not None:
+        out.append(_cmp(x, ast.GtE if low[1] else ast.Gt, low[0]))
+    if high is not None:
+        out.append(_cmp(x, ast.LtE if high[1] else ast.Lt, high[0]))
+    seen: list[float] = []
+    for value in bound.unequal:
+        if value in seen:
+            continue
+        seen.append(value)
+        probe = _Bound(x, bound.lower, bound.upper)
+        if _within(probe, value):
+            out.append(_cmp(x, ast.NotEq, value))
+    return out
+
+
+def _cmp(x: ast.expr, op: type, value: float) -> ast.Compare:
+    return ast.Compare(left=x, ops=[op()], comparators=[ast.Constant(value)])

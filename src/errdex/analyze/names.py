@@ -1,0 +1,135 @@
+"""Which names a statement binds and which names an expression reads.
+
+Binding is found by walking statement lists and assignment targets only
+(never every expression of a function): targets of `=`, `+=`, `x: T = v`,
+`for`, `with ... as`, `except ... as`, imports, nested `def`/`class`, and
+walruses at the top of `if`/`while` tests and assignment values, where they
+are written in practice. Names are plain identifiers; attribute and
+subscript targets bind (mutate) their base name.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def target_names(target: ast.expr) -> Iterator[str]:
+    """Names bound (or mutated, for `a.b`/`a[i]`) by an assignment target."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            yield from target_names(elt)
+    elif isinstance(target, ast.Starred):
+        yield from target_names(target.value)
+    elif isinstance(target, (ast.Attribute, ast.Subscript)):
+        yield from target_names(target.value)
+
+
+def shallow_walruses(expr: ast.expr | None) -> Iterator[ast.NamedExpr]:
+    """Walrus expressions reachable through boolean/compare/not/call-arg nesting."""
+    stack = [expr] if expr is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.NamedExpr):
+            yield node
+            stack.append(node.value)
+        elif isinstance(node, ast.BoolOp):
+            stack.extend(node.values)
+        elif isinstance(node, ast.Compare):
+            stack.append(node.left)
+            stack.extend(node.comparators)
+        elif isinstance(node, ast.UnaryOp):
+            stack.append(node.operand)
+        elif isinstance(node, ast.Call):
+            stack.extend(node.args)
+
+
+def own_bindings(stmt: ast.AST) -> Iterator[str]:
+    """Names bound by `stmt` itself, not by the blocks nested in it."""
+    if isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            yield from target_names(target)
+        yield from (w.target.id for w in shallow_walruses(stmt.value))
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        if not isinstance(stmt, ast.AnnAssign) or stmt.value is not None:
+            yield from target_names(stmt.target)
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        yield from target_names(stmt.target)
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        for item in stmt.items:
+            if item.optional_vars is not None:
+                yield from target_names(item.optional_vars)
+    elif isinstance(stmt, ast.ExceptHandler):
+        if stmt.name:
+            yield stmt.name
+    elif isinstance(stmt, (ast.If, ast.While)):
+        yield from (w.target.id for w in shallow_walruses(stmt.test))
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        for alias in stmt.names:
+            yield (alias.asname or alias.name).split(".")[0]
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield stmt.name
+    elif isinstance(stmt, ast.Delete):
+        for target in stmt.targets:
+            yield from target_names(target)
+    elif isinstance(stmt, ast.Expr):
+        yield from (w.target.id for w in shallow_walruses(stmt.value))
+
+
+def bound_names(stmt: ast.AST, cache: dict[int, frozenset[str]] | None = None) -> frozenset[str]:
+    """Every name `stmt` may bind, including in its nested blocks (not nested defs)."""
+    if cache is not None:
+        hit = cache.get(id(stmt))
+        if hit is not None:
+            return hit
+    names = set(own_bindings(stmt))
+    if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        for field in _BLOCK_FIELDS:
+            for child in getattr(stmt, field, ()) or ():
+                names |= bound_names(child, cache)
+    result = frozenset(names)
+    if cache is not None:
+        cache[id(stmt)] = result
+    return result
+
+
+def block_bound_names(stmts: list[ast.stmt], cache: dict[int, frozenset[str]] | None = None) -> frozenset[str]:
+    """Names any statement of a block may bind."""
+    names: set[str] = set()
+    for stmt in stmts:
+        names |= bound_names(stmt, cache)
+    return frozenset(names)
+
+
+def read_names(expr: ast.AST) -> set[str]:
+    """Identifiers an expression reads (loaded `Name`s)."""
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+
+
+def dotted(expr: ast.AST) -> str | None:
+    """`a.b.c` for a pure attribute chain on a name, else None."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
+
+
+def read_chains(expr: ast.AST) -> set[str]:
+    """Names and the longest attribute chains an expression reads (`self.n`)."""
+    found: set[str] = set()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            chain = dotted(node)
+            if chain is not None:
+                found.add(chain)
+    return found

@@ -1,0 +1,94 @@
+"""The `raised(call, E)` pseudo-call of except-sites, and call listing.
+
+A raise inside `except E:` happens when something in the `try` body raised
+an `E`. The candidates are the outermost calls of the try body in source
+order (`int(s.strip())` is one call, not two); with exactly one candidate
+the fact is exact, otherwise the first is named and the result is marked
+approximate. Only the try body's own expressions are visited, never the
+whole function.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+SEVERAL_CALLS = "several calls in try body may raise"
+NO_CALL = "no call in try body"
+MAX_CANDIDATES = 8
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+@dataclass(frozen=True, slots=True)
+class RaisedCondition:
+    """`raised(call, E)` for one handler, with the calls that could have raised."""
+
+    expr: ast.expr
+    approx: tuple[str, ...]
+    candidates: list[str]
+
+
+def _outer_call_nodes(node: ast.AST) -> Iterator[ast.Call]:
+    """Calls not nested inside another call, in source order (no nested defs)."""
+    if isinstance(node, ast.Call):
+        yield node
+        return
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _outer_call_nodes(child)
+
+
+def outer_calls(expr: ast.AST) -> list[str]:
+    """Source of the outermost calls of an expression; `raised(c, E)` yields `c`."""
+    found: list[str] = []
+    for call in _outer_call_nodes(expr):
+        if isinstance(call.func, ast.Name) and call.func.id == "raised" and call.args:
+            found.extend(outer_calls(call.args[0]))
+            continue
+        text = ast.unparse(call)
+        if text not in found:
+            found.append(text)
+    return found
+
+
+def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.Call]:
+    calls: list[ast.Call] = []
+    for stmt in stmts:
+        calls.extend(_outer_call_nodes(stmt))
+    return calls
+
+
+def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) -> RaisedCondition:
+    """The `raised(call, E)` fact for entering `handler` of `node`."""
+    kind: ast.expr = handler.type if handler.type is not None else ast.Name("BaseException")
+    calls = _try_body_calls(node.body)
+    approx: tuple[str, ...] = ()
+    if calls:
+        culprit: ast.expr = calls[0]
+        if len(calls) > 1:
+            approx = (SEVERAL_CALLS,)
+    else:
+        culprit = _first_expression(node.body)
+        approx = (NO_CALL,)
+    expr = ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[])
+    candidates: list[str] = []
+    for call in calls[:MAX_CANDIDATES]:
+        text = ast.unparse(call)
+        if text not in candidates:
+            candidates.append(text)
+    return RaisedCondition(expr, approx, candidates)
+
+
+def _first_expression(stmts: list[ast.stmt]) -> ast.expr:
+    """What the first statement evaluates (`d[k]` for `x = d[k]`)."""
+    for stmt in stmts:
+        value = getattr(stmt, "value", None)
+        if isinstance(value, ast.expr):
+            return value
+        test = getattr(stmt, "test", None)
+        if isinstance(test, ast.expr):
+            return test
+    return ast.Constant(None)

@@ -1,0 +1,218 @@
+"""Meaning-preserving simplification of guard expressions (stdlib `ast` only).
+
+Guards are built as `ast.expr` trees and only ever read as truth values, so
+the rewrites here keep the *truthiness* of an expression for every input:
+
+- constant folding (`not True`, `8 <= 16`, `-1`, `x and False`);
+- double negation (`not not x` -> `x`) and De Morgan (`not (a and b)` ->
+  `not a or not b`): both sides are plain bools or keep the truthiness;
+- negated comparisons: `not (x is None)` -> `x is not None` and
+  `not (x in y)` -> `x not in y` always hold; `not (a < b)` -> `a >= b`
+  assumes a total order (ints, floats without NaN, strings) -- that is the
+  one documented assumption, taken because it is what users read;
+- chained comparisons `0 < x <= 5` become conjunctions when the inner
+  operands are pure (evaluating them twice cannot differ);
+- conjunctions: `True` dropped, `False` absorbs, duplicates dropped, a pure
+  term next to its own negation gives `False`, and comparisons of the same
+  pure operand against numeric constants are merged into one interval
+  (`m > 8 and m > 16` -> `m > 16`, `x > 3 and x < 2` -> `False`);
+- disjunctions: the dual (`False` dropped, `True` absorbs, duplicates).
+
+Builders never mutate their inputs: trees produced here may be shared.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Iterable
+
+from errdex.analyze.intervals import merge_bounds
+from errdex.analyze.purity import is_pure
+
+TRUE = ast.Constant(True)
+FALSE = ast.Constant(False)
+
+_FLIP: dict[type, type] = {
+    ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.LtE: ast.Gt, ast.Gt: ast.LtE,
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.In: ast.NotIn, ast.NotIn: ast.In,
+}
+_EVAL: dict[type, object] = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+    ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+_FOLDABLE = (int, float, str, bytes, bool, type(None))
+
+
+def is_const(node: ast.AST, value: bool) -> bool:
+    """True when `node` is the constant `value` (True or False)."""
+    return isinstance(node, ast.Constant) and node.value is value
+
+
+def _key(node: ast.AST) -> str:
+    return ast.dump(node)
+
+
+def compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> ast.Compare:
+    """A single comparison node."""
+    return ast.Compare(left=left, ops=[op], comparators=[right])
+
+
+def split_chain(node: ast.Compare) -> list[ast.expr] | None:
+    """`a < b <= c` as `[a < b, b <= c]` when the inner operands are pure."""
+    operands = [node.left, *node.comparators]
+    if not all(is_pure(o) for o in operands[1:-1]):
+        return None
+    return [compare(operands[i], node.ops[i], operands[i + 1]) for i in range(len(node.ops))]
+
+
+def negate(node: ast.expr) -> ast.expr:
+    """`not node`, pushed inward where that keeps the truthiness."""
+    if isinstance(node, ast.Constant):
+        return ast.Constant(not node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return node.operand
+    if isinstance(node, ast.Compare):
+        if len(node.ops) == 1:
+            return compare(node.left, _FLIP[type(node.ops[0])](), node.comparators[0])
+        parts = split_chain(node)
+        if parts is not None:
+            return disjoin([negate(p) for p in parts])
+    if isinstance(node, ast.BoolOp):
+        parts = [negate(v) for v in node.values]
+        return disjoin(parts) if isinstance(node.op, ast.And) else conjoin(parts)
+    return ast.UnaryOp(op=ast.Not(), operand=node)
+
+
+def conjoin(parts: Iterable[ast.expr]) -> ast.expr:
+    """The simplified conjunction of `parts` (each already simplified)."""
+    return _simplify_and(list(parts))
+
+
+def disjoin(parts: Iterable[ast.expr]) -> ast.expr:
+    """The simplified disjunction of `parts` (each already simplified)."""
+    return _simplify_or(list(parts))
+
+
+def simplify(node: ast.expr) -> ast.expr:
+    """Simplify a whole expression tree (see the module docstring)."""
+    if isinstance(node, ast.BoolOp):
+        values = [simplify(v) for v in node.values]
+        return conjoin(values) if isinstance(node.op, ast.And) else disjoin(values)
+    if isinstance(node, ast.UnaryOp):
+        operand = simplify(node.operand)
+        if isinstance(node.op, ast.Not):
+            return negate(operand)
+        return _fold_unary(node.op, operand)
+    if isinstance(node, ast.Compare):
+        return _simplify_compare(node)
+    return node
+
+
+def _fold_unary(op: ast.unaryop, operand: ast.expr) -> ast.expr:
+    if isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
+        if isinstance(op, ast.USub):
+            return ast.Constant(-operand.value)
+        if isinstance(op, ast.UAdd):
+            return operand
+    return ast.UnaryOp(op=op, operand=operand)
+
+
+def _simplify_compare(node: ast.Compare) -> ast.expr:
+    operands = [simplify(o) for o in (node.left, *node.comparators)]
+    node = ast.Compare(left=operands[0], ops=node.ops, comparators=operands[1:])
+    if len(node.ops) > 1:
+        parts = split_chain(node)
+        return conjoin([_simplify_compare(p) for p in parts]) if parts else node
+    folded = _fold_compare(operands[0], node.ops[0], operands[1])
+    return node if folded is None else folded
+
+
+def _fold_compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> ast.expr | None:
+    """Evaluate a comparison of two literal constants, else None."""
+    if not (isinstance(left, ast.Constant) and isinstance(right, ast.Constant)):
+        return None
+    a, b = left.value, right.value
+    if type(a) not in _FOLDABLE or type(b) not in _FOLDABLE:
+        return None
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        singletons = (None, True, False)
+        if not any(a is s or b is s for s in singletons):
+            return None
+    try:
+        return ast.Constant(bool(_EVAL[type(op)](a, b)))
+    except Exception:  # noqa: BLE001 - e.g. 1 < "a": leave it as written
+        return None
+
+
+def _flatten(parts: list[ast.expr], op: type) -> list[ast.expr]:
+    flat: list[ast.expr] = []
+    for part in parts:
+        if isinstance(part, ast.BoolOp) and isinstance(part.op, op):
+            flat.extend(_flatten(part.values, op))
+        elif op is ast.And and isinstance(part, ast.Compare) and len(part.ops) > 1:
+            flat.extend(split_chain(part) or [part])
+        else:
+            flat.append(part)
+    return flat
+
+
+def _dedupe(parts: list[ast.expr]) -> tuple[list[ast.expr], bool]:
+    """Drop repeated pure terms; report whether a pure term meets its negation."""
+    seen: set[str] = set()
+    kept: list[ast.expr] = []
+    for part in parts:
+        if not is_pure(part):
+            kept.append(part)
+            continue
+        key = _key(part)
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(part)
+    for part in kept:
+        if is_pure(part) and _key(negate(part)) in seen:
+            return kept, True
+    return kept, False
+
+
+def _simplify_and(parts: list[ast.expr]) -> ast.expr:
+    terms: list[ast.expr] = []
+    for part in _flatten(parts, ast.And):
+        if isinstance(part, ast.Constant):
+            if not part.value:
+                return FALSE
+            continue
+        terms.append(part)
+    terms, contradiction = _dedupe(terms)
+    if contradiction:
+        return FALSE
+    terms = merge_bounds(terms)
+    if terms is None:
+        return FALSE
+    return _join(terms, ast.And, TRUE)
+
+
+def _simplify_or(parts: list[ast.expr]) -> ast.expr:
+    terms: list[ast.expr] = []
+    for part in _flatten(parts, ast.Or):
+        if isinstance(part, ast.Constant):
+            if part.value:
+                return TRUE
+            continue
+        terms.append(part)
+    terms, tautology = _dedupe(terms)
+    if tautology:
+        return TRUE
+    return _join(terms, ast.Or, FALSE)
+
+
+def _join(terms: list[ast.expr], op: type, empty: ast.expr) -> ast.expr:
+    if not terms:
+        return empty
+    if len(terms) == 1:
+        return terms[0]
+    return ast.BoolOp(op=op(), values=terms)
