@@ -15,6 +15,15 @@ from errdex.models import SCHEMA_VERSION, ErrorSite, SourceTree
 
 _WORD = re.compile(r"[a-z0-9]+")
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
+WINDOW = 18  # lines of source either side of the site
+
+
+def fill_window(site: ErrorSite, lines: list[str]) -> None:
+    """sourceCode: WINDOW lines either side of the site's line, clipped to the file."""
+    start = max(1, site.line - WINDOW)
+    end = min(len(lines), site.line + WINDOW)
+    site.source_start, site.source_end = start, end
+    site.source_code = "\n".join(lines[start - 1:end])
 
 
 def record_id(repo: str, file_path: str, function: str, template: str, ordinal: int) -> str:

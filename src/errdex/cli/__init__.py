@@ -1,15 +1,45 @@
-"""The `errdex` command line: a thin layer over the library; each command group lives in its own module."""
+"""The `errdex` command line: a thin layer over the library; each command group lives in its own module.
+
+Errors errdex reports on purpose (`ErrdexError`) become one line on stderr
+and their `exit_code`, here and nowhere else.
+"""
+
+import sys
 
 import click
 
+from errdex.errors import ErrdexError
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except ErrdexError as exc:
+            click.echo(f"errdex: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="errdex")
 def main() -> None:
-    """errdex: index every error a codebase can raise, then explain any error text."""
+    """errdex: index every error a codebase can raise, then explain any error text.
+
+    Start with `errdex index SOURCE` (a folder, a git checkout, pypi:NAME==VER
+    or installed:DIST), then `errdex list`, `errdex show ID` or
+    `errdex explain "ValueError: ..."`.
+    """
 
 
 # --- command registration (one import + add_command per command module) ---
+from errdex.cli.index import index  # noqa: E402
+from errdex.cli.catalog import export, list_records, show, stats  # noqa: E402
+
+main.add_command(index)
+main.add_command(list_records)
+main.add_command(show)
+main.add_command(stats)
+main.add_command(export)
 
 
 if __name__ == "__main__":

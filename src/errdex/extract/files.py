@@ -43,7 +43,7 @@ def extract_file(root: str, rel_path: str, module: str, *, analyze: SiteAnalyzer
         facts.diagnostic = Diagnostic(rel_path, *problem)
         return facts
     try:
-        text = _decode(data)
+        text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         facts.diagnostic = Diagnostic(rel_path, "decode", f"cannot decode: {exc}")
         return facts
@@ -78,7 +78,7 @@ def _check_bytes(data: bytes, max_bytes: int) -> tuple[str, str] | None:
     return None
 
 
-def _decode(data: bytes) -> str:
+def decode_source(data: bytes) -> str:
     """Decode as Python does: BOM, PEP 263 coding cookie, else UTF-8; newlines normalised."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     text = data.decode(encoding)

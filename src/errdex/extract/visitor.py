@@ -25,7 +25,6 @@ _ABORT_FUNCS = frozenset({"flask.abort", "werkzeug.exceptions.abort", "abort"})
 # Calls that never raise through a codebase helper; skipped to keep the candidate list small.
 _NOT_HELPERS = frozenset({"print", "len", "isinstance", "super", "setattr", "getattr", "format"})
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "append", "write", "extend", "add"})
-WINDOW = 18
 _MESSAGE_PARAM = re.compile(r"msg|message|text|reason|detail|desc|what|err|why|explanation", re.I)
 
 #: Called for each site with (scope node, path from scope to site statement, site).
@@ -65,7 +64,6 @@ class ModuleWalker:
         self.builder = MessageBuilder(self.source_of, self._lookup)
         self.scopes: list[_Scope] = []
         self.path: list[ast.AST] = []
-        self._line_starts = _line_starts(lines)
 
     # -- entry ---------------------------------------------------------------
 
@@ -317,7 +315,6 @@ class ModuleWalker:
             return
         site = ErrorSite(self.facts.file_path, stmt.lineno, self._function_name(), "exception", None, None,
                          Template([], "helper"), end_line=stmt.end_lineno or stmt.lineno)
-        self._window(site)
         if self.analyze is not None and stmt.lineno in self.helper_lines:
             self._analyze(site)
         self.facts.helper_calls.append(HelperCall(resolved, site, args))
@@ -328,7 +325,6 @@ class ModuleWalker:
         site = ErrorSite(self.facts.file_path, stmt.lineno, self._function_name(), error_type, written,
                          self._resolve(written), template, severity=severity, http_status=http_status,
                          error_code=error_code, end_line=stmt.end_lineno or stmt.lineno)
-        self._window(site)
         if self.analyze is not None:
             self._analyze(site)
         self.facts.sites.append(site)
@@ -367,21 +363,6 @@ class ModuleWalker:
             if scope.kind == "function":
                 return scope.qualname
         return "<module>"
-
-    def _window(self, site: ErrorSite) -> None:
-        n = len(self.lines)
-        start = max(1, site.line - WINDOW)
-        end = min(n, site.line + WINDOW)
-        site.source_start, site.source_end = start, end
-        site.source_code = "\n".join(self.lines[start - 1:end])
-
-
-def _line_starts(lines: list[str]) -> list[int]:
-    out, pos = [], 0
-    for line in lines:
-        out.append(pos)
-        pos += len(line) + 1
-    return out
 
 
 def _same_tokens(seg: str, text: str) -> bool:

@@ -1,0 +1,197 @@
+"""`errdex index`: source -> extract (in worker processes) -> link -> analyze -> records -> store.
+
+The main process reads and hashes every file (the per-file cache key), hands
+the files the cache does not know to a process pool, links the results across
+files, builds the records and publishes them in one transaction. Results are
+sorted before linking, so the dataset is identical whatever `jobs` is.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from errdex.extract.files import cache_key, decode_source, extract_file
+from errdex.extract.link import Codebase, helper_sites
+from errdex.extract.scope import module_name
+from errdex.models import Diagnostic, DatasetInfo, DatasetMeta, ErrorSite, FileFacts, SourceTree
+from errdex.records import build_records, fill_window, url_base
+
+#: progress(stage, done, total): the CLI draws it; the library never prints.
+ProgressFn = Callable[[str, int, int], None]
+_BATCH = 24  # files per worker task: large enough to amortise pickling, small enough to balance
+
+
+@dataclass(slots=True)
+class IndexReport:
+    """What one `errdex index` run did."""
+
+    dataset: DatasetInfo
+    files: int
+    extracted: int                  # files parsed in this run (the rest came from the cache)
+    records: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def index_source(spec: str, db_path: str | Path = "errdex.db", *, jobs: int | None = None,
+                 repo: str | None = None, version: str | None = None, exclude: Sequence[str] = (),
+                 progress: ProgressFn | None = None, message: Callable[[str], None] | None = None) -> IndexReport:
+    """Index SOURCE into the SQLite file at `db_path` and publish it as one dataset."""
+    from errdex.sources import resolve_source
+
+    tree = resolve_source(spec, repo=repo, version=version, exclude=exclude, progress=message)
+    return index_tree(tree, db_path, jobs=jobs, progress=progress)
+
+
+def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None,
+               progress: ProgressFn | None = None) -> IndexReport:
+    from errdex.store import Store
+
+    started = time.perf_counter()
+    progress = progress or (lambda stage, done, total: None)
+    with Store.open(db_path) as store:
+        facts, texts, extracted = _extract_all(tree, store, jobs, progress)
+        sites, classes = link(facts, tree, jobs)
+        for site in sites:
+            fill_window(site, texts[site.file_path])
+        progress("records", 0, 1)
+        analyzed_at = _now()
+        modules = {f.file_path: f.module for f in facts}
+        records = build_records(tree, sites, classes, modules, analyzed_at)
+        progress("records", 1, 1)
+        diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]
+        diagnostics += [Diagnostic(path, reason, reason) for path, reason in tree.skipped]
+        meta = DatasetMeta(tree.repo, tree.version, tree.kind, sha=tree.sha, dirty=tree.dirty,
+                           analyzed_sha=tree.sha or tree.permalink_ref or tree.version,
+                           url_base=url_base(tree), analyzed_at=analyzed_at, file_count=len(tree.files),
+                           extra={"root": str(tree.root), "permalinkRef": tree.permalink_ref})
+        progress("publish", 0, 1)
+        info = store.publish(meta, records, diagnostics)
+        progress("publish", 1, 1)
+    return IndexReport(info, len(tree.files), extracted, len(records), diagnostics,
+                       time.perf_counter() - started)
+
+
+def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
+                 ) -> tuple[list[FileFacts], dict[str, list[str]], int]:
+    """Facts for every file: from the cache when the content is known, else from the workers."""
+    root = str(tree.root)
+    pkg_dirs = frozenset(f.rsplit("/", 1)[0] if "/" in f else "" for f in tree.files if f.endswith("__init__.py"))
+    modules = {f: module_name(f, pkg_dirs) for f in tree.files}
+    raw: dict[str, bytes] = {}
+    keys: dict[str, str] = {}
+    for rel in tree.files:
+        try:
+            data = Path(root, rel).read_bytes()
+        except OSError:
+            data = b""
+        raw[rel] = data
+        keys[rel] = cache_key(rel, modules[rel], data)
+    cached = store.cached_facts(list(keys.values()))
+    by_path: dict[str, FileFacts] = {}
+    todo = []
+    for rel in tree.files:
+        blob = cached.get(keys[rel])
+        if blob is not None:
+            by_path[rel] = pickle.loads(zlib.decompress(blob))
+        else:
+            todo.append(rel)
+    total = len(tree.files)
+    progress("extract", len(by_path), total)
+    fresh: dict[str, bytes] = {}
+    for rel, blob in _run_workers(root, [(rel, modules[rel]) for rel in todo], jobs):
+        by_path[rel] = pickle.loads(zlib.decompress(blob))
+        fresh[keys[rel]] = blob
+        if len(fresh) >= 200:
+            store.put_cached_facts(fresh)
+            fresh = {}
+        progress("extract", len(by_path), total)
+    if fresh:
+        store.put_cached_facts(fresh)
+    texts = {}
+    facts = [by_path[rel] for rel in tree.files]
+    for f in facts:
+        if f.sites or f.helper_calls:
+            texts[f.file_path] = decode_source(raw[f.file_path]).split("\n")
+    return facts, texts, len(todo)
+
+
+def _worker_batch(root: str, batch: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
+    analyze = _site_analyzer()
+    out = []
+    for rel, module in batch:
+        facts = extract_file(root, rel, module, analyze=analyze)
+        out.append((rel, zlib.compress(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL), 1)))
+    return out
+
+
+def _run_workers(root: str, items: list[tuple[str, str]], jobs: int | None):
+    """Yield (path, compressed facts) for each item, from a process pool unless jobs == 1."""
+    jobs = jobs or os.cpu_count() or 1
+    batches = [items[i:i + _BATCH] for i in range(0, len(items), _BATCH)]
+    if jobs <= 1 or len(batches) <= 1:
+        for b in batches:
+            yield from _worker_batch(root, b)
+        return
+    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        for result in pool.map(_worker_batch, [root] * len(batches), batches):
+            yield from result
+
+
+def link(facts: list[FileFacts], tree: SourceTree, jobs: int | None) -> tuple[list[ErrorSite], dict]:
+    """Resolve classes and helpers across files; analyze helper-call sites where the AST is needed again."""
+    cb = Codebase.from_facts(facts)
+    sites: list[ErrorSite] = [s for f in facts for s in f.sites]
+    calls = [c for f in facts for c in f.helper_calls]
+    through_helpers = helper_sites(cb, calls)
+    if through_helpers:
+        _analyze_helper_calls(tree, facts, through_helpers, jobs)
+    sites.extend(through_helpers)
+    refs = {s.class_ref for s in sites if s.class_ref}
+    classes = {ref: cb.class_info(ref) for ref in refs}
+    return sites, classes
+
+
+def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[ErrorSite],
+                          jobs: int | None) -> None:
+    """Helper calls are known only after linking: re-walk their files to analyze just those lines."""
+    analyze = _site_analyzer()
+    if analyze is None:
+        return
+    modules = {f.file_path: f.module for f in facts}
+    wanted: dict[str, set[int]] = {}
+    for s in sites:
+        wanted.setdefault(s.file_path, set()).add(s.line)
+    for rel, lines in wanted.items():
+        again = extract_file(str(tree.root), rel, modules[rel], analyze=analyze, helper_lines=frozenset(lines))
+        by_line = {c.site.line: c.site for c in again.helper_calls if c.site.condition is not None}
+        for s in sites:
+            done = by_line.get(s.line) if s.file_path == rel else None
+            if done is not None:
+                s.condition, s.condition_exact = done.condition, done.condition_exact
+                s.condition_reason, s.feeding = done.condition_reason, done.feeding
+                s.condition_calls = done.condition_calls
+
+
+def _now() -> str:
+    """ISO-8601 UTC with milliseconds, as the seed's analyzedAt."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _site_analyzer():
+    """The per-site analyzer (trigger condition, feeding values), if the analyze stage is present."""
+    try:
+        from errdex.analyze.site import analyze_site
+    except ImportError:
+        return None
+    return analyze_site
