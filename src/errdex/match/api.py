@@ -1,0 +1,154 @@
+"""`explain()`: any error text (or exception object) to ranked matches.
+
+The records and the compiled engine of a (db, datasets) pair are kept per
+process, keyed by the db path, its mtime and size, and the datasets asked
+for, so repeated calls are cheap; on disk, a slim copy of the records and the
+serialized hyperscan database live in `<db>.engine/`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from errdex.match.engine import PatternEngine
+from errdex.match.events import ErrorEvent, bare_message, parse_events
+from errdex.match.patterns import RecordRef
+from errdex.match.resolve import Match, RecordIndex, match_event
+from errdex.match.text import split_clean_lines
+
+DB_ENV = "ERRDEX_DB"
+_SLIM_VERSION = "1"
+
+
+@dataclass(slots=True)
+class MatchContext:
+    """Everything matching needs for one set of datasets."""
+
+    index: RecordIndex
+    engine: PatternEngine
+    datasets: list[str]
+
+    @classmethod
+    def from_records(cls, records: Iterable[dict], cache_dir: Path | None = None,
+                     backend: str = "auto", dataset: str = "") -> "MatchContext":
+        """Build from record dicts (seed format plus `errdex`)."""
+        refs = [RecordRef.from_record(i, r, r.get("_dataset", dataset)) for i, r in enumerate(records)]
+        return cls._from_refs(refs, cache_dir, backend, [dataset] if dataset else [])
+
+    @classmethod
+    def _from_refs(cls, refs: list[RecordRef], cache_dir: Path | None, backend: str,
+                   datasets: list[str]) -> "MatchContext":
+        return cls(RecordIndex(refs), PatternEngine(refs, cache_dir, backend), datasets)
+
+
+_CONTEXTS: dict[tuple, MatchContext] = {}
+
+
+def default_db() -> Path:
+    return Path(os.environ.get(DB_ENV) or "errdex.db")
+
+
+def load_context(db: str | os.PathLike | None = None, dataset: str | list[str] | None = None,
+                 backend: str = "auto") -> MatchContext:
+    """The (cached) context for a db file and datasets (default: newest of each repo)."""
+    path = Path(db) if db is not None else default_db()
+    if not path.exists():
+        from errdex.errors import ErrdexError
+        raise ErrdexError(f"no index at {path}: run `errdex index SOURCE` first")
+    wanted = [dataset] if isinstance(dataset, str) else sorted(dataset or [])
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, tuple(wanted), backend)
+    ctx = _CONTEXTS.get(key)
+    if ctx is None:
+        cache_dir = Path(str(path) + ".engine")
+        refs, names = _load_refs(path, wanted, key, cache_dir)
+        ctx = _CONTEXTS[key] = MatchContext._from_refs(refs, cache_dir, backend, names)
+    return ctx
+
+
+def _load_refs(path: Path, wanted: list[str], key: tuple, cache_dir: Path) -> tuple[list[RecordRef], list[str]]:
+    digest = hashlib.sha256(repr((_SLIM_VERSION,) + key[:4]).encode()).hexdigest()[:24]
+    slim = cache_dir / f"records-{digest}.json"
+    if slim.exists():
+        try:
+            state = json.loads(slim.read_text())
+            return [RecordRef.from_state(s) for s in state["records"]], state["datasets"]
+        except (ValueError, KeyError, TypeError):
+            pass
+    from errdex.store import Store
+
+    store = Store.open(path, readonly=True)
+    try:
+        names = wanted or _default_datasets(store)
+        refs: list[RecordRef] = []
+        for name in names:
+            info = store.resolve_dataset(name)
+            for record in store.iter_records(info.name):
+                refs.append(RecordRef.from_record(len(refs), record, info.name))
+    finally:
+        close = getattr(store, "close", None)
+        if close:
+            close()
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = slim.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps({"datasets": names, "records": [r.to_state() for r in refs]}))
+    os.replace(tmp, slim)
+    return refs, names
+
+
+def _default_datasets(store) -> list[str]:
+    """The newest published dataset of each repo."""
+    newest: dict[str, object] = {}
+    for info in store.datasets():
+        current = newest.get(info.repo)
+        if current is None or (info.published_at, info.id) > (current.published_at, current.id):
+            newest[info.repo] = info
+    return [info.name for info in newest.values()]
+
+
+def text_of(text_or_exception: str | BaseException) -> str:
+    if isinstance(text_or_exception, BaseException):
+        exc = text_or_exception
+        return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return text_or_exception
+
+
+def events_of(text: str) -> list[ErrorEvent]:
+    """Error events in pasted text; bare lines when nothing looks like an error."""
+    lines = split_clean_lines(text)
+    events = parse_events(lines)
+    if events:
+        return events
+    body = [(i, line) for i, line in enumerate(lines) if line.strip()]
+    out = [ErrorEvent(None, bare_message(line), [], i + 1, kind="text") for i, line in body]
+    if len(body) > 1:  # a message that spanned several lines
+        joined = " ".join(bare_message(line) for _, line in body)
+        out.append(ErrorEvent(None, joined, [], body[0][0] + 1, kind="text"))
+    if len(body) == 1:
+        expr = body[0][1].strip()
+        expr = expr[len("assert "):] if expr.startswith("assert ") else expr
+        out.append(ErrorEvent("AssertionError", "", [], body[0][0] + 1, kind="text", failing_expr=expr))
+    return out
+
+
+def explain(text_or_exception: str | BaseException, db: str | os.PathLike | None = None,
+            dataset: str | list[str] | None = None, *, context: MatchContext | None = None) -> list[Match]:
+    """Ranked records for an error text, traceback, log excerpt or exception object."""
+    ctx = context or load_context(db, dataset)
+    return match_events(events_of(text_of(text_or_exception)), ctx)
+
+
+def match_events(events: list[ErrorEvent], ctx: MatchContext) -> list[Match]:
+    """All events' matches, best first, one entry per record."""
+    best: dict[str, Match] = {}
+    for event in events:
+        for m in match_event(event, ctx.index, ctx.engine):
+            if m.id not in best or m.score > best[m.id].score:
+                best[m.id] = m
+    return sorted(best.values(), key=lambda m: (-m.score, m.log_line or 0))

@@ -1,0 +1,303 @@
+"""PatternEngine: every record's message pattern in one linear-time matcher.
+
+Two backends give the same answers:
+
+* hyperscan (when importable): one block-mode database holding, per record,
+  the capture-free line regex (id = record index) and the prefix key
+  (id = N + index), plus a few marker patterns for log scanning. The compiled
+  database is serialized to `<cache dir>/<sha256 of expressions>.hsdb`, so
+  later runs load it in well under a second instead of compiling again.
+* pure Python: pyahocorasick over each pattern's longest whitespace-free
+  literal token, which any rendering contains verbatim, then `re`.
+
+Backends only propose candidates (a superset of the true ones for the
+fallback, the exact set for hyperscan); the verification in `patterns.py`
+decides, so results cannot depend on the backend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from errdex.match.patterns import (
+    MessageHit, RecordRef, hs_escape, line_regex, longest_token, normalize_space,
+    prefix_key, verify_full, verify_prefix, verify_regex, LINE_SPACE,
+)
+
+try:  # hyperscan ships wheels for x86-64 Linux only
+    import hyperscan
+except ImportError:  # pragma: no cover - depends on the platform
+    hyperscan = None
+
+#: Marker patterns for log scanning: what makes a line worth a closer look.
+MARKERS: dict[str, str] = {
+    "traceback": r"Traceback \(most recent call last\):",
+    "frame": r'File "[^"\n]+", line [0-9]+',
+    "errline": r"(Error|Exception|Warning|Exit|Interrupt)(\([A-Za-z0-9_.]*\))?(:|\r?$)",
+    "pytest": r"^E {2,}[^ \n]",
+}
+MARKER_NAMES = tuple(MARKERS)
+
+
+@dataclass(slots=True)
+class LineHits:
+    """What the engine saw on one line of a scanned block."""
+
+    start: int = 0                                       # byte offset of the line in the block
+    candidates: set[int] = field(default_factory=set)   # record indexes (line regex hit)
+    markers: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class EngineStats:
+    backend: str
+    patterns: int
+    build_seconds: float
+    loaded_from_cache: bool
+    size_bytes: int = 0
+
+
+class PatternEngine:
+    """All matchable records of the chosen datasets, compiled once."""
+
+    def __init__(self, records: list[RecordRef], cache_dir: Path | None = None,
+                 backend: str = "auto") -> None:
+        self.records = records
+        self.count = len(records)
+        self._verify: dict[int, re.Pattern] = {}
+        self._line: dict[int, re.Pattern] = {}
+        self.matchable = [r for r in records if r.matchable]
+        started = time.perf_counter()
+        if backend == "auto":
+            backend = "hyperscan" if hyperscan is not None else "python"
+        if backend == "hyperscan":
+            self._backend = _HyperscanBackend(self, cache_dir)
+        elif backend == "python":
+            self._backend = _AhoCorasickBackend(self)
+        else:
+            raise ValueError(f"unknown engine backend {backend!r}")
+        self.stats = EngineStats(
+            backend=backend, patterns=len(self.matchable),
+            build_seconds=time.perf_counter() - started,
+            loaded_from_cache=getattr(self._backend, "loaded_from_cache", False),
+            size_bytes=getattr(self._backend, "size_bytes", 0),
+        )
+
+    @property
+    def backend(self) -> str:
+        return self.stats.backend
+
+    def verify_pattern(self, idx: int) -> re.Pattern:
+        compiled = self._verify.get(idx)
+        if compiled is None:
+            compiled = self._verify[idx] = re.compile(verify_regex(self.records[idx].chunks), re.S)
+        return compiled
+
+    def line_pattern(self, idx: int) -> re.Pattern:
+        compiled = self._line.get(idx)
+        if compiled is None:
+            compiled = self._line[idx] = re.compile(line_regex(self.records[idx].chunks))
+        return compiled
+
+    def match_message(self, message: str) -> list[MessageHit]:
+        """Every record whose template matches the message fully, inside it, or as a prefix."""
+        text = normalize_space(message)
+        if not text:
+            return []
+        full_ids, prefix_ids = self._backend.candidates(text)
+        hits: list[MessageHit] = []
+        done: set[int] = set()
+        for idx in sorted(full_ids):
+            hit = verify_full(self.records[idx], text, self.verify_pattern(idx))
+            if hit is not None:
+                hits.append(hit)
+                done.add(idx)
+        for idx in sorted(prefix_ids - done):
+            hit = verify_prefix(self.records[idx], text)
+            if hit is not None:
+                hits.append(hit)
+        return hits
+
+    def scan_block(self, data: bytes) -> dict[int, LineHits]:
+        """Lines (0-based within `data`) holding a template rendering or a marker."""
+        return self._backend.scan_block(data)
+
+
+class _HyperscanBackend:
+    """Candidates from one hyperscan block-mode database."""
+
+    def __init__(self, engine: PatternEngine, cache_dir: Path | None) -> None:
+        self.engine = engine
+        n = engine.count
+        exprs: list[bytes] = []
+        ids: list[int] = []
+        flags: list[int] = []
+        for rec in engine.matchable:
+            exprs.append(hs_escape(line_regex(rec.chunks)))
+            ids.append(rec.idx)
+            flags.append(0)
+            key = prefix_key(rec.chunks).strip()
+            if key:
+                exprs.append(hs_escape(_space_regex(key)))
+                ids.append(n + rec.idx)
+                flags.append(0)
+        for k, name in enumerate(MARKER_NAMES):
+            exprs.append(MARKERS[name].encode())
+            ids.append(2 * n + k)
+            flags.append(hyperscan.HS_FLAG_MULTILINE)
+        self.loaded_from_cache = False
+        self.db = self._load_or_compile(exprs, ids, flags, cache_dir)
+        self.size_bytes = self.db.size() if callable(getattr(self.db, "size", None)) else 0
+
+    def _load_or_compile(self, exprs, ids, flags, cache_dir: Path | None):
+        digest = hashlib.sha256()
+        for expr, pid, flag in zip(exprs, ids, flags):
+            digest.update(b"%d:%d:" % (pid, flag) + expr + b"\0")
+        path = cache_dir / f"{digest.hexdigest()[:32]}.hsdb" if cache_dir else None
+        if path is not None and path.exists():
+            try:
+                db = hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
+                db.scratch = hyperscan.Scratch(db)
+                self.loaded_from_cache = True
+                return db
+            except Exception:  # stale or foreign platform: compile again
+                pass
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        db.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=flags)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(hyperscan.dumpb(db))
+            os.replace(tmp, path)
+        return db
+
+    def candidates(self, text: str) -> tuple[set[int], set[int]]:
+        n = self.engine.count
+        found: set[int] = set()
+        self.db.scan(text.encode("utf-8"), match_event_handler=_collect_ids, context=found)
+        full = {i for i in found if i < n}
+        prefix = {i - n for i in found if n <= i < 2 * n}
+        return full, prefix
+
+    def scan_block(self, data: bytes) -> dict[int, LineHits]:
+        n = self.engine.count
+        raw: list[tuple[int, int]] = []
+        self.db.scan(data, match_event_handler=_collect_offsets, context=raw)
+        raw.sort(key=lambda item: item[1])
+        lines: dict[int, LineHits] = {}
+        line_no, pos = 0, 0
+        for pid, end in raw:
+            if pid >= n and pid < 2 * n:
+                continue  # prefix keys matter for pasted text, not for logs
+            line_no += data.count(b"\n", pos, end - 1) if end - 1 > pos else 0
+            pos = max(pos, end - 1)
+            hits = lines.get(line_no)
+            if hits is None:
+                hits = lines[line_no] = LineHits(data.rfind(b"\n", 0, end - 1) + 1)
+            if pid < n:
+                hits.candidates.add(pid)
+            else:
+                hits.markers.add(MARKER_NAMES[pid - 2 * n])
+        return lines
+
+
+def _collect_ids(pid, start, end, flags, context) -> None:
+    context.add(pid)
+
+
+def _collect_offsets(pid, start, end, flags, context) -> None:
+    context.append((pid, end))
+
+
+def _space_regex(text: str) -> str:
+    return LINE_SPACE.join(re.escape(p) for p in text.split())
+
+
+class _AhoCorasickBackend:
+    """Pure-Python candidates: Aho-Corasick on literal tokens, then `re`."""
+
+    def __init__(self, engine: PatternEngine) -> None:
+        import ahocorasick
+
+        self.engine = engine
+        n = engine.count
+        table: dict[str, list[int]] = defaultdict(list)
+        for rec in engine.matchable:
+            token = max((longest_token(c) for c in rec.chunks), key=len, default="")
+            if token:
+                table[token].append(rec.idx)
+            key_token = longest_token(prefix_key(rec.chunks))
+            if key_token:
+                table[key_token].append(n + rec.idx)
+        self.automaton = ahocorasick.Automaton()
+        self.bytes_automaton = ahocorasick.Automaton()
+        for token, ids in table.items():
+            self.automaton.add_word(token, tuple(ids))
+            # Same token as it looks in UTF-8 bytes read as latin-1 (log blocks).
+            self.bytes_automaton.add_word(token.encode("utf-8").decode("latin-1"), tuple(ids))
+        if table:
+            self.automaton.make_automaton()
+            self.bytes_automaton.make_automaton()
+        self.empty = not table
+        self.markers = {name: re.compile(rx, re.M) for name, rx in MARKERS.items()}
+
+    def _tokens(self, text: str) -> set[int]:
+        found: set[int] = set()
+        if self.empty:
+            return found
+        for _end, ids in self.automaton.iter(text):
+            found.update(ids)
+        return found
+
+    def candidates(self, text: str) -> tuple[set[int], set[int]]:
+        n = self.engine.count
+        found = self._tokens(text)
+        full = {i for i in found if i < n and self.engine.line_pattern(i).search(text)}
+        prefix = {i - n for i in found if i >= n}
+        return full, prefix
+
+    def scan_block(self, data: bytes) -> dict[int, LineHits]:
+        n = self.engine.count
+        text = data.decode("latin-1")   # one char per byte: offsets are byte offsets
+        starts = _LineStarts(text)
+        lines: dict[int, LineHits] = {}
+        if not self.empty:
+            per_line: dict[int, set[int]] = defaultdict(set)
+            for end, ids in self.bytes_automaton.iter(text):
+                per_line[starts.line_of(end)].update(i for i in ids if i < n)
+            for line_no, ids in per_line.items():
+                line = starts.line_text(line_no).encode("latin-1").decode("utf-8", "replace")
+                good = {i for i in ids if self.engine.line_pattern(i).search(line)}
+                if good:
+                    hits = lines.setdefault(line_no, LineHits(starts.starts[line_no]))
+                    hits.candidates.update(good)
+        for name, rx in self.markers.items():
+            for m in rx.finditer(text):
+                line_no = starts.line_of(m.end() - 1)
+                lines.setdefault(line_no, LineHits(starts.starts[line_no])).markers.add(name)
+        return lines
+
+
+class _LineStarts:
+    """Offset -> line number over one block of text, by binary search."""
+
+    def __init__(self, text: str) -> None:
+        import bisect
+
+        self._bisect = bisect.bisect_right
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_of(self, offset: int) -> int:
+        return self._bisect(self.starts, offset) - 1
+
+    def line_text(self, line_no: int) -> str:
+        start = self.starts[line_no]
+        end = self.starts[line_no + 1] - 1 if line_no + 1 < len(self.starts) else len(self.text)
+        return self.text[start:end]

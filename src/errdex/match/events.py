@@ -1,0 +1,283 @@
+"""Cut cleaned lines into error events: tracebacks, pytest failures, warnings, bare lines.
+
+A traceback block starts at `Traceback (most recent call last):` (or at a
+header-less frame, as Ray prints remote errors); whatever precedes the header
+on its line is the block's prefix, and following lines carrying the same
+prefix (timestamps may change) belong to the block, so interleaved output of
+several processes separates cleanly. Chained exceptions form one chain whose
+last printed exception is the primary one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from errdex.match.text import (
+    LOG_START, parse_exception_line, prefix_regex, strip_log_prefix,
+)
+
+TRACEBACK_HEADER = re.compile(r"(?:Exception Group )?Traceback \(most recent call last\):")
+FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
+_FRAME_START = re.compile(r'^(?P<pre>.*?)\s*File "[^"]+", line \d+')
+_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+_PYTEST_E = re.compile(r"^E(?P<pad> {2,})(?P<body>.*)$")
+_PYTEST_IN = re.compile(r"^(?P<path>\S[^:]*\.py):(?P<line>\d+): in (?P<func>\S+)\s*$")
+_PYTEST_AT = re.compile(r"^(?P<path>\S[^:]*\.py):(?P<line>\d+): (?P<cls>[A-Za-z_][\w.]*)?\s*$")
+_PYTEST_SECTION = re.compile(r"^(?:_{3,}|={3,})")
+_WARNING_AT = re.compile(r"(?P<path>\S+\.py):(?P<line>\d+):\s*$")
+MAX_BLOCK_LINES = 2000
+MAX_MESSAGE_LINES = 20
+
+
+@dataclass(slots=True)
+class Frame:
+    path: str
+    line: int
+    function: str | None = None
+
+
+@dataclass(slots=True)
+class ErrorEvent:
+    """One exception (or warning) as printed."""
+
+    error_class: str | None
+    message: str
+    frames: list[Frame] = field(default_factory=list)
+    log_line: int | None = None       # 1-based line of the message line
+    chain: int = 0                    # position in its chain, 0 = printed first
+    primary: bool = True              # last printed exception of its chain
+    kind: str = "line"                # traceback | pytest | warning | line | text
+    failing_expr: str | None = None   # `assert <expr>` shown by pytest
+
+
+@dataclass(slots=True)
+class ParsedBlock:
+    events: list[ErrorEvent]
+    consumed: set[int]                # line indexes used by the block
+    complete: bool                    # False when the lines ran out mid-block
+
+
+def parse_events(lines: list[str], first_line: int = 1) -> list[ErrorEvent]:
+    """Every error event in cleaned lines, in order of their message line."""
+    events: list[ErrorEvent] = []
+    consumed: set[int] = set()
+    for i, line in enumerate(lines):
+        if i in consumed:
+            continue
+        block = parse_at(lines, i, first_line)
+        if block is None:
+            continue
+        consumed |= block.consumed
+        events.extend(block.events)
+    events.sort(key=lambda e: (e.log_line or 0, e.chain))
+    return events
+
+
+def parse_at(lines: list[str], i: int, first_line: int = 1) -> ParsedBlock | None:
+    """The event(s) starting at line `i`, if that line starts one."""
+    line = lines[i]
+    header = TRACEBACK_HEADER.search(line)
+    if header:
+        return _parse_traceback(lines, i, line[:header.start()], True, first_line)
+    frame = _FRAME_START.match(line)
+    if frame and FRAME.match(line[len(frame.group("pre")):]):
+        return _parse_traceback(lines, i, frame.group("pre"), False, first_line)
+    if _PYTEST_E.match(line):
+        return _parse_pytest(lines, i, first_line)
+    return _parse_line(line, i, first_line)
+
+
+def _parse_line(line: str, i: int, first_line: int) -> ParsedBlock | None:
+    parsed = parse_exception_line(line, strict=False)
+    if parsed is None:
+        return None
+    cls, message, start = parsed
+    frames = []
+    at = _WARNING_AT.search(line[:start])
+    if at:  # warnings.showwarning: "path.py:12: UserWarning: message"
+        frames.append(Frame(at.group("path"), int(at.group("line"))))
+    kind = "warning" if cls and cls.endswith("Warning") else "line"
+    event = ErrorEvent(cls, message, frames, first_line + i, kind=kind)
+    return ParsedBlock([event], {i}, True)
+
+
+class _BlockLines:
+    """Lines of one block: those carrying the block's prefix, with it removed."""
+
+    def __init__(self, lines: list[str], start: int, prefix: str) -> None:
+        self.lines, self.pos = lines, start
+        self.prefix_re = prefix_regex(prefix) if prefix.strip() else None
+        self.plain_indent = len(prefix) if not prefix.strip() else 0
+        self.consumed: set[int] = {start}
+
+    def next(self) -> tuple[int, str] | None:
+        """The next line of this block, skipping other processes' lines."""
+        skipped = 0
+        while self.pos + 1 < len(self.lines) and skipped < 200:
+            self.pos += 1
+            line = self.lines[self.pos]
+            body = self._body(line)
+            if body is not None:
+                return self.pos, body
+            skipped += 1
+        return None
+
+    def peek(self) -> tuple[int, str] | None:
+        saved = self.pos
+        found = self.next()
+        self.pos = saved
+        return found
+
+    def _body(self, line: str) -> str | None:
+        if self.prefix_re is None:
+            return line[self.plain_indent:] if line[:self.plain_indent].isspace() else line
+        m = self.prefix_re.match(line)
+        return line[m.end():] if m else None
+
+    def drop_prefix(self) -> None:
+        """Logging's `logger.exception` prefixes only the first line."""
+        self.prefix_re, self.plain_indent = None, 0
+
+
+def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
+                     first_line: int) -> ParsedBlock:
+    block = _BlockLines(lines, start, prefix)
+    if prefix.strip():
+        nxt = block.peek()
+        ahead = lines[start + 1] if start + 1 < len(lines) else ""
+        if (nxt is None or nxt[0] != start + 1) and FRAME.match(ahead):
+            block.drop_prefix()
+    events: list[ErrorEvent] = []
+    frames: list[Frame] = []
+    if not header:
+        first = FRAME.match(lines[start][len(prefix):])
+        frames.append(Frame(first.group("path"), int(first.group("line")), first.group("func")))
+    complete = False
+    while (item := block.next()) is not None:
+        idx, body = item
+        if idx - start > MAX_BLOCK_LINES:
+            break
+        stripped = body.strip()
+        frame = FRAME.match(body)
+        if frame:
+            frames.append(Frame(frame.group("path"), int(frame.group("line")), frame.group("func")))
+        elif TRACEBACK_HEADER.match(stripped):
+            frames = []
+        elif not stripped or body[:1].isspace() or stripped.startswith(_CHAIN):
+            pass  # source lines, carets, "[Previous line repeated]", chain markers
+        else:
+            parsed = parse_exception_line(stripped, strict=True)
+            if parsed is None:
+                block.consumed.add(idx)
+                break
+            cls, message = parsed[0], parsed[1]
+            message = _continuation(block, message)
+            events.append(ErrorEvent(cls, message, frames, first_line + idx, kind="traceback"))
+            block.consumed.add(idx)
+            frames = []
+            if not _chain_follows(block):
+                complete = True
+                break
+            continue
+        block.consumed.add(idx)
+    if not complete and frames:  # cut off before the exception line
+        events.append(ErrorEvent(None, "", frames, first_line + block.pos, kind="traceback"))
+    _mark_chain(events)
+    return ParsedBlock(events, block.consumed, complete)
+
+
+def _continuation(block: _BlockLines, message: str) -> str:
+    """Further lines of a multi-line exception message."""
+    parts = [message]
+    for _ in range(MAX_MESSAGE_LINES):
+        item = block.peek()
+        if item is None:
+            break
+        idx, body = item
+        stripped = body.strip()
+        if (not stripped or stripped.startswith(_CHAIN) or TRACEBACK_HEADER.search(body)
+                or FRAME.match(body) or LOG_START.match(body) or _FRAME_START.match(body)):
+            break
+        block.next()
+        block.consumed.add(idx)
+        parts.append(stripped)
+    return "\n".join(p for p in parts if p)
+
+
+def _chain_follows(block: _BlockLines) -> bool:
+    """After an exception line: does a chained traceback come next?"""
+    saved = block.pos
+    for _ in range(3):
+        item = block.next()
+        if item is None:
+            break
+        idx, body = item
+        stripped = body.strip()
+        if stripped.startswith(_CHAIN) or TRACEBACK_HEADER.match(stripped):
+            block.consumed.add(idx)
+            return True
+        if stripped:
+            break
+    block.pos = saved
+    return False
+
+
+def _mark_chain(events: list[ErrorEvent]) -> None:
+    for position, event in enumerate(events):
+        event.chain = position
+        event.primary = position == len(events) - 1
+
+
+def _parse_pytest(lines: list[str], i: int, first_line: int) -> ParsedBlock:
+    """A run of pytest `E   ` lines, with the frames pytest printed around it."""
+    run: list[str] = []
+    j = i
+    while j < len(lines) and (m := _PYTEST_E.match(lines[j])):
+        run.append(m.group("body"))
+        j += 1
+    consumed = set(range(i, j))
+    frames = _pytest_frames_before(lines, i)
+    for k in range(j, min(j + 3, len(lines))):
+        at = _PYTEST_AT.match(lines[k])
+        if at:
+            frames.append(Frame(at.group("path"), int(at.group("line"))))
+            consumed.add(k)
+            break
+    event = _pytest_event(run, first_line + i)
+    event.frames = frames
+    return ParsedBlock([event], consumed, True)
+
+
+def _pytest_frames_before(lines: list[str], i: int) -> list[Frame]:
+    frames: list[Frame] = []
+    for k in range(i - 1, max(-1, i - 300), -1):
+        line = lines[k]
+        if _PYTEST_SECTION.match(line):
+            break
+        m = _PYTEST_IN.match(line)
+        if m:
+            frames.append(Frame(m.group("path"), int(m.group("line")), m.group("func")))
+    frames.reverse()
+    return frames
+
+
+def _pytest_event(run: list[str], log_line: int) -> ErrorEvent:
+    first = run[0].strip()
+    if first.startswith("assert "):
+        return ErrorEvent("AssertionError", "", [], log_line, kind="pytest",
+                          failing_expr=first[len("assert "):])
+    parsed = parse_exception_line(first, strict=False) or parse_exception_line(first, strict=True)
+    cls, message = (parsed[0], parsed[1]) if parsed else (None, first)
+    rest = [line.strip() for line in run[1:] if line.strip()]
+    expr = None
+    if rest and rest[0].startswith("assert "):
+        expr = rest[0][len("assert "):]
+        rest = []
+    message = "\n".join([message] + [r for r in rest if not r.startswith(("+", "-", "?"))])
+    return ErrorEvent(cls, message.strip(), [], log_line, kind="pytest", failing_expr=expr)
+
+
+def bare_message(line: str) -> str:
+    """The message part of a line that names no class."""
+    return strip_log_prefix(line)

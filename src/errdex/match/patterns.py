@@ -1,0 +1,249 @@
+"""One record's message pattern, taken apart for matching.
+
+A record's `messagePattern` is literal chunks (regex-escaped) joined by `(.+?)`
+groups. This module owns turning it back into chunks and deriving from them
+everything the engines and the verifier need: the verification regexes, the
+hyperscan expressions, the prefilter tokens, and the procedural prefix match
+used for truncated text. Both engine backends share this code, so they give
+identical answers as long as each returns a superset of the true candidates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+GROUP = "(.+?)"
+#: Whitespace that counts as "a run of spaces" inside one log line.
+LINE_SPACE = r"[ \t\x0b\x0c]+"
+#: Templates with fewer literal characters than this never match on their own.
+MIN_LITERAL = 4
+#: A prefix match must contain this many characters of the first literal chunk.
+PREFIX_KEY_LEN = 16
+
+_WS = re.compile(r"\s+")
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
+
+
+def normalize_space(text: str) -> str:
+    """Every whitespace run becomes one space; the ends are stripped."""
+    return _WS.sub(" ", text).strip()
+
+
+@dataclass(slots=True)
+class RecordRef:
+    """The slice of a record that matching needs (full records are large)."""
+
+    idx: int
+    id: str
+    repo: str
+    file_path: str
+    line: int
+    error_class: str | None
+    error_message: str
+    message_pattern: str
+    error_type: str
+    is_test: bool
+    function: str
+    class_bases: list[str]
+    placeholders: dict[str, str]
+    groups: list[str]
+    condition: str | None
+    condition_exact: bool | None
+    assert_test: str | None
+    dataset: str = ""
+    chunks: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_record(cls, idx: int, record: dict, dataset: str = "") -> "RecordRef":
+        """Build from a store record dict (seed fields plus `errdex`)."""
+        extra = record.get("errdex") or {}
+        pattern = record.get("messagePattern") or ""
+        chunks = split_pattern(pattern)
+        groups = list(extra.get("groups") or [])
+        if len(groups) != len(chunks) - 1:
+            groups = [f"_{i + 1}" for i in range(len(chunks) - 1)]
+        return cls(
+            idx=idx, id=record["id"], repo=record.get("repo") or "",
+            file_path=record.get("filePath") or "", line=int(record.get("lineNumber") or 0),
+            error_class=record.get("errorClass"), error_message=record.get("errorMessage") or "",
+            message_pattern=pattern, error_type=record.get("errorType") or "exception",
+            is_test="test" in (record.get("tags") or []),
+            function=extra.get("function") or "", class_bases=list(extra.get("classBases") or []),
+            placeholders=dict(extra.get("placeholders") or {}), groups=groups,
+            condition=extra.get("condition"), condition_exact=extra.get("conditionExact"),
+            assert_test=extra.get("assertTest"), dataset=dataset, chunks=chunks,
+        )
+
+    def to_state(self) -> dict:
+        """Plain dict for the on-disk cache."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "RecordRef":
+        return cls(**state)
+
+    @property
+    def literal_length(self) -> int:
+        return sum(len(c.strip()) for c in self.chunks)
+
+    @property
+    def matchable(self) -> bool:
+        """False for all-placeholder or nearly-empty templates (frames only)."""
+        return bool(self.message_pattern) and self.literal_length >= MIN_LITERAL
+
+    @property
+    def function_name(self) -> str:
+        return self.function.rsplit(".", 1)[-1]
+
+
+def split_pattern(pattern: str) -> list[str]:
+    """Literal chunks of a messagePattern, unescaped; `len(groups) + 1` items."""
+    chunks: list[str] = []
+    current: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern.startswith(GROUP, i):
+            chunks.append("".join(current))
+            current = []
+            i += len(GROUP)
+        elif pattern[i] == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            current.append(_SIMPLE_ESCAPES.get(nxt, nxt))
+            i += 2
+        else:
+            current.append(pattern[i])
+            i += 1
+    chunks.append("".join(current))
+    return chunks
+
+
+def _chunk_regex(chunk: str, space: str) -> str:
+    """Escape a literal chunk for Python `re`, whitespace runs flexible."""
+    pieces = re.split(r"(\s+)", chunk)
+    return "".join(space if p and p.isspace() else re.escape(p) for p in pieces)
+
+
+def verify_regex(chunks: list[str], space: str = r"\s+") -> str:
+    """The Python regex with one capture group per placeholder."""
+    return GROUP.join(_chunk_regex(c, space) for c in chunks)
+
+
+def line_regex(chunks: list[str]) -> str:
+    """Capture-free regex for finding a rendering inside one raw log line.
+
+    Leading and trailing placeholders are dropped: they only need one
+    character, and dropping them keeps hyperscan from reporting a match at
+    every offset after the last literal.
+    """
+    inner = list(chunks)
+    if len(inner) > 1 and inner[0] == "":
+        inner = inner[1:]
+    if len(inner) > 1 and inner[-1] == "":
+        inner = inner[:-1]
+    return ".+?".join(_chunk_regex(c, LINE_SPACE) for c in inner)
+
+
+def prefix_key(chunks: list[str]) -> str:
+    """The text a prefix match must contain: the start of the first literal chunk."""
+    for chunk in chunks:
+        norm = _WS.sub(" ", chunk)
+        if norm.strip():
+            return norm[:PREFIX_KEY_LEN]
+    return ""
+
+
+def longest_token(text: str) -> str:
+    """Longest whitespace-free piece: present verbatim in any rendering."""
+    tokens = text.split()
+    return max(tokens, key=len) if tokens else ""
+
+
+def hs_escape(regex_text: str) -> bytes:
+    """A Python regex built by this module, as hyperscan bytes.
+
+    Our regexes use only `re.escape` output, `.+?` and the space class, all of
+    which hyperscan reads the same way; non-ASCII literals go as UTF-8 bytes
+    escaped one by one.
+    """
+    out = bytearray()
+    for ch in regex_text:
+        code = ord(ch)
+        if code < 128:
+            out += ch.encode()
+        else:
+            out += "".join(f"\\x{b:02x}" for b in ch.encode("utf-8")).encode()
+    return bytes(out)
+
+
+@dataclass(slots=True)
+class MessageHit:
+    """A record's template found in a message, with the captured values."""
+
+    record: RecordRef
+    kind: str                   # "full" | "contained" | "prefix"
+    values: list[str]           # one per capture group (fewer for a prefix match)
+    literal_covered: int        # literal characters of the template seen in the text
+    message_length: int
+
+    @property
+    def coverage(self) -> float:
+        return self.literal_covered / max(1, self.message_length)
+
+
+def verify_full(record: RecordRef, message: str, compiled: re.Pattern) -> MessageHit | None:
+    """Full or contained match of the template in a normalised message."""
+    m = compiled.fullmatch(message)
+    kind = "full"
+    if m is None:
+        m = compiled.search(message)
+        kind = "contained"
+        if m is None:
+            return None
+        if record.chunks[-1] == "" and len(record.chunks) > 1:
+            # A trailing value runs to the end of the message, not one character.
+            tail = message[m.start(m.lastindex):] if m.lastindex else ""
+            values = list(m.groups()[:-1]) + [tail]
+            return MessageHit(record, kind, values, record.literal_length, len(message))
+    return MessageHit(record, kind, list(m.groups()), record.literal_length, len(message))
+
+
+def verify_prefix(record: RecordRef, message: str) -> MessageHit | None:
+    """The message is a prefix of some rendering of the template (truncated text).
+
+    Chunks are consumed in order with `str.find` (the lazy-group reading);
+    the message may end inside a value or inside a literal chunk.
+    """
+    chunks = [_WS.sub(" ", c) for c in record.chunks]
+    key = prefix_key(record.chunks)
+    if not key or key.strip() not in message:
+        return None
+    first = chunks[0]
+    if len(message) <= len(first):
+        if first.startswith(message) and len(message.strip()) >= len(key.strip()):
+            return MessageHit(record, "prefix", [], len(message), len(message))
+        return None
+    if not message.startswith(first):
+        return None
+    pos, covered, values = len(first), len(first.strip()), []
+    for chunk in chunks[1:]:
+        found = message.find(chunk, pos + 1) if chunk else -1
+        if chunk and found > pos:
+            values.append(message[pos:found])
+            pos, covered = found + len(chunk), covered + len(chunk.strip())
+            continue
+        rest = message[pos:]
+        cut = _partial_chunk_start(rest, chunk)
+        values.append(rest[:cut] if cut else rest)
+        covered += len(rest) - cut if cut else 0
+        return MessageHit(record, "prefix", values, covered, len(message))
+    return None  # the whole template fit: that is a full match, not a prefix
+
+
+def _partial_chunk_start(rest: str, chunk: str) -> int:
+    """Where a truncated start of `chunk` begins at the end of `rest` (0 if none)."""
+    for start in range(1, len(rest)):
+        tail = rest[start:]
+        if len(tail) <= len(chunk) and chunk.startswith(tail):
+            return start
+    return 0

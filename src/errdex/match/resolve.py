@@ -1,0 +1,265 @@
+"""From error events to ranked records: frames first, then message patterns.
+
+Ranking (highest first): a frame match; then a full-template match with the
+class agreeing; then longer literal coverage; then fewer placeholders.
+Records in test code rank below library code; the primary exception of a
+chain ranks above the ones it wraps.
+
+Confidence is `high` when either
+  * a frame of the traceback resolves to the record (file by path suffix,
+    then the exact line, or the same function with the template matching or
+    the line within drift) and the class agrees or is unknown; or
+  * the template matches the whole message, the printed class agrees with the
+    record's class or one of its ancestors, at least 12 literal characters of
+    the template are present and they cover at least half of the message;
+and, in both cases, the deepest frame printed (if any) lies in indexed code.
+A bare `assert` record named by its failing expression is `high` when that
+expression is the only one of its kind in the index. Everything else is `low`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from errdex.match.conditions import ConditionCheck, check_condition
+from errdex.match.engine import PatternEngine
+from errdex.match.events import ErrorEvent, Frame
+from errdex.match.patterns import MessageHit, RecordRef, normalize_space, verify_full, verify_prefix
+
+HIGH_MIN_LITERAL = 12
+HIGH_MIN_COVERAGE = 0.5
+LINE_DRIFT = 40
+MAX_MATCHES_PER_EVENT = 10
+_KIND_SCORE = {"full": 40.0, "contained": 30.0, "prefix": 20.0}
+
+
+@dataclass(slots=True)
+class Match:
+    """One record explaining one error event, with the values bound from the text."""
+
+    id: str
+    repo: str
+    file_path: str
+    line_number: int
+    error_class: str | None
+    error_message: str
+    score: float
+    confidence: str                     # "high" | "low"
+    via: str                            # "frame" | "message"
+    bindings: dict[str, str] = field(default_factory=dict)
+    expressions: dict[str, str] = field(default_factory=dict)   # placeholder -> source expr
+    match_kind: str = "full"            # full | contained | prefix | line | assert
+    condition_check: ConditionCheck | None = None
+    log_line: int | None = None
+    chain: int = 0
+    primary: bool = True
+    dataset: str = ""
+
+    def to_dict(self) -> dict:
+        out = {
+            "id": self.id, "repo": self.repo, "filePath": self.file_path,
+            "lineNumber": self.line_number, "errorClass": self.error_class,
+            "errorMessage": self.error_message, "score": self.score,
+            "confidence": self.confidence, "via": self.via, "bindings": dict(self.bindings),
+            "expressions": dict(self.expressions), "matchKind": self.match_kind,
+            "chain": self.chain, "primary": self.primary,
+        }
+        if self.condition_check is not None:
+            out["conditionCheck"] = self.condition_check.to_dict()
+        if self.log_line is not None:
+            out["logLine"] = self.log_line
+        return out
+
+
+class RecordIndex:
+    """Records by file, by path suffix and by assert expression."""
+
+    def __init__(self, records: list[RecordRef]) -> None:
+        self.records = records
+        self.by_file: dict[str, list[RecordRef]] = defaultdict(list)
+        self.by_basename: dict[str, set[str]] = defaultdict(set)
+        self.by_assert: dict[str, list[RecordRef]] = defaultdict(list)
+        for rec in records:
+            self.by_file[rec.file_path].append(rec)
+            self.by_basename[rec.file_path.rsplit("/", 1)[-1]].add(rec.file_path)
+            if rec.assert_test and not rec.error_message:
+                self.by_assert[_squash(rec.assert_test)].append(rec)
+
+    def files_for(self, path: str) -> list[str]:
+        """Indexed files a printed path refers to: the longest common suffix wins."""
+        parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+        if not parts:
+            return []
+        best, best_len = [], 0
+        for candidate in self.by_basename.get(parts[-1], ()):
+            cparts = candidate.split("/")
+            n = _common_suffix(parts, cparts)
+            if n < 2 and n < len(cparts) and n < len(parts):
+                continue
+            if n > best_len:
+                best, best_len = [candidate], n
+            elif n == best_len:
+                best.append(candidate)
+        return best
+
+
+def _common_suffix(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
+
+
+def _squash(expr: str) -> str:
+    return "".join(expr.split())
+
+
+def class_agrees(text_class: str | None, rec: RecordRef) -> bool | None:
+    """True/False when both sides name a class; None when either is unknown."""
+    if not text_class or not rec.error_class:
+        return None
+    name = text_class.rsplit(".", 1)[-1]
+    if name == rec.error_class.rsplit(".", 1)[-1]:
+        return True
+    return any(name == base.rsplit(".", 1)[-1] for base in rec.class_bases)
+
+
+@dataclass(slots=True)
+class _Candidate:
+    record: RecordRef
+    via: str
+    kind: str
+    hit: MessageHit | None
+    frame_quality: float = 0.0
+
+
+def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine) -> list[Match]:
+    """Ranked matches for one event (frame matches shadow message-only ones)."""
+    raised_outside = bool(event.frames) and not index.files_for(event.frames[-1].path)
+    candidates = _frame_candidates(event, index, engine)
+    if not candidates:
+        candidates = _message_candidates(event, index, engine)
+    matches = [_to_match(c, event, engine, raised_outside) for c in candidates]
+    best: dict[str, Match] = {}
+    for m in matches:
+        if m.id not in best or m.score > best[m.id].score:
+            best[m.id] = m
+    return cut_ranked(sorted(best.values(), key=lambda m: -m.score))
+
+
+def cut_ranked(matches: list[Match], limit: int = MAX_MATCHES_PER_EVENT) -> list[Match]:
+    """The first `limit` matches, plus any tied with the last one kept."""
+    if len(matches) <= limit:
+        return matches
+    edge = matches[limit - 1].score
+    return [m for i, m in enumerate(matches) if i < limit or m.score == edge]
+
+
+def _frame_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngine) -> list[_Candidate]:
+    """Walk indexed frames from the deepest up; stop at the first one that resolves."""
+    message = normalize_space(event.message)
+    fallback: list[_Candidate] = []
+    for depth, frame in enumerate(reversed(event.frames)):
+        files = index.files_for(frame.path)
+        if not files or depth > 3:
+            break
+        found = _records_at(frame, files, event, message, index, engine)
+        if not found:
+            continue
+        if message and all(not c.record.matchable and c.kind == "line" for c in found):
+            fallback = fallback or found   # a helper's `raise X(msg)`: look at the caller
+            continue
+        return found
+    return fallback
+
+
+def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
+                index: RecordIndex, engine: PatternEngine) -> list[_Candidate]:
+    recs = [r for f in files for r in index.by_file[f] if class_agrees(event.error_class, r) is not False]
+    exact = [r for r in recs if r.line == frame.line]
+    if exact:
+        return [_Candidate(r, "frame", "line", _verify(r, message, engine), 1.0) for r in exact]
+    same_func = [r for r in recs if frame.function and r.function_name == frame.function]
+    pool = same_func or recs
+    verified = [(r, h) for r in pool if r.matchable and (h := _verify(r, message, engine))]
+    if verified:
+        return [_Candidate(r, "frame", h.kind, h, 0.9 if same_func else 0.8) for r, h in verified]
+    near = [r for r in same_func if abs(r.line - frame.line) <= LINE_DRIFT
+            and (not r.matchable or not message)]
+    if len(near) == 1 or (near and not message):
+        return [_Candidate(r, "frame", "line", None, 0.6) for r in near]
+    return []
+
+
+def _verify(rec: RecordRef, message: str, engine: PatternEngine) -> MessageHit | None:
+    if not message or not rec.message_pattern:
+        return None
+    hit = verify_full(rec, message, engine.verify_pattern(rec.idx))
+    return hit or verify_prefix(rec, message)
+
+
+def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngine) -> list[_Candidate]:
+    out: list[_Candidate] = []
+    if event.failing_expr or (event.error_class in (None, "AssertionError") and not event.message):
+        expr = event.failing_expr or ""
+        for rec in index.by_assert.get(_squash(expr), []) if expr else []:
+            out.append(_Candidate(rec, "message", "assert", None))
+    if event.message:
+        for hit in engine.match_message(event.message):
+            if class_agrees(event.error_class, hit.record) is False:
+                continue
+            out.append(_Candidate(hit.record, "message", hit.kind, hit))
+    return out
+
+
+def _to_match(c: _Candidate, event: ErrorEvent, engine: PatternEngine, raised_outside: bool) -> Match:
+    rec, hit = c.record, c.hit
+    agrees = class_agrees(event.error_class, rec)
+    score = 0.0
+    if c.via == "frame":
+        score += 100.0 + 10.0 * c.frame_quality
+    score += _KIND_SCORE.get(hit.kind, 0.0) if hit else (25.0 if c.kind == "assert" else 0.0)
+    if agrees:
+        score += 10.0
+    if hit:
+        score += 10.0 * min(1.0, hit.coverage) + min(10.0, hit.literal_covered / 10.0)
+    score -= 0.5 * len(rec.groups)
+    if rec.is_test:
+        score -= 15.0
+    if not event.primary:
+        score -= 3.0
+    bindings = dict(zip(rec.groups, hit.values)) if hit else {}
+    return Match(
+        id=rec.id, repo=rec.repo, file_path=rec.file_path, line_number=rec.line,
+        error_class=rec.error_class, error_message=rec.error_message, score=round(score, 2),
+        confidence=_confidence(c, agrees, hit, raised_outside, engine, event),
+        via=c.via, bindings=bindings,
+        expressions={k: rec.placeholders.get(k, k) for k in bindings},
+        match_kind=hit.kind if hit else c.kind,
+        condition_check=_condition(rec, bindings),
+        log_line=event.log_line, chain=event.chain, primary=event.primary, dataset=rec.dataset,
+    )
+
+
+def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
+                raised_outside: bool, engine: PatternEngine, event: ErrorEvent) -> str:
+    if raised_outside:
+        return "low"
+    if c.via == "frame":
+        return "high"
+    if c.kind == "assert":
+        expr = _squash(event.failing_expr or "")
+        return "high" if expr and sum(
+            1 for r in engine.records if r.assert_test and _squash(r.assert_test) == expr
+        ) == 1 else "low"
+    if (hit and hit.kind == "full" and agrees
+            and hit.literal_covered >= HIGH_MIN_LITERAL and hit.coverage >= HIGH_MIN_COVERAGE):
+        return "high"
+    return "low"
+
+
+def _condition(rec: RecordRef, bindings: dict[str, str]) -> ConditionCheck | None:
+    if not rec.condition:
+        return None
+    return check_condition(rec.condition, rec.condition_exact, bindings, rec.placeholders)

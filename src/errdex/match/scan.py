@@ -1,0 +1,212 @@
+"""`scan()`: a whole log file, streamed in chunks, to occurrences, groups and unknowns.
+
+Each chunk (cut at a newline) goes through the engine in one buffer scan;
+only lines the engine flags (a template rendering, a traceback header, a
+frame, a pytest `E` line, an `...Error:` line) are decoded and parsed in
+Python. A traceback still open at the end of a chunk is carried, from its
+first line, into the next chunk, so blocks spanning a boundary parse whole.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Callable
+
+from errdex.match.api import MatchContext, load_context
+from errdex.match.events import ErrorEvent, bare_message, parse_at
+from errdex.match.resolve import Match, match_event
+from errdex.match.text import clean_line, normalize_unknown
+
+CHUNK_SIZE = 8 << 20
+WINDOW_LINES = 2000
+WINDOW_BYTES = 1 << 20
+PYTEST_CONTEXT_LINES = 100
+_BLOCK_MARKERS = frozenset({"traceback", "frame", "pytest"})
+
+
+@dataclass(slots=True)
+class ScanReport:
+    occurrences: list[Match] = field(default_factory=list)
+    unknown: dict[str, dict] = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
+
+    def groups(self) -> list[dict]:
+        """One entry per record seen: how often, first and last line."""
+        by_id: dict[str, dict] = {}
+        for m in self.occurrences:
+            g = by_id.get(m.id)
+            if g is None:
+                by_id[m.id] = {
+                    "id": m.id, "count": 1, "firstLine": m.log_line, "lastLine": m.log_line,
+                    "repo": m.repo, "filePath": m.file_path, "lineNumber": m.line_number,
+                    "errorClass": m.error_class, "errorMessage": m.error_message,
+                    "confidence": m.confidence,
+                }
+                continue
+            g["count"] += 1
+            g["lastLine"] = m.log_line
+            if m.confidence == "high":
+                g["confidence"] = "high"
+        return sorted(by_id.values(), key=lambda g: (-g["count"], g["firstLine"] or 0))
+
+    def to_dict(self) -> dict:
+        return {
+            "occurrences": [m.to_dict() for m in self.occurrences],
+            "groups": self.groups(),
+            "unknown": sorted(self.unknown.values(), key=lambda u: (-u["count"], u["firstLine"])),
+            "stats": dict(self.stats),
+        }
+
+
+def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, dataset=None,
+         progress: Callable[[int, int | None], None] | None = None, *,
+         context: MatchContext | None = None, chunk_size: int = CHUNK_SIZE) -> ScanReport:
+    """Scan a log (path or stream) and report every error it contains.
+
+    `progress(bytes_done, bytes_total_or_None)` is called after each chunk.
+    """
+    started = time.perf_counter()
+    ctx = context or load_context(db, dataset)
+    engine_ready = time.perf_counter()
+    report = ScanReport()
+    scanner = _BlockScanner(ctx, report)
+    total = None
+    if isinstance(path_or_stream, (str, os.PathLike)):
+        total = Path(path_or_stream).stat().st_size
+        with open(path_or_stream, "rb") as stream:
+            done = _stream(stream, scanner, chunk_size, progress, total)
+    else:
+        done = _stream(path_or_stream, scanner, chunk_size, progress, total)
+    elapsed = time.perf_counter() - started
+    report.stats = {
+        "bytes": done, "lines": scanner.lines, "seconds": round(elapsed, 3),
+        "mbPerSecond": round(done / 1e6 / max(elapsed, 1e-9), 1),
+        "engineSeconds": round(engine_ready - started, 3), "engine": ctx.engine.backend,
+        "engineFromCache": ctx.engine.stats.loaded_from_cache, "events": scanner.events,
+        "matchedEvents": scanner.matched, "occurrences": len(report.occurrences),
+        "unknownEvents": sum(u["count"] for u in report.unknown.values()),
+        "datasets": list(ctx.datasets),
+    }
+    return report
+
+
+def _read(stream, size: int) -> bytes:
+    data = stream.read(size)
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+def _stream(stream, scanner: "_BlockScanner", chunk_size: int, progress, total) -> int:
+    carry, done = b"", 0
+    while True:
+        new = _read(stream, chunk_size)
+        done += len(new)
+        eof = not new
+        data = carry + new
+        if eof:
+            block, rest = data, b""
+        else:
+            cut = data.rfind(b"\n") + 1
+            if cut == 0 and len(data) < 8 * chunk_size:
+                carry = data
+                continue
+            cut = cut or len(data)
+            block, rest = data[:cut], data[cut:]
+        hold = scanner.block(block, final=eof or len(data) > 8 * chunk_size)
+        carry = block[hold:] + rest if hold is not None else rest
+        if progress is not None:
+            progress(done, total)
+        if eof:
+            return done
+
+
+class _BlockScanner:
+    """State across chunks: the line number of the next block, counters."""
+
+    def __init__(self, ctx: MatchContext, report: ScanReport) -> None:
+        self.ctx, self.report = ctx, report
+        self.next_line = 1
+        self.lines = 0
+        self.events = 0
+        self.matched = 0
+
+    def block(self, block: bytes, final: bool) -> int | None:
+        """Scan one block; return the offset to carry over, or None."""
+        hits = self.ctx.engine.scan_block(block)
+        consumed: set[int] = set()
+        events: list[ErrorEvent] = []
+        hold = None
+        for line_idx in sorted(hits):
+            if line_idx in consumed:
+                continue
+            h = hits[line_idx]
+            if h.markers & _BLOCK_MARKERS:
+                parsed = self._parse_block(block, h.start, line_idx, final)
+                if parsed == "hold":
+                    hold = h.start
+                    break
+                if parsed is not None:
+                    found, used = parsed
+                    consumed |= used
+                    events.extend(found)
+                    continue
+            if h.candidates or "errline" in h.markers:
+                event = self._line_event(block, h.start, line_idx, bool(h.candidates))
+                if event is not None:
+                    events.append(event)
+        counted = block if hold is None else block[:hold]
+        for event in events:
+            self._record(event)
+        self.next_line += counted.count(b"\n")
+        self.lines += counted.count(b"\n") + (0 if counted.endswith(b"\n") or not counted else 1)
+        return hold if hold else None
+
+    def _parse_block(self, block: bytes, start: int, line_idx: int, final: bool):
+        back = start
+        before = 0
+        for _ in range(PYTEST_CONTEXT_LINES):
+            if back == 0:
+                break
+            back = block.rfind(b"\n", 0, back - 1) + 1
+            before += 1
+        end = min(len(block), start + WINDOW_BYTES)
+        window = block[back:end].decode("utf-8", "replace").split("\n")[: before + WINDOW_LINES]
+        lines = [clean_line(line) for line in window]
+        first = self.next_line + line_idx - before
+        parsed = parse_at(lines, before, first)
+        if parsed is None:
+            return None
+        if not parsed.complete and not final and end == len(block) and start > 0:
+            return "hold"
+        used = {line_idx - before + k for k in parsed.consumed}
+        return parsed.events, used
+
+    def _line_event(self, block: bytes, start: int, line_idx: int, has_candidates: bool) -> ErrorEvent | None:
+        end = block.find(b"\n", start)
+        line = clean_line(block[start: end if end >= 0 else len(block)].decode("utf-8", "replace"))
+        parsed = parse_at([line], 0, self.next_line + line_idx)
+        if parsed is not None and parsed.events:
+            return parsed.events[0]
+        if has_candidates:
+            return ErrorEvent(None, bare_message(line), [], self.next_line + line_idx, kind="line")
+        return None
+
+    def _record(self, event: ErrorEvent) -> None:
+        self.events += 1
+        matches = match_event(event, self.ctx.index, self.ctx.engine)
+        if matches:
+            self.matched += 1
+            top = matches[0].score
+            self.report.occurrences.extend(m for m in matches if m.score == top)
+            return
+        shown = f"{event.error_class}: {event.message}" if event.error_class else event.message
+        key = normalize_unknown(shown.split("\n", 1)[0])
+        entry = self.report.unknown.get(key)
+        if entry is None:
+            self.report.unknown[key] = {"normalized": key, "count": 1,
+                                        "firstLine": event.log_line, "example": shown[:500]}
+        else:
+            entry["count"] += 1

@@ -1,0 +1,108 @@
+"""Cleaning pasted and logged text: ANSI colours, CRs, log prefixes, exception lines.
+
+Only string-level helpers live here; `events.py` uses them to cut text into
+error events.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+#: A timestamp-like run inside a log prefix: it changes from line to line.
+_TIMEISH = re.compile(
+    r"\d{2,4}[-/:]\d\d(?:[-/:T ]\d\d)*(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?|\d+\.\d+"
+)
+_LOG_TOKEN = re.compile(
+    r"""\s*(?:
+        \d{4}-\d\d-\d\d(?:[T\s]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?
+      | \d\d:\d\d:\d\d(?:[.,]\d+)?
+      | [IWEF]\d{4}
+      | \[[^\]]{0,80}\]
+      | \((?:[\w.]+\s+)?pid=\d+[^)]{0,80}\)
+      | (?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE|NOTICE)\b
+      | [\w.]*\.py:\d+\]?
+      | [|:\-]
+    )""",
+    re.X,
+)
+#: What a new log record's first line tends to start with.
+LOG_START = re.compile(
+    r"^\s*(?:\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[IWEF]\d{4} |\[\S|\((?:[\w.]+\s+)?pid="
+    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b)"
+)
+_EXC_SUFFIX = r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Fault)"
+#: `Class: message` anywhere in a line (free text): the class must look like one.
+LOOSE_EXCEPTION = re.compile(
+    r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*" + _EXC_SUFFIX + r")"
+    r"(?:\((?P<inner>[\w.]*)\))?(?::(?:\s(?P<msg>.*))?$|\s*$)"
+)
+#: `Class: message` as the last line of a traceback: any dotted name.
+STRICT_EXCEPTION = re.compile(
+    r"^(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)(?:\((?P<inner>[\w.]*)\))?(?::(?:\s?(?P<msg>.*))?)?$"
+)
+_NORMALIZE = re.compile(
+    r"0x[0-9a-fA-F]+|'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\b[0-9a-f]{8,}\b|\d+(?:\.\d+)?"
+)
+
+
+def clean_line(line: str) -> str:
+    """Drop ANSI escapes and carriage returns (CRLF logs, progress bars)."""
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    if "\r" in line:
+        line = line.rstrip("\r")
+        if "\r" in line:  # progress-bar redraws: the last one is what was shown
+            line = line.rsplit("\r", 1)[-1]
+    return line
+
+
+def split_clean_lines(text: str) -> list[str]:
+    """Text to cleaned lines, whatever the line endings."""
+    return [clean_line(line) for line in text.replace("\r\n", "\n").split("\n")]
+
+
+def prefix_regex(prefix: str) -> re.Pattern:
+    """Match a log prefix on following lines: same text, timestamps free to change."""
+    parts: list[str] = []
+    last = 0
+    for m in _TIMEISH.finditer(prefix):
+        parts.append(re.escape(prefix[last:m.start()]))
+        parts.append(r"[\dTZ:.,/+ -]+")
+        last = m.end()
+    parts.append(re.escape(prefix[last:]))
+    return re.compile("".join(parts))
+
+
+def strip_log_prefix(line: str) -> str:
+    """Remove timestamps, levels, `[rank3]:`, `(pid=1)` and similar from the start."""
+    pos = 0
+    while True:
+        m = _LOG_TOKEN.match(line, pos)
+        if not m or m.end() == pos:
+            break
+        pos = m.end()
+    return line[pos:].strip()
+
+
+def parse_exception_line(line: str, strict: bool) -> tuple[str | None, str, int] | None:
+    """`(class, message, start column)` of an exception line, or None.
+
+    Strict mode is for the line that ends a traceback (any dotted name is a
+    class); loose mode searches free text for a name that looks like an
+    exception class. A wrapper class such as `RayTaskError(ValueError)`
+    reports the inner class.
+    """
+    if strict:
+        m = STRICT_EXCEPTION.match(line.strip())
+    else:
+        m = LOOSE_EXCEPTION.search(line)
+    if m is None:
+        return None
+    cls = m.group("inner") or m.group("cls")
+    return cls, (m.group("msg") or "").strip(), m.start()
+
+
+def normalize_unknown(text: str) -> str:
+    """Group key for unmatched errors: numbers, hex and quoted strings replaced."""
+    return re.sub(r"\s+", " ", _NORMALIZE.sub("<*>", text)).strip()[:300]

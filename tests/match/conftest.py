@@ -1,0 +1,53 @@
+"""Record factory for match tests: seed-format dicts built from a template."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import pytest
+
+_META = set(".^$*+?{}[]\\|()")
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+
+
+def _escape(text: str) -> str:
+    return "".join("\\" + ch if ch in _META else ch for ch in text)
+
+
+def pattern_of(template: str) -> tuple[str, list[str]]:
+    """messagePattern and group names, derived the way the indexer does."""
+    parts, groups, last = [], [], 0
+    for m in _PLACEHOLDER.finditer(template):
+        parts.append(_escape(template[last:m.start()]))
+        parts.append("(.+?)")
+        groups.append(m.group(1))
+        last = m.end()
+    parts.append(_escape(template[last:]))
+    return "".join(parts), groups
+
+
+def make_record(template: str, *, file_path: str = "pkg/core/ops.py", line: int = 10,
+                error_class: str | None = "ValueError", bases: list[str] | None = None,
+                function: str = "run", condition: str | None = None, tags=None,
+                assert_test: str | None = None, error_type: str = "exception",
+                repo: str = "acme/pkg", placeholders: dict | None = None) -> dict:
+    pattern, groups = pattern_of(template) if template else ("", [])
+    rid = hashlib.sha256(f"{file_path}:{function}:{template}:{line}".encode()).hexdigest()[:16]
+    return {
+        "id": rid, "repo": repo, "errorMessage": template, "messagePattern": pattern,
+        "errorType": error_type, "errorClass": error_class, "filePath": file_path,
+        "lineNumber": line, "tags": list(tags or []),
+        "errdex": {
+            "function": function,
+            "classBases": bases if bases is not None else (["ValueError", "Exception", "BaseException"] if error_class == "ValueError" else ["Exception", "BaseException"]),
+            "placeholders": placeholders if placeholders is not None else {g: g for g in groups},
+            "groups": groups, "condition": condition, "conditionExact": True if condition else None,
+            "module": file_path[:-3].replace("/", "."), "assertTest": assert_test,
+        },
+    }
+
+
+@pytest.fixture
+def record_factory():
+    return make_record
