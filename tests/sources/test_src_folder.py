@@ -110,3 +110,13 @@ def test_folder_without_python_files_is_an_error(tmp_path: Path) -> None:
     write(tmp_path / "proj", "notes.txt")
     with pytest.raises(SourceError, match="no Python files found"):
         resolve_source(str(tmp_path / "proj"))
+
+
+def test_errdex_home_inside_the_folder_is_never_indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "proj"
+    write(root, "a.py")
+    write(root, "data/errdex/cache/trees/six/six.py")
+    monkeypatch.setenv("ERRDEX_HOME", str(root / "data" / "errdex"))
+    tree = resolve_source(str(root))
+    assert tree.files == ("a.py",)
+    assert ("data/errdex/", "errdex data folder") in tree.skipped

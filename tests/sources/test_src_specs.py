@@ -81,3 +81,12 @@ def test_metadata_prefers_source_labels() -> None:
     empty = Message()
     empty["Home-page"] = "UNKNOWN"
     assert github_repo_from_metadata(empty) is None
+
+
+def test_public_api_names_exist_and_are_documented() -> None:
+    import errdex.sources as sources
+
+    for name in sources.__all__:
+        obj = getattr(sources, name)
+        assert isinstance(obj, frozenset) or (obj.__doc__ or "").strip(), name
+    assert sources.resolve_source.__doc__ and sources.__doc__

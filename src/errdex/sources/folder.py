@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from errdex.config import errdex_home
 from errdex.models import SourceTree
 from errdex.sources.listing import apply_excludes, require_files, walk_python_files
 
@@ -28,7 +29,7 @@ def resolve_folder(folder: Path, *, repo: str | None = None, version: str | None
                    exclude: Sequence[str] = ()) -> SourceTree:
     """A folder that is not a git checkout (or whose git state is unusable)."""
     root = folder.resolve()
-    listing = apply_excludes(walk_python_files(root), exclude)
+    listing = apply_excludes(walk_python_files(root, own_data=errdex_home()), exclude)
     files = require_files(listing, str(root))
     return SourceTree(
         root=root,

@@ -74,23 +74,36 @@ def _dir_skip_reason(name: str, *, metadata_dirs: bool) -> str | None:
     return None
 
 
-def walk_python_files(root: Path, *, metadata_dirs: bool = False) -> Listing:
+def walk_python_files(root: Path, *, metadata_dirs: bool = False,
+                      own_data: Path | None = None) -> Listing:
     """All `.py` files under `root`, pruning skipped folders and unsafe symlinks.
 
     `metadata_dirs=True` also prunes `*.dist-info` / `*.egg-info` folders
-    (unpacked wheels and sdists).
+    (unpacked wheels and sdists); `own_data` (errdex's home) is pruned so a
+    folder that contains it never indexes errdex's downloads.
     """
     real_root = root.resolve()
+    real_own = own_data.resolve() if own_data is not None else None
     listing = Listing()
-    for dirpath, dirnames, filenames in os.walk(real_root):
+
+    def unreadable(error: OSError) -> None:
+        where = Path(error.filename or real_root)
+        rel = where.relative_to(real_root).as_posix() if _is_within(where, real_root) else str(where)
+        listing.skipped.append((rel + "/", f"unreadable folder: {error.strerror or error}"))
+
+    for dirpath, dirnames, filenames in os.walk(real_root, onerror=unreadable):
         here = Path(dirpath)
         rel_dir = here.relative_to(real_root).as_posix()
         prefix = "" if rel_dir == "." else rel_dir + "/"
         kept = []
         for name in sorted(dirnames):
             full = here / name
-            reason = (_symlink_reason(full, real_root, is_dir=True) if full.is_symlink()
-                      else _dir_skip_reason(name, metadata_dirs=metadata_dirs))
+            if full.is_symlink():
+                reason = _symlink_reason(full, real_root, is_dir=True)
+            elif full == real_own:
+                reason = "errdex data folder"
+            else:
+                reason = _dir_skip_reason(name, metadata_dirs=metadata_dirs)
             if reason:
                 listing.skipped.append((prefix + name + "/", reason))
             else:
@@ -113,6 +126,8 @@ def _add_file(listing: Listing, real_root: Path, rel: str) -> None:
         reason = "not a regular file"
     elif not _is_within(full.resolve(), real_root):
         reason = "path leads outside the root"
+    elif not os.access(full, os.R_OK):
+        reason = "not readable"
     else:
         reason = None
     if reason:
@@ -168,7 +183,9 @@ def require_files(listing: Listing, where: str) -> tuple[str, ...]:
     """The sorted files, or a SourceError naming what was skipped when none are left."""
     files = listing.sorted_files()
     if not files:
-        detail = f" ({len(listing.skipped)} skipped, e.g. {listing.skipped[0][0]}: " \
-                 f"{listing.skipped[0][1]})" if listing.skipped else ""
+        detail = ""
+        if listing.skipped:
+            path, reason = listing.skipped[0]
+            detail = f" ({len(listing.skipped)} skipped, e.g. {path}: {reason})"
         raise SourceError(f"no Python files found in {where}{detail}")
     return files
