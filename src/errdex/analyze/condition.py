@@ -38,7 +38,7 @@ from errdex.analyze.flow import FlowAnalyzer
 from errdex.analyze.names import own_bindings, read_names, target_names
 from errdex.analyze.patterns import case_condition
 from errdex.analyze.raised import outer_calls, raised_condition
-from errdex.analyze.simplify import FALSE, TRUE, conjoin, is_const, negate, simplify
+from errdex.analyze.simplify import FALSE, conjoin, is_const, negate, render, simplify
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
 
@@ -248,4 +248,4 @@ def _result(walk: _PathWalk) -> TriggerCondition:
         if call not in calls and not call.startswith("raised("):
             calls.append(call)
     reason = "; ".join(walk.reasons) if walk.reasons else None
-    return TriggerCondition(ast.unparse(expr), not walk.reasons, reason, calls[:MAX_CALLS])
+    return TriggerCondition(render(expr), not walk.reasons, reason, calls[:MAX_CALLS])

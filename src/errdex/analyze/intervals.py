@@ -4,8 +4,10 @@ Inside a conjunction, `m > 8 and m > 16` says the same as `m > 16`, and
 `x > 3 and x < 2` can never hold. Each pure operand's bounds are gathered
 into an interval (lower, upper, `==` value, `!=` values) and written back as
 the fewest comparisons, at the place of the operand's first comparison.
-Only int/float constants take part (bools are left alone); the reasoning is
-the real-number order, so it holds for ints and floats (not NaN).
+Only int/float constants take part in the order (bools are left alone); the
+reasoning is the real-number order, so it holds for ints and floats (not
+NaN). String/bytes constants take part in `==`/`!=` only. Three or more
+excluded values are written `x not in (a, b, c)` (and read back the same way).
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ import ast
 from dataclasses import dataclass, field
 
 from errdex.analyze.purity import is_pure
+
+#: This many excluded values are written `x not in (a, b, c)`.
+NOT_IN_FROM = 3
 
 _MIRROR: dict[type, type] = {
     ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE,
@@ -58,18 +63,33 @@ def _is_number(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
-def _as_bound(term: ast.expr) -> tuple[ast.expr, type, float] | None:
-    """`x < 3` or `3 > x` as (x, Lt, 3); None for anything else."""
+def _is_text(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (str, bytes)
+
+
+def _as_bounds(term: ast.expr) -> tuple[ast.expr, str, list[tuple[type, object]]] | None:
+    """`x < 3` or `3 > x` as (x, "num", [(Lt, 3)]); `x not in (1, 2)` as two `!=`.
+
+    Strings take part in `==`/`!=` only, under their own key.
+    """
     if not (isinstance(term, ast.Compare) and len(term.ops) == 1):
         return None
     op = type(term.ops[0])
-    if op not in _MIRROR:
-        return None
     left, right = term.left, term.comparators[0]
-    if _is_number(right) and not isinstance(left, ast.Constant) and is_pure(left):
-        return left, op, right.value
-    if _is_number(left) and not isinstance(right, ast.Constant) and is_pure(right):
-        return right, _MIRROR[op], left.value
+    if isinstance(left, ast.Constant) or not is_pure(left):
+        if op in _MIRROR and _is_number(left) and not isinstance(right, ast.Constant) and is_pure(right):
+            return right, "num", [(_MIRROR[op], left.value)]
+        return None
+    if op is ast.NotIn and isinstance(right, ast.Tuple) and right.elts:
+        if all(_is_number(e) for e in right.elts):
+            return left, "num", [(ast.NotEq, e.value) for e in right.elts]
+        if all(_is_text(e) for e in right.elts):
+            return left, "text", [(ast.NotEq, e.value) for e in right.elts]
+        return None
+    if op in _MIRROR and _is_number(right):
+        return left, "num", [(op, right.value)]
+    if op in (ast.Eq, ast.NotEq) and _is_text(right):
+        return left, "text", [(op, right.value)]
     return None
 
 
@@ -78,16 +98,17 @@ def merge_bounds(terms: list[ast.expr]) -> list[ast.expr] | None:
     bounds: dict[str, _Bound] = {}
     order: list[str | ast.expr] = []
     for term in terms:
-        parsed = _as_bound(term)
+        parsed = _as_bounds(term)
         if parsed is None:
             order.append(term)
             continue
-        operand, op, value = parsed
-        key = ast.dump(operand)
+        operand, kind, pairs = parsed
+        key = f"{kind}:{ast.dump(operand)}"
         if key not in bounds:
             bounds[key] = _Bound(operand)
             order.append(key)
-        bounds[key].add(op, value)
+        for op, value in pairs:
+            bounds[key].add(op, value)
     if not bounds:
         return terms
     merged: list[ast.expr] = []
@@ -135,14 +156,16 @@ def _write(bound: _Bound) -> list[ast.expr] | None:
         out.append(_cmp(x, ast.GtE if low[1] else ast.Gt, low[0]))
     if high is not None:
         out.append(_cmp(x, ast.LtE if high[1] else ast.Lt, high[0]))
-    seen: list[float] = []
+    excluded: list[float] = []
+    probe = _Bound(x, bound.lower, bound.upper)
     for value in bound.unequal:
-        if value in seen:
-            continue
-        seen.append(value)
-        probe = _Bound(x, bound.lower, bound.upper)
-        if _within(probe, value):
-            out.append(_cmp(x, ast.NotEq, value))
+        if value not in excluded and _within(probe, value):
+            excluded.append(value)
+    if len(excluded) >= NOT_IN_FROM:
+        tuple_ = ast.Tuple([ast.Constant(v) for v in excluded], ast.Load())
+        out.append(ast.Compare(left=x, ops=[ast.NotIn()], comparators=[tuple_]))
+    else:
+        out.extend(_cmp(x, ast.NotEq, v) for v in excluded)
     return out
 
 

@@ -46,7 +46,10 @@ def outer_calls(expr: ast.AST) -> list[str]:
     found: list[str] = []
     for call in _outer_call_nodes(expr):
         if isinstance(call.func, ast.Name) and call.func.id == "raised" and call.args:
-            found.extend(outer_calls(call.args[0]))
+            found.extend(c for c in outer_calls(call.args[0]) if c not in found)
+            continue
+        if isinstance(call.func, ast.Name) and call.func.id == "all" and call.args:
+            found.extend(c for c in outer_calls(call.args[0]) if c not in found)
             continue
         text = ast.unparse(call)
         if text not in found:

@@ -16,7 +16,12 @@ the rewrites here keep the *truthiness* of an expression for every input:
   term next to its own negation gives `False`, and comparisons of the same
   pure operand against numeric constants are merged into one interval
   (`m > 8 and m > 16` -> `m > 16`, `x > 3 and x < 2` -> `False`);
-- disjunctions: the dual (`False` dropped, `True` absorbs, duplicates).
+- disjunctions: the dual (`False` dropped, `True` absorbs, duplicates, and
+  `a or b or (not a and not b)` is `True`);
+- constants go to the right of a comparison (`3 < x` -> `x > 3`).
+
+`render` writes a result without the redundant parentheses `ast.unparse`
+puts around later operands of `and`/`or`.
 
 Builders never mutate their inputs: trees produced here may be shared.
 """
@@ -37,6 +42,10 @@ _FLIP: dict[type, type] = {
     ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.LtE: ast.Gt, ast.Gt: ast.LtE,
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
     ast.In: ast.NotIn, ast.NotIn: ast.In,
+}
+_MIRROR: dict[type, type] = {
+    ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE,
+    ast.Eq: ast.Eq, ast.NotEq: ast.NotEq,
 }
 _EVAL: dict[type, object] = {
     ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
@@ -77,7 +86,8 @@ def negate(node: ast.expr) -> ast.expr:
         return node.operand
     if isinstance(node, ast.Compare):
         if len(node.ops) == 1:
-            return compare(node.left, _FLIP[type(node.ops[0])](), node.comparators[0])
+            flipped = compare(node.left, _FLIP[type(node.ops[0])](), node.comparators[0])
+            return _constant_right(flipped)
         parts = split_chain(node)
         if parts is not None:
             return disjoin([negate(p) for p in parts])
@@ -128,7 +138,18 @@ def _simplify_compare(node: ast.Compare) -> ast.expr:
         parts = split_chain(node)
         return conjoin([_simplify_compare(p) for p in parts]) if parts else node
     folded = _fold_compare(operands[0], node.ops[0], operands[1])
-    return node if folded is None else folded
+    if folded is not None:
+        return folded
+    return _constant_right(node)
+
+
+def _constant_right(node: ast.Compare) -> ast.Compare:
+    """`3 < x` as `x > 3`: the constant goes on the right, as people write it."""
+    op = type(node.ops[0])
+    left, right = node.left, node.comparators[0]
+    if op in _MIRROR and isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+        return compare(right, _MIRROR[op](), left)
+    return node
 
 
 def _fold_compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> ast.expr | None:
@@ -205,9 +226,19 @@ def _simplify_or(parts: list[ast.expr]) -> ast.expr:
             continue
         terms.append(part)
     terms, tautology = _dedupe(terms)
-    if tautology:
+    if tautology or _covers_rest(terms):
         return TRUE
     return _join(terms, ast.Or, FALSE)
+
+
+def _covers_rest(terms: list[ast.expr]) -> bool:
+    """`a or b or (not a and not b)`: one term is the negation of all the others."""
+    keys = {_key(t) for t in terms if is_pure(t)}
+    for term in terms:
+        if isinstance(term, ast.BoolOp) and isinstance(term.op, ast.And) and is_pure(term):
+            if all(_key(negate(v)) in keys for v in term.values):
+                return True
+    return False
 
 
 def _join(terms: list[ast.expr], op: type, empty: ast.expr) -> ast.expr:
@@ -216,3 +247,23 @@ def _join(terms: list[ast.expr], op: type, empty: ast.expr) -> ast.expr:
     if len(terms) == 1:
         return terms[0]
     return ast.BoolOp(op=op(), values=terms)
+
+
+def render(node: ast.expr) -> str:
+    """Source text of a guard, parenthesised only where precedence needs it."""
+    if isinstance(node, ast.BoolOp):
+        sep = " and " if isinstance(node.op, ast.And) else " or "
+        return sep.join(_operand_text(v) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.BoolOp):
+        return f"not ({render(node.operand)})"
+    if (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], ast.GeneratorExp)):
+        return f"{ast.unparse(node.func)}{ast.unparse(node.args[0])}"
+    return ast.unparse(node)
+
+
+def _operand_text(node: ast.expr) -> str:
+    text = render(node)
+    if isinstance(node, (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr)):
+        return f"({text})"
+    return text

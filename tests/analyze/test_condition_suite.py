@@ -1,0 +1,648 @@
+"""A labelled suite of small functions, each with the exact expected trigger
+condition of one site. Equivalence is checked by evaluating both conditions
+on many generated inputs, not by comparing strings. `expected=None` means
+only `exact` is checked (the condition is an approximation)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import pytest
+
+from analyze_support import mismatches, site_path
+from errdex.analyze import trigger_condition
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    source: str
+    expected: str | None
+    exact: bool = True
+    site: int = 0
+
+
+CASES = [
+    # --- branches ---------------------------------------------------------
+    Case("unconditional", """
+def f(x):
+    raise ValueError("x")
+""", "True"),
+    Case("simple_if", """
+def f(x):
+    if x > 3:
+        raise ValueError("big")
+""", "x > 3"),
+    Case("else_branch", """
+def f(x):
+    if x > 3:
+        return 1
+    else:
+        raise ValueError("small")
+""", "not (x > 3)"),
+    Case("elif_negates_earlier", """
+def f(x):
+    if x < 0:
+        return -1
+    elif x == 0:
+        raise ValueError("zero")
+""", "x == 0"),
+    Case("elif_else_no_exit", """
+def f(x):
+    if x < 0:
+        y = 1
+    elif x > 10:
+        y = 2
+    else:
+        raise ValueError("mid")
+""", "0 <= x <= 10"),
+    Case("nested_if", """
+def f(x, y):
+    if x > 3:
+        if y:
+            raise ValueError("both")
+""", "x > 3 and y"),
+    Case("nested_elif_in_else", """
+def f(x, y):
+    if x is None:
+        return
+    else:
+        if y is None:
+            raise ValueError("y")
+""", "x is not None and y is None"),
+    Case("double_not", """
+def f(x):
+    if not (x is not None):
+        raise ValueError("none")
+""", "x is None"),
+    Case("not_compare", """
+def f(x):
+    if not x > 3:
+        raise ValueError("small")
+""", "x <= 3"),
+    Case("isinstance", """
+def f(x):
+    if not isinstance(x, int):
+        raise TypeError("int")
+""", "not isinstance(x, int)"),
+    Case("len_check", """
+def f(xs):
+    if len(xs) == 0:
+        raise ValueError("empty")
+""", "len(xs) == 0"),
+    Case("or_test_guard", """
+def f(a, b):
+    if a or b:
+        return 0
+    raise ValueError("neither")
+""", "not a and not b"),
+    Case("and_test_in_site", """
+def f(x, y):
+    if x is None and y is None:
+        raise ValueError("need one")
+""", "x is None and y is None"),
+    Case("or_none_guard", """
+def f(x, y):
+    if x is None or y is None:
+        return None
+    raise ValueError("both set")
+""", "x is not None and y is not None"),
+    # --- unreachable ------------------------------------------------------
+    Case("contradiction_nested", """
+def f(x):
+    if x > 3:
+        if x < 2:
+            raise ValueError("never")
+""", "False"),
+    Case("after_return", """
+def f(x):
+    return 1
+    raise ValueError("dead")
+""", "False"),
+    Case("if_false", """
+def f(x):
+    if False:
+        raise ValueError("dead")
+""", "False"),
+    Case("if_true_return", """
+def f(x):
+    if True:
+        return 1
+    raise ValueError("dead")
+""", "False"),
+    Case("both_branches_leave", """
+def f(a):
+    if a:
+        return 1
+    else:
+        raise KeyError("k")
+    raise ValueError("dead")
+""", "False", site=1),
+    Case("contradiction_in_test", """
+def f(x):
+    if x > 5 and x < 3:
+        raise ValueError("never")
+""", "False"),
+    Case("after_while_true_without_break", """
+def f(x):
+    while True:
+        if x:
+            return 1
+    raise ValueError("dead")
+""", "False"),
+    # --- early exits before the site ---------------------------------------
+    Case("early_return_none", """
+def f(x):
+    if x is None:
+        return None
+    if x > 5:
+        raise ValueError("big")
+""", "x is not None and x > 5"),
+    Case("early_raise_sibling", """
+def f(x):
+    if x < 0:
+        raise ValueError("negative")
+    raise KeyError("other")
+""", "x >= 0", site=1),
+    Case("partial_exit_nested", """
+def f(a, b):
+    if a:
+        if b:
+            return 1
+    raise ValueError("x")
+""", "not (a and b)"),
+    Case("no_exit_if_adds_nothing", """
+def f(a, x):
+    if a:
+        y = 1
+    if x:
+        raise ValueError("x")
+""", "x"),
+    Case("early_assert", """
+def f(x):
+    assert x is not None
+    if x > 3:
+        raise ValueError("big")
+""", "x is not None and x > 3", site=1),
+    Case("in_test_early_return", """
+def f(k, d):
+    if k in d:
+        return d[k]
+    raise KeyError(k)
+""", "k not in d"),
+    Case("not_in_site", """
+def f(k, d):
+    if k not in d:
+        raise KeyError(k)
+""", "k not in d"),
+    Case("negative_constants_merge", """
+def f(x):
+    if x < -1:
+        return 0
+    if x < 5:
+        raise ValueError("low")
+""", "-1 <= x < 5"),
+    Case("merge_equality", """
+def f(x):
+    if x != 3:
+        return 0
+    if x > 2:
+        raise ValueError("three")
+""", "x == 3"),
+    Case("sys_exit_leaves", """
+def f(x):
+    if x:
+        sys.exit(1)
+    raise ValueError("x")
+""", "not x"),
+    Case("nested_def_transparent", """
+def f(x):
+    def g():
+        return 1
+    if x:
+        raise ValueError("x")
+""", "x"),
+    Case("elif_chain_partial_exit", """
+def f(x, y):
+    if x > 10:
+        return 0
+    elif x > 5:
+        if y:
+            return 1
+    raise ValueError("x")
+""", "x <= 10 and (x <= 5 or not y)"),
+    Case("if_pass_elif_return", """
+def f(x):
+    if x == 1:
+        pass
+    elif x == 2:
+        return 0
+    raise ValueError("x")
+""", "x != 2"),
+    # --- chained comparisons ----------------------------------------------
+    Case("chained_site", """
+def f(x):
+    if not 0 < x <= 5:
+        raise ValueError("range")
+""", "x <= 0 or x > 5"),
+    Case("chained_guard", """
+def f(x):
+    if 0 < x <= 5:
+        return x
+    raise ValueError("range")
+""", "not (0 < x <= 5)"),
+    Case("chained_contradiction", """
+def f(x):
+    if 0 < x < 5:
+        if x > 7:
+            raise ValueError("never")
+""", "False"),
+    # --- asserts ------------------------------------------------------------
+    Case("assert_site", """
+def f(x):
+    assert x > 0, "positive"
+""", "x <= 0"),
+    Case("assert_and", """
+def f(a, b):
+    assert a and b, "both"
+""", "not (a and b)"),
+    Case("assert_in_if", """
+def f(mode, n):
+    if mode == 1:
+        assert n > 0, "n"
+""", "mode == 1 and n <= 0"),
+    Case("assert_after_assert", """
+def f(x):
+    assert x is not None
+    assert x >= 0, "neg"
+""", "x is not None and x < 0", site=1),
+    Case("warn_site", """
+def f(x):
+    if x > 1:
+        warnings.warn("big")
+""", "x > 1"),
+    # --- loops over literals ------------------------------------------------
+    Case("cell_of", """
+def _cell_of(m: int) -> int:
+    for c in (8, 16, 32, 64, 128, 256, 512):
+        if m <= c:
+            return c
+    raise ValueError(f"gemm_ar: M={m} outside [1, {MAX_TOKENS}]")
+""", "m > 512"),
+    Case("literal_list_eq", """
+def f(x):
+    for c in [1, 2, 3]:
+        if x == c:
+            return c
+    raise ValueError("x")
+""", "x not in (1, 2, 3)"),
+    Case("literal_tuple_pairs", """
+def f(x):
+    for lo, hi in ((0, 10), (20, 30)):
+        if lo <= x < hi:
+            return lo
+    raise ValueError("x")
+""", "not (0 <= x < 10) and not (20 <= x < 30)"),
+    Case("literal_range", """
+def f(x):
+    for i in range(3):
+        if x == i:
+            return i
+    raise ValueError("x")
+""", "x not in (0, 1, 2)"),
+    Case("literal_continue", """
+def f(x):
+    for c in (1, 2, 3):
+        if x < c:
+            continue
+        return c
+    raise ValueError("x")
+""", "x < 1"),
+    Case("literal_else_continue", """
+def f(x):
+    for c in (1, 2):
+        if x == c:
+            return c
+        else:
+            continue
+    raise ValueError("x")
+""", "x != 1 and x != 2"),
+    Case("for_else_break", """
+def f(x):
+    for c in (1, 2, 3):
+        if x == c:
+            break
+    else:
+        raise ValueError("x")
+""", "x not in (1, 2, 3)"),
+    Case("for_else_return", """
+def f(x):
+    for c in (1, 2):
+        if x == c:
+            return c
+    else:
+        raise ValueError("x")
+""", "x != 1 and x != 2"),
+    Case("after_loop_with_break", """
+def f(x):
+    for c in (1, 2):
+        if x == c:
+            break
+    raise ValueError("x")
+""", "True"),
+    Case("after_loop_else_returns", """
+def f(x):
+    for c in (1, 2):
+        if x == c:
+            break
+    else:
+        return 0
+    raise ValueError("x")
+""", "x == 1 or x == 2"),
+    Case("empty_literal_loop", """
+def f(x):
+    for c in ():
+        if x == c:
+            return c
+    raise ValueError("x")
+""", "True"),
+    Case("loop_body_rebinds", """
+def f(x):
+    for c in (1, 2):
+        x = x + c
+        if x > 5:
+            return x
+    raise ValueError("x")
+""", None, exact=False),
+    # --- loops over other iterables, loop bodies ---------------------------
+    Case("non_literal_loop", """
+def f(m, cells):
+    for c in cells:
+        if m <= c:
+            return c
+    raise ValueError("m")
+""", "all(m > c for c in cells)", exact=False),
+    Case("non_literal_loop_break", """
+def f(m, cells):
+    for c in cells:
+        if m == c:
+            break
+    raise ValueError("m")
+""", "True", exact=False),
+    Case("non_literal_loop_no_exit", """
+def f(m, cells):
+    for c in cells:
+        m = c
+    raise ValueError("m")
+""", "True"),
+    Case("site_in_loop_body", """
+def f(xs):
+    for c in xs:
+        if c < 0:
+            raise ValueError("neg")
+""", "c < 0"),
+    Case("continue_before_site", """
+def f(xs):
+    for c in xs:
+        if c is None:
+            continue
+        if c < 0:
+            raise ValueError("neg")
+""", "c is not None and c < 0"),
+    Case("break_before_site", """
+def f(xs):
+    for c in xs:
+        if c == 0:
+            break
+        raise ValueError("nonzero")
+""", "c != 0"),
+    Case("while_body_site", """
+def f(n):
+    while n > 0:
+        if n == 3:
+            raise ValueError("three")
+        n -= 1
+""", "n == 3"),
+    Case("while_body_after_rebind", """
+def f(n):
+    while n > 0:
+        n -= 1
+        if n == 3:
+            raise ValueError("three")
+""", None, exact=False),
+    Case("while_else_with_break", """
+def f(n):
+    while n > 0:
+        if n == 5:
+            break
+        n -= 1
+    else:
+        raise ValueError("n")
+""", "n <= 0", exact=False),
+    Case("while_true_with_break", """
+def f(x):
+    while True:
+        if x:
+            break
+    raise ValueError("x")
+""", "True", exact=False),
+    Case("while_exits_on_test", """
+def f(i, n):
+    while i < n:
+        i += 1
+    raise ValueError("i")
+""", "i >= n"),
+    Case("while_false_body", """
+def f(x):
+    while False:
+        raise ValueError("dead")
+""", "False"),
+    # --- try / except -------------------------------------------------------
+    Case("except_single_call", """
+def f(s):
+    try:
+        v = int(s)
+    except ValueError:
+        raise TypeError("bad")
+""", "raised(int(s), ValueError)"),
+    Case("except_several_calls", """
+def f(x):
+    try:
+        a = g(x)
+        b = h(a)
+    except KeyError:
+        raise ValueError("bad")
+""", "raised(g(x), KeyError)", exact=False),
+    Case("except_guarded", """
+def f(s):
+    if s is None:
+        return None
+    try:
+        return int(s.strip())
+    except (TypeError, ValueError) as e:
+        raise ValueError("bad") from e
+""", "s is not None and raised(int(s.strip()), (TypeError, ValueError))"),
+    Case("bare_except", """
+def f():
+    try:
+        g()
+    except:
+        raise
+""", "raised(g(), BaseException)"),
+    Case("guard_in_handler", """
+def f(s, strict):
+    try:
+        v = int(s)
+    except ValueError:
+        if strict:
+            raise
+""", "raised(int(s), ValueError) and strict"),
+    Case("raise_in_try_body", """
+def f(x):
+    try:
+        if x < 0:
+            raise ValueError("neg")
+    except KeyError:
+        pass
+""", "x < 0"),
+    Case("try_else_site", """
+def f(s):
+    try:
+        v = int(s)
+    except ValueError:
+        return None
+    else:
+        if v < 0:
+            raise ValueError("neg")
+""", "v < 0"),
+    Case("after_try_handler_returns", """
+def f(s):
+    try:
+        v = int(s)
+    except ValueError:
+        return None
+    if v > 3:
+        raise ValueError("big")
+""", "v > 3"),
+    Case("after_try_handler_falls_through", """
+def f(x):
+    try:
+        if x:
+            return 1
+    except KeyError:
+        pass
+    raise ValueError("x")
+""", "True", exact=False),
+    Case("site_in_finally", """
+def f(x):
+    try:
+        return g(x)
+    finally:
+        if x is None:
+            raise ValueError("none")
+""", "x is None"),
+    # --- with ---------------------------------------------------------------
+    Case("with_transparent", """
+def f(lock, x):
+    with lock:
+        if x > 1:
+            raise ValueError("x")
+""", "x > 1"),
+    Case("with_preceding_exit", """
+def f(lock, x):
+    with lock:
+        if x:
+            return 0
+    raise ValueError("x")
+""", "not x"),
+    # --- match ----------------------------------------------------------------
+    Case("match_literal", """
+def f(cmd):
+    match cmd:
+        case "a":
+            return 1
+        case "b":
+            raise ValueError("b")
+""", "cmd == 'b'"),
+    Case("match_wildcard", """
+def f(n):
+    match n:
+        case 1:
+            return 1
+        case 2:
+            return 2
+        case _:
+            raise ValueError("n")
+""", "n != 1 and n != 2"),
+    Case("match_none", """
+def f(x):
+    match x:
+        case None:
+            raise ValueError("none")
+""", "x is None"),
+    Case("match_or", """
+def f(n):
+    match n:
+        case 1 | 2:
+            raise ValueError("small")
+""", "n in (1, 2)"),
+    Case("match_class_pattern", """
+def f(p):
+    match p:
+        case Point():
+            raise ValueError("point")
+""", None, exact=False),
+    Case("match_capture_guard", """
+def f(n):
+    match n:
+        case k if k > 10:
+            raise ValueError("big")
+""", "n > 10"),
+    Case("after_match", """
+def f(n):
+    match n:
+        case 1:
+            return 1
+        case 2:
+            return 2
+    raise ValueError("n")
+""", "n not in (1, 2)"),
+    Case("after_match_wildcard_returns", """
+def f(n):
+    match n:
+        case 1:
+            x = 1
+        case _:
+            return 2
+    raise ValueError("n")
+""", "n == 1"),
+    # --- names reassigned between guard and site ----------------------------
+    Case("guard_then_rebind", """
+def f(x):
+    if x is None:
+        return None
+    x = g(x)
+    if x > 3:
+        raise ValueError("big")
+""", None, exact=False),
+]
+
+
+def test_suite_is_large_and_names_unique():
+    assert len(CASES) >= 60
+    assert len({c.name for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_condition(case: Case):
+    func, path = site_path(case.source, case.site)
+    got = trigger_condition(func, path)
+    ast.parse(got.expr, mode="eval")
+    assert got.exact is case.exact, (got.expr, got.reason)
+    assert (got.reason is None) is got.exact
+    if case.expected is None:
+        return
+    bad, compared = mismatches(got.expr, case.expected)
+    assert compared > 0
+    assert not bad, f"{got.expr!r} vs {case.expected!r}: {bad[:5]}"
