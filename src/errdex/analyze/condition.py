@@ -143,7 +143,7 @@ def _fall_through_preceding(walk: _PathWalk, block: list[ast.stmt], element: ast
         if not is_loop and read_names(exits.next) & bound:
             walk.note(REBOUND.format(names=", ".join(sorted(read_names(exits.next) & bound))))
         if is_const(exits.next, False):
-            return True
+            return _contains(block, element)
     return False
 
 

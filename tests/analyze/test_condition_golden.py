@@ -1,0 +1,132 @@
+"""Golden strings: what users read must stay readable, not just equivalent."""
+
+from __future__ import annotations
+
+import pytest
+
+from analyze_support import site_path
+from errdex.analyze import trigger_condition
+
+GOLDEN = [
+    ("""
+def _cell_of(m: int) -> int:
+    for c in (8, 16, 32, 64, 128, 256, 512):
+        if m <= c:
+            return c
+    raise ValueError(f"gemm_ar: M={m} outside [1, {MAX_TOKENS}]")
+""", "m > 512"),
+    ("""
+def f(x):
+    if x is None:
+        return
+    if x > 5:
+        raise ValueError
+""", "x is not None and x > 5"),
+    ("""
+def f(k, d):
+    if k in d:
+        return d[k]
+    raise KeyError(k)
+""", "k not in d"),
+    ("""
+def f(s):
+    try:
+        v = int(s)
+    except ValueError as e:
+        raise TypeError("bad") from e
+""", "raised(int(s), ValueError)"),
+    ("""
+def f(x):
+    if 0 < x <= 5:
+        return x
+    raise ValueError
+""", "x <= 0 or x > 5"),
+    ("""
+def f(a, b):
+    if a or b:
+        return 1
+    raise ValueError
+""", "not a and not b"),
+    ("""
+def f(x):
+    for c in [1, 2, 3]:
+        if x == c:
+            return c
+    raise ValueError
+""", "x not in (1, 2, 3)"),
+    ("""
+def f(m, cells):
+    for c in cells:
+        if m <= c:
+            return c
+    raise ValueError
+""", "all(m > c for c in cells)"),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), GOLDEN, ids=[g[1] for g in GOLDEN])
+def test_golden_text(source: str, expected: str):
+    func, path = site_path(source)
+    assert trigger_condition(func, path).expr == expected
+
+
+def test_packed_decode_condition_and_calls():
+    func, path = site_path("""
+def decode(K):
+    BK = triton.next_power_of_2(K)
+    if triton.cdiv(K, BK) != 1:
+        raise ValueError(f"Packed decode kernel only supports NK=1 (got K={K}, BK={BK}).")
+""")
+    got = trigger_condition(func, path)
+    assert (got.expr, got.exact, got.reason) == ("triton.cdiv(K, BK) != 1", True, None)
+    assert got.calls == ["triton.cdiv(K, BK)"]
+
+
+def test_except_site_lists_every_candidate_call():
+    func, path = site_path("""
+def f(x):
+    try:
+        a = g(x)
+        b = h(int(a))
+    except KeyError:
+        raise ValueError("bad")
+""")
+    got = trigger_condition(func, path)
+    assert got.expr == "raised(g(x), KeyError)"
+    assert not got.exact and "several calls" in got.reason
+    assert got.calls == ["g(x)", "h(int(a))"]
+
+
+def test_module_scope_site():
+    import ast
+
+    tree = ast.parse("import sys\nif sys.version_info < (3, 8):\n    raise ImportError('old')\n")
+    got = trigger_condition(tree, [tree.body[1], tree.body[1].body[0]])
+    assert got.expr == "sys.version_info < (3, 8)"
+    assert got.exact
+
+
+def test_path_element_missing_from_its_block_is_reported():
+    import ast
+
+    tree = ast.parse("def f(x):\n    raise ValueError\n")
+    stray = ast.parse("raise KeyError").body[0]
+    got = trigger_condition(tree.body[0], [stray])
+    assert not got.exact and "not found" in got.reason
+
+
+def test_repeated_calls_on_one_scope_agree():
+    func, path = site_path("""
+def f(x, y):
+    if x is None:
+        return
+    for c in (1, 2):
+        if y == c:
+            return
+    if x > 1:
+        raise ValueError
+""")
+    first = trigger_condition(func, path)
+    second = trigger_condition(func, path)
+    assert first == second
+    assert first.expr == "x is not None and y != 1 and y != 2 and x > 1"

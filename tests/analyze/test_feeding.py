@@ -1,0 +1,156 @@
+"""Feeding values: the dominating assignments that give a site's names their values."""
+
+from __future__ import annotations
+
+from analyze_support import site_path
+from errdex.analyze import feeding_values, trigger_condition
+
+
+def feed(source: str, names, site: int = 0) -> list[str]:
+    func, path = site_path(source, site)
+    return feeding_values(func, path, names)
+
+
+def test_packed_decode_block_size():
+    source = """
+def decode(K, x):
+    BK = triton.next_power_of_2(K)
+    other = x * 2
+    if triton.cdiv(K, BK) != 1:
+        raise ValueError(f"Packed decode kernel only supports NK=1 (got K={K}, BK={BK}).")
+"""
+    func, path = site_path(source)
+    cond = trigger_condition(func, path)
+    assert feeding_values(func, path, {"K", "BK"} | {"triton"}) == ["BK = triton.next_power_of_2(K)"]
+    assert cond.expr == "triton.cdiv(K, BK) != 1"
+
+
+def test_transitive_in_source_order():
+    assert feed("""
+def f(x):
+    a = g(x)
+    unrelated = 5
+    b = a + 1
+    if b > 2:
+        raise ValueError
+""", {"b"}) == ["a = g(x)", "b = a + 1"]
+
+
+def test_later_assignment_kills_earlier():
+    assert feed("""
+def f():
+    n = 1
+    n = g()
+    if n:
+        raise ValueError
+""", {"n"}) == ["n = g()"]
+
+
+def test_augmented_keeps_the_earlier_value():
+    assert feed("""
+def f(k):
+    n = 1
+    n += k
+    if n > 3:
+        raise ValueError
+""", {"n"}) == ["n = 1", "n += k"]
+
+
+def test_tuple_and_annotated_targets():
+    assert feed("""
+def f(x):
+    q, r = divmod(x, 3)
+    limit: int = q * 2
+    if r > limit:
+        raise ValueError
+""", {"r", "limit"}) == ["q, r = divmod(x, 3)", "limit: int = q * 2"]
+
+
+def test_assignments_in_a_preceding_branch_do_not_dominate():
+    assert feed("""
+def f(c):
+    n = 0
+    if c:
+        n = 5
+    if n:
+        raise ValueError
+""", {"n"}) == ["n = 0"]
+
+
+def test_assignments_after_the_site_are_ignored():
+    assert feed("""
+def f(x):
+    if x:
+        raise ValueError(y)
+    y = 3
+""", {"y"}) == []
+
+
+def test_parameters_are_not_assignments():
+    assert feed("""
+def f(n):
+    if n > 3:
+        raise ValueError
+""", {"n"}) == []
+
+
+def test_loop_target_with_as_and_except_as():
+    source = """
+def f(cells, path):
+    with open(path) as fh:
+        for c in cells:
+            try:
+                v = int(c)
+            except ValueError as e:
+                raise TypeError(f"{c} in {fh.name}: {e}")
+"""
+    assert feed(source, {"c", "fh", "e"}) == [
+        "with open(path) as fh", "for c in cells", "except ValueError as e"]
+
+
+def test_walrus_in_guard():
+    assert feed("""
+def f(text):
+    if (m := pattern.match(text)) is None:
+        return
+    if m.end() > 3:
+        raise ValueError
+""", {"m"}) == ["(m := pattern.match(text))"]
+
+
+def test_attribute_targets_follow_the_chain():
+    assert feed("""
+def f(self, n):
+    self.size = n * 2
+    self.other = 1
+    if self.size > 10:
+        raise ValueError
+""", {"self.size"}) == ["self.size = n * 2"]
+
+
+def test_placeholder_expressions_give_their_names():
+    assert feed("""
+def f(x):
+    inp = x.reshape(-1)
+    if inp.shape[-1] % 16:
+        raise ValueError(f"The last dimension ({inp.shape[-1]})")
+""", {"inp.shape[-1]"}) == ["inp = x.reshape(-1)"]
+
+
+def test_inside_blocks_on_the_path():
+    assert feed("""
+def f(x):
+    a = 1
+    if x:
+        b = a + 1
+        for i in range(b):
+            c = i * 2
+            if c > 4:
+                raise ValueError
+""", {"c"}) == ["a = 1", "b = a + 1", "for i in range(b)", "c = i * 2"]
+
+
+def test_at_most_eight_kept_closest_to_the_site():
+    lines = "\n".join(f"    v{i} = v{i - 1} + 1" for i in range(1, 13))
+    got = feed(f"def f(v0):\n{lines}\n    if v12:\n        raise ValueError\n", {"v12"})
+    assert got == [f"v{i} = v{i - 1} + 1" for i in range(5, 13)]
