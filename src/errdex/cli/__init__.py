@@ -40,6 +40,10 @@ main.add_command(list_records)
 main.add_command(show)
 main.add_command(stats)
 main.add_command(export)
+from errdex.cli.explain import explain, scan  # noqa: E402
+
+main.add_command(explain)
+main.add_command(scan)
 
 
 if __name__ == "__main__":

@@ -82,7 +82,9 @@ def parse_at(lines: list[str], i: int, first_line: int = 1) -> ParsedBlock | Non
         return _parse_traceback(lines, i, line[:header.start()], True, first_line)
     frame = _FRAME_START.match(line)
     if frame and FRAME.match(line[len(frame.group("pre")):]):
-        return _parse_traceback(lines, i, frame.group("pre"), False, first_line)
+        # Frames sit two spaces in from where the exception line will start.
+        prefix = line[:max(0, line.index('File "') - 2)]
+        return _parse_traceback(lines, i, prefix, False, first_line)
     if _PYTEST_E.match(line):
         return _parse_pytest(lines, i, first_line)
     return _parse_line(line, i, first_line)
@@ -151,7 +153,7 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
     events: list[ErrorEvent] = []
     frames: list[Frame] = []
     if not header:
-        first = FRAME.match(lines[start][len(prefix):])
+        first = FRAME.match(lines[start][len(prefix):].lstrip())
         frames.append(Frame(first.group("path"), int(first.group("line")), first.group("func")))
     complete = False
     while (item := block.next()) is not None:

@@ -1,0 +1,145 @@
+"""`errdex explain` and `errdex scan`: thin commands over `errdex.match`.
+
+Exit codes: `explain` returns 0 when at least one match has high confidence,
+1 when there are only low-confidence matches or none; `scan` returns 0 when
+the log was read (whatever it contained). errdex's own failures (no index,
+unknown dataset) print `error: ...` on stderr and exit with the error's
+`ErrdexError.exit_code`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+from rich.table import Table
+from rich.text import Text
+
+from errdex.errors import ErrdexError
+
+
+def _fail(exc: ErrdexError) -> None:
+    click.echo(f"error: {exc}", err=True)
+    sys.exit(exc.exit_code)
+
+
+@click.command()
+@click.argument("text", required=False)
+@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Index file (default $ERRDEX_DB or ./errdex.db).")
+@click.option("--dataset", "datasets", multiple=True, help="Dataset name (repo@version); repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Print matches as JSON.")
+def explain(text: str | None, db: str | None, datasets: tuple[str, ...], as_json: bool) -> None:
+    """Explain an error line, traceback or log excerpt (TEXT, or `-`/stdin)."""
+    from errdex.match import explain as explain_text
+
+    if text is None or text == "-":
+        if text is None and sys.stdin.isatty():
+            raise click.UsageError("give TEXT, or pipe the error text on stdin")
+        text = sys.stdin.read()
+    try:
+        matches = explain_text(text, db=db, dataset=list(datasets) or None)
+    except ErrdexError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        click.echo(json.dumps({"matches": [m.to_dict() for m in matches]}, indent=2))
+    else:
+        _print_matches(matches)
+    sys.exit(0 if any(m.confidence == "high" for m in matches) else 1)
+
+
+def _print_matches(matches) -> None:
+    console = Console()
+    if not matches:
+        console.print("[yellow]No indexed error matches this text.[/]")
+        return
+    for m in matches:
+        colour = "green" if m.confidence == "high" else "yellow"
+        console.print(Text.assemble(
+            (f"{m.error_class or 'error'} ", "bold"), (f"{m.repo} ", "cyan"),
+            (f"{m.file_path}:{m.line_number}", "underline"),
+            (f"  [{m.confidence} · via {m.via} · {m.match_kind} · score {m.score}]", colour),
+        ))
+        console.print(Text("  ") + _template_text(m.error_message, m.bindings))
+        for name, value in m.bindings.items():
+            expr = m.expressions.get(name, name)
+            console.print(Text.assemble("    ", (expr, "magenta"), " = ", (value, "bold green")))
+        if m.condition_check is not None:
+            console.print(f"    [dim]{m.condition_check.text}[/]", markup=True, highlight=False)
+        if m.log_line:
+            console.print(f"    [dim]at line {m.log_line} of the text[/]")
+        console.print()
+
+
+def _template_text(template: str, bindings: dict[str, str]) -> Text:
+    """The template with each placeholder replaced by its bound value, highlighted."""
+    out = Text()
+    rest = template
+    while "{" in rest:
+        head, _, tail = rest.partition("{")
+        name, sep, after = tail.partition("}")
+        if not sep:
+            break
+        out.append(head)
+        if name in bindings:
+            out.append(bindings[name], style="bold green")
+        else:
+            out.append("{" + name + "}", style="magenta")
+        rest = after
+    out.append(rest)
+    return out
+
+
+@click.command()
+@click.argument("log", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Index file (default $ERRDEX_DB or ./errdex.db).")
+@click.option("--dataset", "datasets", multiple=True, help="Dataset name (repo@version); repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool) -> None:
+    """Find every indexed error in a log file of any size."""
+    from errdex.match import scan as scan_log
+
+    source = sys.stdin.buffer if log == "-" else log
+    console = Console(stderr=True)
+    show_bar = not as_json and console.is_terminal and log != "-"
+    try:
+        if show_bar:
+            with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
+                          TransferSpeedColumn(), TimeRemainingColumn(), console=console) as bar:
+                task = bar.add_task("scanning", total=None)
+                report = scan_log(source, db=db, dataset=list(datasets) or None,
+                                  progress=lambda done, total: bar.update(task, completed=done, total=total))
+        else:
+            report = scan_log(source, db=db, dataset=list(datasets) or None)
+    except ErrdexError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+        return
+    _print_report(report)
+
+
+def _print_report(report) -> None:
+    console = Console()
+    data = report.to_dict()
+    table = Table(title="Indexed errors in the log")
+    for col in ("count", "first", "last", "class", "location", "message", "conf."):
+        table.add_column(col)
+    for g in data["groups"]:
+        table.add_row(str(g["count"]), str(g["firstLine"]), str(g["lastLine"]), g["errorClass"] or "",
+                      f"{g['filePath']}:{g['lineNumber']}", g["errorMessage"][:80], g["confidence"])
+    console.print(table)
+    if data["unknown"]:
+        unknown = Table(title="Errors not in the index")
+        for col in ("count", "first", "normalized"):
+            unknown.add_column(col)
+        for u in data["unknown"][:30]:
+            unknown.add_row(str(u["count"]), str(u["firstLine"]), u["normalized"][:100])
+        console.print(unknown)
+    s = data["stats"]
+    console.print(f"[dim]{s['lines']} lines, {s['bytes'] / 1e6:.1f} MB in {s['seconds']} s "
+                  f"({s['mbPerSecond']} MB/s, engine {s['engine']})[/]")
