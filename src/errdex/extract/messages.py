@@ -106,6 +106,9 @@ class MessageBuilder:
             return None
         t = Template(form="concat")
         for op, p in zip(operands, parts):
+            if p is None and isinstance(op, ast.Call) and isinstance(op.func, ast.Name) \
+                    and op.func.id == "str" and len(op.args) == 1:
+                op = op.args[0]  # "..." + str(x): the value shown is x
             t.segments.extend((p if p is not None else whole(self.source_of(op))).segments)
         return _merge_literals(t)
 

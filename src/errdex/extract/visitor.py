@@ -257,9 +257,9 @@ class ModuleWalker:
 
     def _raise_call(self, stmt: ast.stmt, call: ast.Call) -> None:
         written = dotted_source(call.func) or self.source_of(call.func)
-        msg_node = _message_arg(call)
-        template = self.builder.build_or_dynamic(msg_node) if msg_node is not None else literal("")
         status = _http_status(call, written)
+        msg_node = _message_arg(call, skip_first=status is not None and _kw(call, _HTTP_STATUS_KWARGS) is None)
+        template = self.builder.build_or_dynamic(msg_node) if msg_node is not None else literal("")
         site = self._add_site(stmt, "http" if status is not None else "exception", written, template,
                               http_status=status, error_code=_kwarg_code(call))
         if site is not None and not _looks_like_class(call.func):
@@ -383,12 +383,13 @@ def _kw(call: ast.Call, names: tuple[str, ...]) -> ast.expr | None:
     return None
 
 
-def _message_arg(call: ast.Call) -> ast.expr | None:
-    for a in call.args:
+def _message_arg(call: ast.Call, skip_first: bool = False) -> ast.expr | None:
+    """The message argument: the first positional (after an HTTP status), else a message keyword."""
+    for i, a in enumerate(call.args):
         if isinstance(a, ast.Starred):
             return None
-        if isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool):
-            continue  # HTTP-style `(404, "msg")`: the message follows the status
+        if i == 0 and skip_first:
+            continue
         return a
     return _kw(call, _MESSAGE_KWARGS)
 

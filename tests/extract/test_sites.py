@@ -1,0 +1,183 @@
+"""Which statements are sites, their class resolution, helpers, HTTP errors, warnings, bad files."""
+
+from errdex.extract.files import extract_file
+
+
+def by_line(sites):
+    return {s.line: s for s in sites}
+
+
+def test_asserts_with_and_without_message(extract):
+    _, sites, _ = extract({"m.py": '''
+        def f(x, n):
+            assert x is not None, f"x missing for {n}"
+            assert n > 0
+    '''})
+    s = by_line(sites)
+    assert s[3].error_type == "assertion" and s[3].error_class == "AssertionError"
+    assert s[3].message.text() == "x missing for {n}" and s[3].assert_test == "x is not None"
+    assert s[4].message.text() == "" and s[4].assert_test == "n > 0"
+
+
+def test_warnings_with_category_and_imported_warn(extract):
+    _, sites, _ = extract({"m.py": '''
+        import warnings
+        from warnings import warn
+        def f(x):
+            warnings.warn(f"deprecated {x}", DeprecationWarning, stacklevel=2)
+            warn("plain")
+            warnings.warn("kw", category=FutureWarning)
+    '''})
+    got = [(s.line, s.error_type, s.severity, s.error_class, s.message.text()) for s in sites]
+    assert got == [(5, "warning", "warning", "DeprecationWarning", "deprecated {x}"),
+                   (6, "warning", "warning", "UserWarning", "plain"),
+                   (7, "warning", "warning", "FutureWarning", "kw")]
+
+
+def test_http_errors_and_error_codes(extract):
+    _, sites, _ = extract({"api.py": '''
+        from fastapi import HTTPException
+        from flask import abort
+        from http import HTTPStatus
+        def get(item):
+            if item is None:
+                raise HTTPException(status_code=404, detail=f"item {item} not found")
+            if item == 1:
+                raise HTTPException(HTTPStatus.FORBIDDEN, "nope")
+            abort(410, "gone")
+            raise ServiceError("quota exceeded", code="E_QUOTA")
+    '''})
+    s = by_line(sites)
+    assert (s[7].error_type, s[7].http_status, s[7].message.text()) == ("http", 404, "item {item} not found")
+    assert (s[9].http_status, s[9].message.text()) == (403, "nope")
+    assert (s[10].error_type, s[10].http_status, s[10].message.text()) == ("http", 410, "gone")
+    assert (s[11].error_type, s[11].error_code) == ("exception", "E_QUOTA")
+
+
+def test_class_hierarchy_resolves_through_imports_and_reexports(extract):
+    _, sites, cb = extract({
+        "pkg/__init__.py": "from .errors import KernelLimitError\n",
+        "pkg/errors.py": '''
+            class BaseError(RuntimeError):
+                code = "E100"
+            class KernelLimitError(ValueError):
+                pass
+            class Deep(BaseError):
+                pass
+        ''',
+        "pkg/ops/__init__.py": "",
+        "pkg/ops/run.py": '''
+            import pkg
+            from pkg import errors
+            from ..errors import Deep
+            def a(m):
+                raise pkg.KernelLimitError(f"M={m}")
+            def b():
+                raise errors.KernelLimitError("x")
+            def c():
+                raise Deep("deep")
+        ''',
+    })
+    s = {x.function: x for x in sites}
+    info = cb.class_info(s["a"].class_ref)
+    assert s["a"].error_class == "pkg.KernelLimitError"
+    assert info.qualname == "pkg.errors.KernelLimitError"
+    assert info.bases == ["ValueError"] and info.ancestors == ["ValueError", "Exception", "BaseException"]
+    assert cb.class_info(s["b"].class_ref).qualname == "pkg.errors.KernelLimitError"
+    deep = cb.class_info(s["c"].class_ref)
+    assert deep.bases == ["pkg.errors.BaseError"]
+    assert deep.ancestors[:2] == ["pkg.errors.BaseError", "RuntimeError"]
+    assert deep.error_code == "E100"
+
+
+def test_helper_calls_are_sites_of_their_own(extract):
+    _, sites, _ = extract({
+        "pkg/__init__.py": "",
+        "pkg/util.py": '''
+            def fail(msg):
+                raise ValueError(msg)
+            def check(cond, message):
+                if not cond:
+                    raise RuntimeError(f"[check] {message}")
+            def validate(x):
+                raise TypeError(f"bad {x}")
+        ''',
+        "pkg/user.py": '''
+            from pkg.util import fail, check, validate
+            from pkg import util
+            class Model:
+                def _err(self, what):
+                    raise KeyError(what)
+                def run(self, n):
+                    if n < 0:
+                        fail(f"negative n={n}")
+                    check(n < 10, "n too large")
+                    util.fail("via module")
+                    self._err(f"missing {n}")
+                    validate("not a message")
+                    fail(some_var)
+        ''',
+    })
+    helper_made = sorted((s.line, s.error_class, s.message.text(), s.helper) for s in sites if s.helper)
+    assert helper_made == [
+        (9, "ValueError", "negative n={n}", "pkg.util.fail"),
+        (10, "RuntimeError", "[check] n too large", "pkg.util.check"),
+        (11, "ValueError", "via module", "pkg.util.fail"),
+        (12, "KeyError", "missing {n}", "pkg.user.Model._err"),
+    ]
+    assert all(s.file_path == "pkg/user.py" for s in sites if s.helper)
+
+
+def test_functions_are_qualified_and_nested_code_found(extract):
+    _, sites, _ = extract({"m.py": '''
+        class A:
+            class B:
+                def m(self):
+                    with ctx():
+                        for i in range(3):
+                            while True:
+                                try:
+                                    pass
+                                finally:
+                                    raise ValueError("deep")
+        def outer():
+            def inner():
+                match x:
+                    case 1:
+                        raise KeyError("matched")
+            async def co():
+                async with y:
+                    raise OSError("async")
+        raise SystemExit("module level")
+    '''})
+    assert {(s.function, s.message.text()) for s in sites} == {
+        ("A.B.m", "deep"), ("outer.inner", "matched"), ("outer.co", "async"), ("<module>", "module level")}
+
+
+def test_bad_files_become_diagnostics(tmp_path):
+    cases = {
+        "syntax.py": b"def f(:\n  pass\n",
+        "py2.py": b'print "hello"\n',
+        "latin.py": b"# -*- coding: latin-1 -*-\nraise ValueError('caf\xe9')\n",
+        "undecodable.py": b"raise ValueError('\xff\xfe\xfa')\n",
+        "binary.py": b"\x00\x01\x02garbage",
+        "big.py": b"x = 1\n" * 200,
+        "deep.py": ("x = " + "(" * 300 + "1" + ")" * 300 + "\n").encode(),
+        "bom.py": "\ufeffraise ValueError('bom')\r\n".encode("utf-8"),
+    }
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+    got = {}
+    for name in cases:
+        f = extract_file(str(tmp_path), name, name[:-3], max_bytes=1000)
+        got[name] = (f.diagnostic.reason if f.diagnostic else None, [s.message.text() for s in f.sites])
+    assert got["syntax.py"][0] == "syntax"
+    assert got["py2.py"][0] == "python2"
+    assert got["latin.py"] == (None, ["café"])
+    assert got["undecodable.py"][0] == "decode"
+    assert got["binary.py"][0] == "binary"
+    assert got["big.py"][0] == "oversized"
+    assert got["deep.py"][0] in ("recursion", "syntax")
+    assert got["bom.py"] == (None, ["bom"])
+    missing = extract_file(str(tmp_path), "nope.py", "nope")
+    assert missing.diagnostic.reason == "io"
