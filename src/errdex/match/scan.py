@@ -162,7 +162,7 @@ class _BlockScanner:
             self._record(event)
         self.next_line += counted.count(b"\n")
         self.lines += counted.count(b"\n") + (0 if counted.endswith(b"\n") or not counted else 1)
-        return hold if hold else None
+        return hold
 
     def _parse_block(self, block: bytes, start: int, line_idx: int, final: bool):
         back = start
@@ -179,7 +179,7 @@ class _BlockScanner:
         parsed = parse_at(lines, before, first)
         if parsed is None:
             return None
-        if not parsed.complete and not final and end == len(block) and start > 0:
+        if not parsed.complete and not final and end == len(block):
             return "hold"
         used = {line_idx - before + k for k in parsed.consumed}
         return parsed.events, used

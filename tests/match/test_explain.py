@@ -1,0 +1,113 @@
+"""explain(): frames beat messages, class agreement, negatives from other libraries, bindings."""
+
+import pytest
+
+from errdex.match import MatchContext, explain
+
+from conftest import make_record
+
+KERNEL = "python/sglang/kernels/ops/fused.py"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    records = [
+        make_record("Packed decode kernel only supports NK=1 (got K={K}, BK={BK}).", file_path=KERNEL,
+                    line=358, function="packed_decode", condition="triton.cdiv(K, BK) != 1"),
+        make_record("Invalid head config inferred from mixed_qkv: H={H}, HV={HV}.", file_path=KERNEL,
+                    line=350, function="packed_decode"),
+        make_record("{msg}", file_path="python/sglang/utils.py", line=5, function="fail", error_class="RuntimeError"),
+        make_record("Unknown model name {name}, expected one of a, b", file_path="python/sglang/models.py",
+                    line=20, function="load", error_class="RuntimeError"),
+        make_record("", file_path=KERNEL, line=370, function="packed_decode",
+                    error_class="AssertionError", assert_test="V > 0", error_type="assertion"),
+        make_record("Unknown model name {name}, expected one of a, b", file_path="tests/test_models.py",
+                    line=7, function="test_load", error_class="RuntimeError", tags=["test"]),
+        make_record("out of memory", file_path="python/sglang/mem.py", line=3, function="alloc",
+                    error_class="MemoryLimitError", bases=["RuntimeError", "Exception"]),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_bare_line_binds_values_and_checks_condition(ctx):
+    (m, *_) = explain("ValueError: Packed decode kernel only supports NK=1 (got K=0, BK=1).", context=ctx)
+    assert (m.line_number, m.confidence, m.via) == (358, "high", "message")
+    assert m.bindings == {"K": "0", "BK": "1"}
+    assert m.condition_check.satisfied is True
+    assert "K = 0" in m.condition_check.text
+    d = m.to_dict()
+    assert {"id", "repo", "filePath", "lineNumber", "errorClass", "errorMessage", "score",
+            "confidence", "via", "bindings", "conditionCheck", "logLine"} <= set(d)
+
+
+def test_traceback_from_another_machine_resolves_by_frame_with_line_drift(ctx):
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/someone/.venv/lib/python3.11/site-packages/sglang/kernels/ops/fused.py", line 361, in packed_decode\n'
+        "    raise ValueError(\n"
+        "ValueError: Packed decode kernel only supports NK=1 (got K=7, BK=8).\n"
+    )
+    (m, *_) = explain(text, context=ctx)
+    assert (m.via, m.confidence, m.line_number, m.bindings["K"]) == ("frame", "high", 358, "7")
+
+
+def test_helper_raise_resolves_to_the_calling_site(ctx):
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/sglang/models.py", line 20, in load\n    fail(...)\n'
+        '  File "/srv/sglang/utils.py", line 5, in fail\n    raise RuntimeError(msg)\n'
+        "RuntimeError: Unknown model name zz, expected one of a, b\n"
+    )
+    (m, *_) = explain(text, context=ctx)
+    assert (m.file_path, m.via, m.bindings) == ("python/sglang/models.py", "frame", {"name": "zz"})
+
+
+def test_library_code_ranks_above_test_code_and_ties_show(ctx):
+    matches = explain("RuntimeError: Unknown model name q, expected one of a, b", context=ctx)
+    assert [m.file_path for m in matches] == ["python/sglang/models.py", "tests/test_models.py"]
+    assert matches[0].score > matches[1].score
+
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    "KeyError: 'x'",
+    "ValueError: invalid literal for int() with base 10: 'a'",
+    'Traceback (most recent call last):\n  File "/usr/lib/python3.11/json/decoder.py", line 355, in raw_decode\n'
+    "    raise JSONDecodeError(\"Expecting value\", s, err.value) from None\n"
+    "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+])
+def test_errors_from_code_that_is_not_indexed_get_no_high_confidence(ctx, text):
+    assert all(m.confidence == "low" for m in explain(text, context=ctx))
+
+
+def test_raised_in_torch_even_if_message_matches_is_low(ctx):
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/sglang/kernels/ops/fused.py", line 300, in packed_decode\n    torch.op()\n'
+        '  File "/venv/site-packages/torch/_ops.py", line 10, in __call__\n    raise\n'
+        "ValueError: Packed decode kernel only supports NK=1 (got K=7, BK=8).\n"
+    )
+    assert all(m.confidence == "low" for m in explain(text, context=ctx))
+
+
+def test_class_must_agree_but_a_base_class_is_fine(ctx):
+    assert explain("TypeError: Packed decode kernel only supports NK=1 (got K=0, BK=1).", context=ctx) == []
+    (m,) = explain("RuntimeError: out of memory", context=ctx)
+    assert m.error_class == "MemoryLimitError"
+
+
+def test_bare_assert_by_frame_and_by_expression(ctx):
+    text = ('Traceback (most recent call last):\n  File "/x/sglang/kernels/ops/fused.py", line 370, in packed_decode\n'
+            "    assert V > 0\nAssertionError\n")
+    (m, *_) = explain(text, context=ctx)
+    assert (m.line_number, m.via, m.confidence) == (370, "frame", "high")
+    (m,) = explain("assert V>0", context=ctx)
+    assert m.line_number == 370 and m.match_kind == "assert"
+
+
+def test_exception_object_is_formatted(ctx):
+    try:
+        raise ValueError("Invalid head config inferred from mixed_qkv: H=3, HV=8.")
+    except ValueError as exc:
+        (m,) = explain(exc, context=ctx)
+    assert m.line_number == 350 and m.bindings == {"H": "3", "HV": "8"}
