@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent, bare_message, parse_events
 from errdex.match.patterns import RecordRef
@@ -23,6 +24,12 @@ from errdex.match.resolve import Match, RecordIndex, match_event
 from errdex.match.text import split_clean_lines
 
 DB_ENV = "ERRDEX_DB"
+
+
+class IndexMissingError(ErrdexError):
+    """No index file where one was expected; distinct from "nothing matched" (1)."""
+
+    exit_code = 2
 _SLIM_VERSION = "1"
 
 
@@ -59,8 +66,7 @@ def load_context(db: str | os.PathLike | None = None, dataset: str | list[str] |
     """The (cached) context for a db file and datasets (default: newest of each repo)."""
     path = Path(db) if db is not None else default_db()
     if not path.exists():
-        from errdex.errors import ErrdexError
-        raise ErrdexError(f"no index at {path}: run `errdex index SOURCE` first")
+        raise IndexMissingError(f"no index at {path}: run `errdex index SOURCE` first")
     wanted = [dataset] if isinstance(dataset, str) else sorted(dataset or [])
     stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, tuple(wanted), backend)
