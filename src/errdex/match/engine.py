@@ -135,21 +135,22 @@ class _HyperscanBackend:
     def __init__(self, engine: PatternEngine, cache_dir: Path | None) -> None:
         self.engine = engine
         n = engine.count
-        exprs: list[bytes] = []
-        ids: list[int] = []
-        flags: list[int] = []
+        # Many records share a template: compile each expression once and map
+        # its hyperscan id back to every (record or prefix) id it stands for.
+        by_expr: dict[bytes, list[int]] = defaultdict(list)
         for rec in engine.matchable:
-            exprs.append(hs_escape(line_regex(rec.chunks)))
-            ids.append(rec.idx)
-            flags.append(0)
+            by_expr[hs_escape(line_regex(rec.chunks))].append(rec.idx)
             key = prefix_key(rec.chunks).strip()
             if key:
-                exprs.append(hs_escape(_space_regex(key)))
-                ids.append(n + rec.idx)
-                flags.append(0)
+                by_expr[hs_escape(_space_regex(key))].append(n + rec.idx)
+        exprs = list(by_expr)
+        self.targets: list[tuple[int, ...]] = [tuple(by_expr[e]) for e in exprs]
+        ids = list(range(len(exprs)))
+        flags = [0] * len(exprs)
+        self.marker_base = len(exprs)
         for k, name in enumerate(MARKER_NAMES):
             exprs.append(MARKERS[name].encode())
-            ids.append(2 * n + k)
+            ids.append(self.marker_base + k)
             flags.append(hyperscan.HS_FLAG_MULTILINE)
         self.loaded_from_cache = False
         self.db = self._load_or_compile(exprs, ids, flags, cache_dir)
@@ -179,8 +180,9 @@ class _HyperscanBackend:
 
     def candidates(self, text: str) -> tuple[set[int], set[int]]:
         n = self.engine.count
-        found: set[int] = set()
-        self.db.scan(text.encode("utf-8"), match_event_handler=_collect_ids, context=found)
+        hs_ids: set[int] = set()
+        self.db.scan(text.encode("utf-8"), match_event_handler=_collect_ids, context=hs_ids)
+        found = {t for h in hs_ids if h < self.marker_base for t in self.targets[h]}
         full = {i for i in found if i < n}
         prefix = {i - n for i in found if n <= i < 2 * n}
         return full, prefix
@@ -192,18 +194,21 @@ class _HyperscanBackend:
         raw.sort(key=lambda item: item[1])
         lines: dict[int, LineHits] = {}
         line_no, pos = 0, 0
+        targets, base = self.targets, self.marker_base
         for pid, end in raw:
-            if pid >= n and pid < 2 * n:
-                continue  # prefix keys matter for pasted text, not for logs
+            if pid < base:
+                ids = [t for t in targets[pid] if t < n]
+                if not ids:
+                    continue  # prefix keys matter for pasted text, not for logs
             line_no += data.count(b"\n", pos, end - 1) if end - 1 > pos else 0
             pos = max(pos, end - 1)
             hits = lines.get(line_no)
             if hits is None:
                 hits = lines[line_no] = LineHits(data.rfind(b"\n", 0, end - 1) + 1)
-            if pid < n:
-                hits.candidates.add(pid)
+            if pid < base:
+                hits.candidates.update(ids)
             else:
-                hits.markers.add(MARKER_NAMES[pid - 2 * n])
+                hits.markers.add(MARKER_NAMES[pid - base])
         return lines
 
 

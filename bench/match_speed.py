@@ -1,0 +1,214 @@
+"""Benchmark `errdex scan` on a 200 MB synthetic log against the sglang 0.5.23 index.
+
+Run: `.venv/bin/python bench/match_speed.py [--size-mb 200] [--keep]`
+
+In one run it measures
+  * the floor: read the file and split it into lines in Python;
+  * a good pure-Python matcher: pyahocorasick on each pattern's longest
+    whitespace-free literal token, then `re` on the flagged lines;
+  * `errdex scan --json` as a whole process (startup, engine load, scan);
+and prints throughputs, ratios, the engine's build/load time and memory, and
+checks that errdex and the reference find the same lines. Goals: errdex >= 8x
+the pure-Python matcher, and within 3x the floor.
+
+The index lives under ~/.cache/errdex-tests/ (built once); the log is written
+with a fixed seed to a temporary folder (1% error lines rendered from random
+templates with random values).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CACHE = Path.home() / ".cache" / "errdex-tests"
+WHEEL = CACHE / "dl" / "sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl"
+DB = CACHE / "bench" / "sglang-0.5.23.db"
+SEED = 20240501
+VALUES = ["0", "7", "128", "4096", "'bf16'", "torch.float16", "(2, 3)", "None", "'model.layers.3'", "1e-05"]
+PLAIN = [
+    "INFO scheduler: Decode batch. #running-req: {n}, #token: {m}, token usage: 0.{n}, gen throughput (token/s): {m}.{n}",
+    "INFO tokenizer_manager: Receive: obj=GenerateReqInput(rid='{h}', text_len={m})",
+    "DEBUG model_runner: Capture cuda graph bs {n} took {m} ms",
+    "INFO http: 127.0.0.1:{m} - \"POST /generate HTTP/1.1\" 200 OK",
+    "WARNING memory_pool: KV cache pool at {n}% of capacity, evicting {m} pages",
+]
+
+
+def ensure_index() -> Path:
+    """Index pypi:sglang==0.5.23 once, from the cached wheel, into DB."""
+    if DB.exists():
+        return DB
+    home = CACHE / "home"
+    downloads = home / "cache" / "downloads" / "sglang" / "0.5.23"
+    downloads.mkdir(parents=True, exist_ok=True)
+    if WHEEL.exists() and not (downloads / WHEEL.name).exists():
+        shutil.copy2(WHEEL, downloads / WHEEL.name)
+    os.environ["ERRDEX_HOME"] = str(home)
+    from errdex.pipeline import index_source
+
+    DB.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    index_source("pypi:sglang==0.5.23", DB)
+    print(f"indexed sglang 0.5.23 in {time.perf_counter() - started:.1f} s -> {DB}")
+    return DB
+
+
+def load_templates(db: Path) -> list[dict]:
+    from errdex.store import Store
+
+    with Store.open(db, readonly=True) as store:
+        return [r for r in store.iter_records(None)]
+
+
+def render(template: str, rng: random.Random) -> str:
+    return re.sub(r"\{[^{}]*\}", lambda _m: rng.choice(VALUES), template)
+
+
+def write_log(path: Path, records: list[dict], size_mb: int) -> int:
+    """The synthetic log; returns the number of error lines written."""
+    rng = random.Random(SEED)
+    usable = [r for r in records if r.get("errorMessage") and len(r["errorMessage"]) >= 12 and "\n" not in r["errorMessage"]]
+    target = size_mb * 1_000_000
+    written = errors = 0
+    line_no = 0
+    with open(path, "w", encoding="utf-8") as out:
+        batch: list[str] = []
+        while written < target:
+            line_no += 1
+            stamp = f"2026-11-29 20:{line_no // 60000 % 60:02d}:{line_no // 1000 % 60:02d},{line_no % 1000:03d}"
+            if rng.random() < 0.01:
+                rec = rng.choice(usable)
+                cls = (rec.get("errorClass") or "RuntimeError").rsplit(".", 1)[-1]
+                line = f"{stamp} ERROR worker: {cls}: {render(rec['errorMessage'], rng)}"
+                errors += 1
+            else:
+                line = stamp + " " + rng.choice(PLAIN).format(n=rng.randint(0, 99), m=rng.randint(100, 99999),
+                                                              h=f"{rng.getrandbits(64):016x}")
+            batch.append(line)
+            written += len(line) + 1
+            if len(batch) >= 10000:
+                out.write("\n".join(batch) + "\n")
+                batch = []
+        if batch:
+            out.write("\n".join(batch) + "\n")
+    return errors
+
+
+def floor(path: Path) -> tuple[float, int]:
+    started = time.perf_counter()
+    lines = 0
+    with open(path, "rb") as f:
+        while chunk := f.read(8 << 20):
+            lines += len(chunk.splitlines())
+    return time.perf_counter() - started, lines
+
+
+def reference(path: Path, records: list[dict]) -> tuple[float, set[int]]:
+    """pyahocorasick prefilter on literal tokens, then the verification regex per flagged line."""
+    import ahocorasick
+
+    from errdex.match.patterns import MIN_LITERAL, line_regex, longest_token, split_pattern
+
+    started = time.perf_counter()
+    automaton = ahocorasick.Automaton()
+    table: dict[str, list[re.Pattern]] = {}
+    for rec in records:
+        chunks = split_pattern(rec.get("messagePattern") or "")
+        if not rec.get("messagePattern") or sum(len(c.strip()) for c in chunks) < MIN_LITERAL:
+            continue
+        token = max((longest_token(c) for c in chunks), key=len, default="")
+        if token:
+            table.setdefault(token, []).append(re.compile(line_regex(chunks)))
+    for token, patterns in table.items():
+        automaton.add_word(token, patterns)
+    automaton.make_automaton()
+    found: set[int] = set()
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            for _end, patterns in automaton.iter(line):
+                if any(p.search(line) for p in patterns):
+                    found.add(number)
+                    break
+    return time.perf_counter() - started, found
+
+
+def errdex_scan(path: Path, db: Path) -> tuple[float, dict, int]:
+    """`errdex scan --json` as a subprocess; returns (seconds, report, peak RSS in kB)."""
+    started = time.perf_counter()
+    proc = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", sys.executable, "-c", "from errdex.cli import main; main()",
+         "scan", "--db", str(db), "--json", str(path)],
+        capture_output=True, text=True, check=True,
+    )
+    seconds = time.perf_counter() - started
+    rss = int(proc.stderr.strip().splitlines()[-1]) if proc.stderr.strip() else 0
+    return seconds, json.loads(proc.stdout), rss
+
+
+def engine_times(db: Path) -> dict:
+    """Build (no cache) and load (cache) times of the hyperscan engine, in a clean process each."""
+    code = ("import time,sys,shutil,tempfile;from errdex.match.api import load_context,MatchContext;"
+            "c=load_context(sys.argv[1]);t=time.perf_counter();"
+            "d=tempfile.mkdtemp();from errdex.match.engine import PatternEngine;"
+            "e=PatternEngine(c.engine.records,None if sys.argv[2]=='build' else __import__('pathlib').Path(sys.argv[1]+'.engine'));"
+            "print(time.perf_counter()-t, e.stats.patterns, e.stats.size_bytes, e.stats.loaded_from_cache)")
+    out = {}
+    for mode in ("build", "load"):
+        res = subprocess.run([sys.executable, "-c", code, str(db), mode], capture_output=True, text=True, check=True)
+        seconds, patterns, size, cached = res.stdout.split()
+        out[mode] = (float(seconds), int(patterns), int(size), cached)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size-mb", type=int, default=200)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary log")
+    args = parser.parse_args()
+    db = ensure_index()
+    records = load_templates(db)
+    print(f"{len(records)} records in the index")
+    tmp = Path(tempfile.mkdtemp(prefix="errdex-bench-"))
+    log = tmp / "synthetic.log"
+    try:
+        t = time.perf_counter()
+        errors = write_log(log, records, args.size_mb)
+        size = log.stat().st_size
+        print(f"log: {size / 1e6:.0f} MB, {errors} error lines, written in {time.perf_counter() - t:.1f} s")
+        subprocess.run([sys.executable, "-c", "from errdex.match.api import load_context; import sys; load_context(sys.argv[1])", str(db)], check=True)
+        f_sec, lines = floor(log)
+        r_sec, ref_lines = reference(log, records)
+        e_sec, report, rss = errdex_scan(log, db)
+        mb = size / 1e6
+        print(f"floor (read + split lines): {f_sec:6.2f} s  {mb / f_sec:7.1f} MB/s  ({lines} lines)")
+        print(f"pure-Python AC + re:        {r_sec:6.2f} s  {mb / r_sec:7.1f} MB/s")
+        print(f"errdex scan (process):      {e_sec:6.2f} s  {mb / e_sec:7.1f} MB/s  peak RSS {rss / 1024:.0f} MB")
+        print(f"errdex vs pure Python: {r_sec / e_sec:.1f}x faster (goal >= 8x); "
+              f"errdex vs floor: {e_sec / f_sec:.1f}x slower (goal <= 3x)")
+        stats = report["stats"]
+        print(f"in-process: engine ready in {stats['engineSeconds']} s (from cache: {stats['engineFromCache']}), "
+              f"scan {stats['mbPerSecond']} MB/s")
+        for mode, (seconds, patterns, nbytes, cached) in engine_times(db).items():
+            print(f"engine {mode}: {seconds:.2f} s for {patterns} patterns, database {nbytes / 1e6:.1f} MB, cached={cached}")
+        got = {o["logLine"] for o in report["occurrences"]}
+        same = got == ref_lines
+        print(f"same lines as the reference: {same} (errdex {len(got)}, reference {len(ref_lines)}, "
+              f"only errdex {len(got - ref_lines)}, only reference {len(ref_lines - got)})")
+        return 0 if same else 1
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
