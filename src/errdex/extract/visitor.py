@@ -15,7 +15,7 @@ from typing import Callable
 
 from errdex.extract.messages import MessageBuilder, literal
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, resolve_dotted
-from errdex.models import ClassFacts, ErrorSite, FileFacts, HelperCall, HelperDef, Template
+from errdex.models import ClassFacts, ErrorSite, FileFacts, FunctionFacts, HelperCall, HelperDef, Template
 
 _MESSAGE_KWARGS = ("message", "msg", "detail", "reason", "description", "error", "text", "err_msg", "error_message")
 _CODE_KWARGS = ("error_code", "code", "errno", "err_code")
@@ -25,6 +25,7 @@ _ABORT_FUNCS = frozenset({"flask.abort", "werkzeug.exceptions.abort", "abort"})
 # Calls that never raise through a codebase helper; skipped to keep the candidate list small.
 _NOT_HELPERS = frozenset({"print", "len", "isinstance", "super", "setattr", "getattr", "format"})
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "append", "write", "extend", "add"})
+_CALL = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*\(")
 _MESSAGE_PARAM = re.compile(r"msg|message|text|reason|detail|desc|what|err|why|explanation", re.I)
 
 #: Called for each site with (scope node, path from scope to site statement, site).
@@ -63,6 +64,7 @@ class ModuleWalker:
         self.constants: dict[str, Template] = {}
         self.builder = MessageBuilder(self.source_of, self._lookup)
         self.scopes: list[_Scope] = []
+        self._call_cache: dict[tuple[str, str | None], str | None] = {}
         self.path: list[ast.AST] = []
 
     # -- entry ---------------------------------------------------------------
@@ -116,10 +118,38 @@ class ModuleWalker:
                 seg = "\n".join([first, *self.lines[l0:l1 - 1], last])
         except (AttributeError, IndexError, UnicodeDecodeError, TypeError):
             seg = ""
+        if seg and _plausible(node, seg):
+            return " ".join(seg.split()) if "\n" in seg else seg
         text = ast.unparse(node)
         if seg and _same_tokens(seg, text):
             return " ".join(seg.split()) if "\n" in seg else seg
         return text
+
+    def _calls_in(self, node: ast.AST) -> list[str]:
+        """Names this function calls, resolved through imports and `self`.
+
+        A regex over the function's source lines, not an AST walk: a full
+        walk of every expression costs as much as parsing the file.
+        """
+        text = "\n".join(self.lines[node.lineno:node.end_lineno])
+        out: dict[str, None] = {}
+        cache = self._call_cache
+        cls = self.scopes[-1].cls
+        for name in set(_CALL.findall(text)):
+            key = (name, cls)
+            resolved = cache.get(key, False)
+            if resolved is False:
+                head = name.partition(".")[0]
+                if head in ("self", "cls"):
+                    resolved = self._resolve(name) if "." in name else None
+                elif head in self.imports or head in self.local_defs:
+                    resolved = resolve_dotted(name, self.module, self.imports, self.local_defs)
+                else:
+                    resolved = None
+                cache[key] = resolved
+            if resolved is not None:
+                out[resolved] = None
+        return sorted(out)
 
     def _lookup(self, name: str) -> Template | None:
         scope = self.scopes[-1] if self.scopes else None
@@ -177,6 +207,10 @@ class ModuleWalker:
         cls = outer.qualname if outer.kind == "class" else None
         scope = _Scope(stmt, qual, "function", cls, params)
         self.scopes.append(scope)
+        self.facts.functions.append(FunctionFacts(
+            f"{self.module}.{qual}", stmt.lineno, self._calls_in(stmt),
+            not any(part.startswith("_") for part in qual.split(".")),
+            f"{self.module}.{cls}" if cls else None))
         saved = self.path
         self.path = []
         self._walk(stmt.body)
@@ -363,6 +397,18 @@ class ModuleWalker:
             if scope.kind == "function":
                 return scope.qualname
         return "<module>"
+
+
+def _plausible(node: ast.AST, seg: str) -> bool:
+    """Cheap check that a position-cut segment is the node's text (f-string positions can be off)."""
+    if isinstance(node, ast.Name):
+        return seg == node.id
+    if isinstance(node, ast.Attribute):
+        return seg.endswith(node.attr) and seg[:1].isidentifier()
+    if isinstance(node, (ast.Call, ast.Subscript)):
+        return seg.endswith(")" if isinstance(node, ast.Call) else "]") and seg[:1].isidentifier() \
+            and seg.count("(") == seg.count(")") and seg.count("[") == seg.count("]")
+    return False
 
 
 def _same_tokens(seg: str, text: str) -> bool:

@@ -1,0 +1,44 @@
+"""Shared bench helpers: the cached sglang wheel tree, timing, peak memory of child processes."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CACHE = Path(os.environ.get("ERRDEX_BENCH_CACHE", Path.home() / ".cache" / "errdex-tests"))
+
+
+def sglang_tree(version: str = "0.5.23"):
+    """The unpacked sglang wheel (downloaded once, cached outside the repo)."""
+    os.environ.setdefault("ERRDEX_HOME", str(CACHE / "home"))
+    from errdex.sources import resolve_source
+
+    return resolve_source(f"pypi:sglang=={version}")
+
+
+def copy_py_tree(tree, dest: Path) -> Path:
+    """Copy only the .py files of a tree, so a benchmark can modify them."""
+    for rel in tree.files:
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(tree.root / rel, target)
+    return dest
+
+
+def timed_run(cmd: list[str], env: dict | None = None) -> tuple[float, int]:
+    """Wall time of a subprocess and its peak RSS in MiB (max over the process tree's waited children)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL)
+    elapsed = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, max(before, after) // 1024
+
+
+def python() -> str:
+    return sys.executable
