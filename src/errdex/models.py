@@ -101,6 +101,23 @@ class Template:
     def literal_length(self) -> int:
         return sum(len(s) for s in self.segments if isinstance(s, str))
 
+    def rendered(self) -> tuple[str, str, dict[str, str], list[str], int]:
+        """(text, pattern, placeholders, groups, literal length) in one pass over the segments."""
+        text, pattern, groups = [], [], []
+        holes: dict[str, str] = {}
+        literal = 0
+        for s in self.segments:
+            if isinstance(s, str):
+                text.append(s)
+                pattern.append(escape_literal(s))
+                literal += len(s)
+            else:
+                text.append("{" + s.name + "}")
+                pattern.append("(.+?)")
+                groups.append(s.name)
+                holes.setdefault(s.name, s.expr)
+        return "".join(text), "".join(pattern), holes, groups, literal
+
 
 _REGEX_META = re.compile(r"([.^$*+?{}\[\]\\|()])")
 

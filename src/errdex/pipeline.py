@@ -59,8 +59,8 @@ def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     with Store.open(db_path) as store:
-        facts, texts, extracted = _extract_all(tree, store, jobs, progress)
-        sites, classes = link(facts, tree, jobs)
+        facts, texts, keys, extracted = _extract_all(tree, store, jobs, progress)
+        sites, classes = link(facts, tree, store, keys)
         for site in sites:
             fill_window(site, texts[site.file_path])
         progress("records", 0, 1)
@@ -82,7 +82,7 @@ def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None
 
 
 def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
-                 ) -> tuple[list[FileFacts], dict[str, list[str]], int]:
+                 ) -> tuple[list[FileFacts], dict[str, list[str]], dict[str, str], int]:
     """Facts for every file: from the cache when the content is known, else from the workers."""
     root = str(tree.root)
     pkg_dirs = frozenset(f.rsplit("/", 1)[0] if "/" in f else "" for f in tree.files if f.endswith("__init__.py"))
@@ -122,7 +122,7 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
     for f in facts:
         if f.sites or f.helper_calls:
             texts[f.file_path] = decode_source(raw[f.file_path]).split("\n")
-    return facts, texts, len(todo)
+    return facts, texts, keys, len(todo)
 
 
 def _worker_batch(root: str, batch: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
@@ -148,14 +148,14 @@ def _run_workers(root: str, items: list[tuple[str, str]], jobs: int | None):
             yield from result
 
 
-def link(facts: list[FileFacts], tree: SourceTree, jobs: int | None) -> tuple[list[ErrorSite], dict]:
+def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str]) -> tuple[list[ErrorSite], dict]:
     """Resolve classes and helpers across files; analyze helper-call sites where the AST is needed again."""
     cb = Codebase.from_facts(facts)
     sites: list[ErrorSite] = [s for f in facts for s in f.sites]
     calls = [c for f in facts for c in f.helper_calls]
     through_helpers = helper_sites(cb, calls)
     if through_helpers:
-        _analyze_helper_calls(tree, facts, through_helpers, jobs)
+        _analyze_helper_calls(tree, facts, through_helpers, store, keys)
     sites.extend(through_helpers)
     refs = {s.class_ref for s in sites if s.class_ref}
     classes = {ref: cb.class_info(ref) for ref in refs}
@@ -163,24 +163,36 @@ def link(facts: list[FileFacts], tree: SourceTree, jobs: int | None) -> tuple[li
 
 
 def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[ErrorSite],
-                          jobs: int | None) -> None:
-    """Helper calls are known only after linking: re-walk their files to analyze just those lines."""
+                          store, keys: dict[str, str]) -> None:
+    """Helper calls are known only after linking: re-walk their files to analyze just those lines.
+
+    Results are cached like per-file facts, keyed by the file's key and the lines asked for.
+    """
     analyze = _site_analyzer()
     if analyze is None:
         return
     modules = {f.file_path: f.module for f in facts}
-    wanted: dict[str, set[int]] = {}
+    wanted: dict[str, list[ErrorSite]] = {}
     for s in sites:
-        wanted.setdefault(s.file_path, set()).add(s.line)
-    for rel, lines in wanted.items():
-        again = extract_file(str(tree.root), rel, modules[rel], analyze=analyze, helper_lines=frozenset(lines))
-        by_line = {c.site.line: c.site for c in again.helper_calls if c.site.condition is not None}
-        for s in sites:
-            done = by_line.get(s.line) if s.file_path == rel else None
-            if done is not None:
-                s.condition, s.condition_exact = done.condition, done.condition_exact
-                s.condition_reason, s.feeding = done.condition_reason, done.feeding
-                s.condition_calls = done.condition_calls
+        wanted.setdefault(s.file_path, []).append(s)
+    hkeys = {rel: f"{keys[rel]}:helpers:{','.join(str(s.line) for s in group)}" for rel, group in wanted.items()}
+    cached = store.cached_facts(list(hkeys.values()))
+    fresh = {}
+    for rel, group in wanted.items():
+        blob = cached.get(hkeys[rel])
+        if blob is None:
+            lines = frozenset(s.line for s in group)
+            again = extract_file(str(tree.root), rel, modules[rel], analyze=analyze, helper_lines=lines)
+            found = {c.site.line: (c.site.condition, c.site.condition_exact, c.site.condition_reason,
+                                   c.site.feeding, c.site.condition_calls)
+                     for c in again.helper_calls if c.site.line in lines}
+            blob = fresh[hkeys[rel]] = zlib.compress(pickle.dumps(found), 1)
+        found = pickle.loads(zlib.decompress(blob))
+        for s in group:
+            if s.line in found:
+                (s.condition, s.condition_exact, s.condition_reason, s.feeding, s.condition_calls) = found[s.line]
+    if fresh:
+        store.put_cached_facts(fresh)
 
 
 def _now() -> str:

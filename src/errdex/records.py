@@ -63,15 +63,16 @@ def url_base(tree: SourceTree) -> str | None:
 def build_records(tree: SourceTree, sites: list[ErrorSite], classes: dict[str, ClassInfo],
                   modules: dict[str, str], analyzed_at: str) -> list[dict]:
     """One record per site, ordered by file and line, ids and slugs unique within the dataset."""
-    sites = sorted(sites, key=lambda s: (s.file_path, s.line, s.message.text()))
+    rendered = sorted(((s, s.message.rendered()) for s in sites),
+                      key=lambda p: (p[0].file_path, p[0].line, p[1][0]))
     ordinals: dict[tuple, int] = defaultdict(int)
     slugs: set[str] = set()
     base = url_base(tree)
     analyzed_sha = tree.sha or tree.permalink_ref or tree.version
     records = []
-    for site in sites:
+    for site, parts in rendered:
         path = record_path(tree, site.file_path)
-        template = site.message.text()
+        template = parts[0]
         key = (path, site.function, template)
         rid = record_id(tree.repo, path, site.function, template, ordinals[key])
         ordinals[key] += 1
@@ -79,14 +80,15 @@ def build_records(tree: SourceTree, sites: list[ErrorSite], classes: dict[str, C
         if slug in slugs:
             slug = f"{slug}-{rid[:6]}"
         slugs.add(slug)
-        info = classes.get(site.class_ref or "") if site.class_ref else None
-        records.append(_record(tree, site, path, rid, slug, template, info, modules.get(site.file_path, ""),
+        info = classes.get(site.class_ref) if site.class_ref else None
+        records.append(_record(tree, site, path, rid, slug, parts, info, modules.get(site.file_path, ""),
                                base, analyzed_sha, analyzed_at))
     return records
 
 
-def _record(tree: SourceTree, site: ErrorSite, path: str, rid: str, slug: str, template: str,
+def _record(tree: SourceTree, site: ErrorSite, path: str, rid: str, slug: str, parts: tuple,
             info: ClassInfo | None, module: str, base: str | None, analyzed_sha: str, analyzed_at: str) -> dict:
+    template, pattern, placeholders, groups, literal_length = parts
     test = is_test_path(site.file_path)
     return {
         "id": rid,
@@ -94,7 +96,7 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, rid: str, slug: str, t
         "slug": slug,
         "errorCode": site.error_code or (info.error_code if info else None),
         "errorMessage": template,
-        "messagePattern": site.message.pattern(),
+        "messagePattern": pattern,
         "errorType": site.error_type,
         "errorClass": site.error_class,
         "httpStatus": site.http_status,
@@ -124,10 +126,10 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, rid: str, slug: str, t
         "errdex": {
             "module": module,
             "function": site.function,
-            "placeholders": site.message.placeholders(),
-            "groups": site.message.groups(),
+            "placeholders": placeholders,
+            "groups": groups,
             "messageForm": site.message.form,
-            "literalLength": site.message.literal_length(),
+            "literalLength": literal_length,
             "classQualname": info.qualname if info else site.class_ref,
             "classBases": info.bases if info else [],
             "classAncestors": info.ancestors if info else [],
