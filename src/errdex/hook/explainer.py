@@ -1,0 +1,198 @@
+"""From a live exception to the record that raised it: frames first, then the message.
+
+Walks the traceback from the deepest frame up. Each frame's file is mapped to
+a dataset (the installed distribution that owns it, indexed on first sight,
+or an indexed folder such as the user's script folder) and looked up by file
+and line, which is exact because the index is of the very version running.
+When no frame lands on a record, the message is matched against the
+datasets the frames touched (`errdex.match`).
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import TextIO
+
+from errdex.hook.lazy_index import ensure_indexed
+from errdex.hook.owners import dist_owner, folder_owner
+from errdex.hook.where import frame_values
+
+#: At most this many distributions are indexed for one exception.
+MAX_INDEXED_PER_EXCEPTION = 2
+#: At most this many exceptions of a chain are explained.
+MAX_CHAIN = 4
+
+
+@dataclass(slots=True)
+class Explanation:
+    """One record explaining one exception, with values bound from the message and the frame."""
+
+    record: dict                    # the seed-format record (plus `errdex`)
+    dataset: str                    # repo@version
+    exc_type: str                   # qualified name of the live exception's class
+    exc_message: str
+    via: str                        # "frame" | "message"
+    frame_file: str = ""            # the frame the record was found at (absolute)
+    frame_line: int = 0
+    bindings: dict[str, str] = field(default_factory=dict)      # placeholder -> text from the message
+    frame_values: dict[str, str] = field(default_factory=dict)  # condition variable -> value
+
+
+@dataclass(slots=True)
+class _Lookup:
+    db_path: Path
+    datasets: set[str]
+    roots: dict[str, str]          # indexed folder root -> dataset name
+    stream: TextIO | None
+    indexed: int = 0
+
+
+def explain_exception(exc: BaseException, db_path: Path, stream: TextIO | None = None,
+                      index_missing: bool = True) -> list[Explanation]:
+    """Explanations for `exc` and the exceptions chained to it, outermost first."""
+    lookup = _open_lookup(db_path, stream)
+    out: list[Explanation] = []
+    for item in exception_chain(exc):
+        found = _explain_one(item, lookup, index_missing)
+        if found is not None and all(found.record["id"] != e.record["id"] for e in out):
+            out.append(found)
+    return out
+
+
+def exception_chain(exc: BaseException) -> list[BaseException]:
+    """`exc`, then its cause or context, and so on, as Python prints them (cycles cut)."""
+    chain: list[BaseException] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(chain) < MAX_CHAIN:
+        seen.add(id(current))
+        chain.append(current)
+        if current.__cause__ is not None:
+            current = current.__cause__
+        elif not current.__suppress_context__:
+            current = current.__context__
+        else:
+            current = None
+    return chain
+
+
+def _open_lookup(db_path: Path, stream: TextIO | None) -> _Lookup:
+    datasets, roots = _read_datasets(db_path)
+    return _Lookup(db_path, datasets, roots, stream)
+
+
+def _read_datasets(db_path: Path) -> tuple[set[str], dict[str, str]]:
+    if not db_path.is_file():
+        return set(), {}
+    from errdex.store import Store
+
+    with Store.open(db_path, readonly=True) as store:
+        infos = sorted(store.datasets(), key=lambda i: (i.published_at, i.id))
+    roots = {str((i.extra or {}).get("root")): i.name for i in infos
+             if i.kind in ("folder", "git") and (i.extra or {}).get("root")}
+    return {i.name for i in infos}, roots
+
+
+def _frames(exc: BaseException) -> list[tuple[FrameType, int]]:
+    """(frame, line) of the traceback, deepest first."""
+    return list(reversed(list(traceback.walk_tb(exc.__traceback__))))
+
+
+def _explain_one(exc: BaseException, lookup: _Lookup, index_missing: bool) -> Explanation | None:
+    touched: list[str] = []
+    for frame, line in _frames(exc):
+        place = _place(frame.f_code.co_filename, lookup, index_missing)
+        if place is None:
+            continue
+        dataset, rel = place
+        if dataset not in touched:
+            touched.append(dataset)
+        record = _record_at(lookup.db_path, dataset, rel, line)
+        if record is not None:
+            return _build(record, dataset, exc, "frame", frame, line)
+    return _by_message(exc, lookup.db_path, touched) if touched else None
+
+
+def _place(filename: str, lookup: _Lookup, index_missing: bool) -> tuple[str, str] | None:
+    """(dataset, path inside it) for a frame's file, indexing its distribution if allowed."""
+    if not filename or filename.startswith("<"):
+        return None
+    owner = dist_owner(filename)
+    if owner is not None:
+        if owner.dataset not in lookup.datasets:
+            if not index_missing or lookup.indexed >= MAX_INDEXED_PER_EXCEPTION:
+                return None
+            lookup.indexed += 1
+            ensure_indexed(owner, lookup.db_path, lookup.datasets, lookup.stream)
+        return owner.dataset, owner.rel_path
+    return folder_owner(filename, lookup.roots)
+
+
+def _record_at(db_path: Path, dataset: str, rel: str, line: int) -> dict | None:
+    """The record whose statement spans `line` of `rel` in `dataset`."""
+    from errdex.store import Store
+
+    glob = re.sub(r"([\[\]*?])", r"[\1]", rel)
+    with Store.open(db_path, readonly=True) as store:
+        records = list(store.iter_records(dataset, path_glob=glob))
+    for record in records:
+        start = record.get("lineNumber") or 0
+        end = (record.get("errdex") or {}).get("endLine") or start
+        if start <= line <= max(start, end):
+            return record
+    return None
+
+
+def _by_message(exc: BaseException, db_path: Path, datasets: list[str]) -> Explanation | None:
+    """The best high-confidence message match in the datasets the frames touched."""
+    from errdex.match import explain
+    from errdex.store import Store
+
+    matches = [m for m in explain(exc, db=db_path, dataset=datasets) if m.confidence == "high"]
+    if not matches:
+        return None
+    best = matches[0]
+    with Store.open(db_path, readonly=True) as store:
+        found = store.get_record(best.id, best.dataset or None)
+    if not found:
+        return None
+    return _build(found["record"], best.dataset or datasets[0], exc, "message", None, 0)
+
+
+def _build(record: dict, dataset: str, exc: BaseException, via: str,
+           frame: FrameType | None, line: int) -> Explanation:
+    kind = type(exc)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    message = _message_of(exc)
+    ex = record.get("errdex") or {}
+    wanted = [ex.get("condition") or "", ex.get("assertTest") or ""]
+    wanted += [e for e in (ex.get("placeholders") or {}).values()]
+    return Explanation(record, dataset, name, message, via,
+                       frame.f_code.co_filename if frame else "", line,
+                       bind_message(record, message), frame_values([w for w in wanted if w], frame))
+
+
+def _message_of(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - a broken __str__ must not break the hook
+        return ""
+
+
+def bind_message(record: dict, message: str) -> dict[str, str]:
+    """{placeholder: text} when the record's pattern matches the whole message."""
+    pattern = record.get("messagePattern")
+    groups = (record.get("errdex") or {}).get("groups") or []
+    if not pattern or not groups or not message:
+        return {}
+    try:
+        found = re.fullmatch(pattern, message, re.DOTALL)
+    except re.error:
+        return {}
+    if found is None:
+        return {}
+    return {name: value for name, value in zip(groups, found.groups()) if value is not None}

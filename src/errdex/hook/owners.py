@@ -1,0 +1,110 @@
+"""Who owns a file a traceback points at: an installed distribution, or an indexed folder.
+
+Answers are cached per process: the top-level-module -> distribution map is
+built once (`importlib.metadata.packages_distributions()`), and each file is
+looked up once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class DistOwner:
+    """An installed distribution and the file's path inside its install root."""
+
+    name: str          # distribution name as its metadata spells it ("packaging")
+    version: str
+    repo: str          # the dataset repo an `installed:` index gives it (GitHub "owner/name" or name)
+    rel_path: str      # posix path relative to site-packages ("packaging/version.py")
+
+    @property
+    def dataset(self) -> str:
+        return f"{self.repo}@{self.version}"
+
+
+@lru_cache(maxsize=1)
+def _top_level_map() -> dict[str, list[str]]:
+    return importlib_metadata.packages_distributions()
+
+
+@lru_cache(maxsize=1)
+def _path_roots() -> tuple[Path, ...]:
+    """sys.path folders, longest first, so the most specific root wins."""
+    roots = []
+    for entry in sys.path:
+        try:
+            folder = Path(entry or os.getcwd()).resolve()
+        except (OSError, RuntimeError):
+            continue
+        if folder.is_dir():
+            roots.append(folder)
+    return tuple(sorted(set(roots), key=lambda p: -len(p.parts)))
+
+
+@lru_cache(maxsize=512)
+def dist_owner(filename: str) -> DistOwner | None:
+    """The installed distribution that put `filename` on disk, or None (user code, stdlib)."""
+    try:
+        path = Path(filename).resolve()
+    except (OSError, RuntimeError):
+        return None
+    for root in _path_roots():
+        try:
+            rel = path.relative_to(root)
+        except ValueError:
+            continue
+        top = rel.parts[0].removesuffix(".py") if rel.parts else ""
+        for name in _top_level_map().get(top, ()):
+            owner = _owner_in(name, root, rel.as_posix())
+            if owner is not None:
+                return owner
+    return None
+
+
+def _owner_in(name: str, root: Path, rel: str) -> DistOwner | None:
+    """`name` as the owner of `rel`, when its RECORD lists that file under `root`."""
+    try:
+        dist = importlib_metadata.distribution(name)
+    except importlib_metadata.PackageNotFoundError:
+        return None
+    files = dist.files or ()
+    if not any(f.as_posix() == rel for f in files):
+        return None
+    try:
+        if Path(dist.locate_file("")).resolve() != root:
+            return None
+    except (OSError, RuntimeError):
+        return None
+    from errdex.sources.github import github_repo_from_metadata
+
+    meta_name = str(dist.metadata.get("Name") or name)
+    repo = github_repo_from_metadata(dist.metadata) or meta_name
+    return DistOwner(meta_name, dist.version, repo, rel)
+
+
+def folder_owner(filename: str, roots: dict[str, str]) -> tuple[str, str] | None:
+    """(dataset, rel_path) for a file under one of the indexed folders `roots` {root: dataset}.
+
+    The deepest root wins, so a sub-folder indexed on its own beats its parent.
+    """
+    try:
+        path = Path(filename).resolve()
+    except (OSError, RuntimeError):
+        return None
+    best: tuple[int, str, str] | None = None
+    for root, dataset in roots.items():
+        try:
+            rel = path.relative_to(root)
+        except ValueError:
+            continue
+        depth = len(Path(root).parts)
+        if best is None or depth > best[0]:
+            best = (depth, dataset, rel.as_posix())
+    return (best[1], best[2]) if best else None
