@@ -24,6 +24,7 @@ from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
 from errdex.models import Diagnostic, DatasetInfo, DatasetMeta, ErrorSite, FileFacts, SourceTree
 from errdex.records import build_records, fill_window, url_base
+from errdex.versions.identity import link_to_previous
 
 #: progress(stage, done, total): the CLI draws it; the library never prints.
 ProgressFn = Callable[[str, int, int], None]
@@ -67,6 +68,7 @@ def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None
         analyzed_at = _now()
         modules = {f.file_path: f.module for f in facts}
         records = build_records(tree, sites, classes, modules, analyzed_at)
+        link_to_previous(store, tree.repo, tree.version, records)
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]
         diagnostics += [Diagnostic(path, reason, reason) for path, reason in tree.skipped]

@@ -88,9 +88,24 @@ def _initial(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _version_commits(conn: sqlite3.Connection) -> None:
+    """Commits indexed from a git range: their order and metadata, for history and provenance."""
+    conn.execute(
+        """CREATE TABLE version_commits (
+            repo TEXT NOT NULL,
+            sha TEXT NOT NULL,
+            committed_at INTEGER NOT NULL,
+            author TEXT NOT NULL DEFAULT '',
+            subject TEXT NOT NULL DEFAULT '',
+            parents TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (repo, sha)
+        ) WITHOUT ROWID""")
+
+
 #: Every migration, in the order it is applied. Names are recorded in the file.
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_initial", _initial),
+    ("0002_version_commits", _version_commits),
 )
 
 

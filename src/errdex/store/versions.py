@@ -1,0 +1,58 @@
+"""Queries across datasets for the versions stage: a site in every dataset, indexed commits.
+
+Kept apart from `Store` so the version features add SQL without growing the
+core read/write object; each function takes an open `Store`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from errdex.models import DatasetInfo
+from errdex.store.bodies import restore_record
+from errdex.store.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class CommitInfo:
+    """One commit indexed from a git range."""
+
+    sha: str
+    committed_at: int        # unix seconds (committer date)
+    author: str
+    subject: str
+    parents: tuple[str, ...]
+
+
+def record_in_datasets(store: Store, record_id: str) -> list[tuple[DatasetInfo, dict[str, Any]]]:
+    """The full record with this id in every dataset that holds it, in publish order."""
+    infos = {info.id: info for info in store.datasets()}
+    rows = store._conn.execute(
+        "SELECT dr.dataset_id, b.body FROM dataset_records dr"
+        " JOIN record_bodies b ON b.key = dr.body_key WHERE dr.record_id = ?"
+        " ORDER BY dr.dataset_id", (record_id,))
+    return [(infos[ds], restore_record(body, infos[ds])) for ds, body in rows]
+
+
+def record_ids(store: Store, dataset: DatasetInfo) -> set[str]:
+    """Every record id of one dataset, without reading bodies."""
+    rows = store._conn.execute("SELECT record_id FROM dataset_records WHERE dataset_id = ?", (dataset.id,))
+    return {row[0] for row in rows}
+
+
+def put_commits(store: Store, repo: str, commits: Iterable[CommitInfo]) -> None:
+    """Remember indexed commits (replacing earlier rows for the same sha)."""
+    rows = [(repo, c.sha, c.committed_at, c.author, c.subject, " ".join(c.parents)) for c in commits]
+    store._write(lambda: store._conn.executemany(
+        "INSERT OR REPLACE INTO version_commits (repo, sha, committed_at, author, subject, parents)"
+        " VALUES (?, ?, ?, ?, ?, ?)", rows))
+
+
+def commits(store: Store, repo: str) -> dict[str, CommitInfo]:
+    """Indexed commits of `repo` by sha."""
+    rows = store._conn.execute(
+        "SELECT sha, committed_at, author, subject, parents FROM version_commits WHERE repo = ?", (repo,))
+    return {sha: CommitInfo(sha, at, author, subject, tuple(parents.split()))
+            for sha, at, author, subject, parents in rows}
