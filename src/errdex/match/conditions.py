@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import operator
 from dataclasses import dataclass
+from functools import lru_cache
 
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -80,19 +81,32 @@ def check_condition(condition: str | None, exact: bool | None, bindings: dict[st
     """Evaluate `condition` with the bound values, when every name in it is bound."""
     if not condition:
         return None
-    try:
-        tree = ast.parse(condition, mode="eval")
-    except (SyntaxError, ValueError, RecursionError):
+    parsed = _parse_condition(condition)
+    if parsed is None:
         return None
+    body, texts = parsed
     values = literal_values(bindings, placeholders)
-    used = {k: v for k, v in values.items() if _mentions(tree, k)}
+    used = {k: v for k, v in values.items() if k in texts.values()}
     try:
-        satisfied = bool(_Evaluator(values).eval(tree.body))
+        satisfied = bool(_Evaluator(values, texts).eval(body))
     except (_Unknown, ArithmeticError, TypeError, ValueError, RecursionError, OverflowError):
         satisfied = None
     return ConditionCheck(condition, exact, used, satisfied)
 
 
+@lru_cache(maxsize=8192)
+def _parse_condition(condition: str) -> tuple[ast.expr, dict[int, str]] | None:
+    """The condition's tree and the source text of each sub-expression (parsed once)."""
+    try:
+        body = ast.parse(condition, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    texts = {id(node): ast.unparse(node) for node in ast.walk(body)
+             if isinstance(node, ast.expr) and not isinstance(node, ast.Constant)}
+    return body, texts
+
+
+@lru_cache(maxsize=8192)
 def _canonical(expr: str) -> str:
     try:
         return ast.unparse(ast.parse(expr.strip(), mode="eval").body)
@@ -100,25 +114,18 @@ def _canonical(expr: str) -> str:
         return expr.strip()
 
 
-def _mentions(tree: ast.AST, expr: str) -> bool:
-    return any(ast.unparse(node) == expr for node in ast.walk(tree) if isinstance(node, ast.expr))
-
-
 class _Evaluator:
-    def __init__(self, values: dict[str, object]) -> None:
-        self.values = values
+    def __init__(self, values: dict[str, object], texts: dict[int, str]) -> None:
+        self.values, self.texts = values, texts
 
     def eval(self, node: ast.expr) -> object:
         if not isinstance(node, ast.Constant):
-            key = ast.unparse(node)
+            key = self.texts.get(id(node), "")
             if key in self.values:
                 return self.values[key]
         if not isinstance(node, (ast.Constant, ast.Call, ast.BoolOp, ast.UnaryOp,
                                  ast.BinOp, ast.Compare, ast.Tuple, ast.List)):
-            key = ast.unparse(node)
-            if key in self.values:
-                return self.values[key]
-            raise _Unknown(key)
+            raise _Unknown(self.texts.get(id(node), "?"))
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, (ast.Tuple, ast.List)):
@@ -155,7 +162,8 @@ class _Evaluator:
         return True
 
     def _call(self, node: ast.Call) -> object:
-        func = _FUNCS.get(ast.unparse(node.func))
+        name = self.texts.get(id(node.func), "")
+        func = _FUNCS.get(name)
         if func is None or node.keywords:
-            raise _Unknown(ast.unparse(node.func))
+            raise _Unknown(name)
         return func(*(self.eval(a) for a in node.args))

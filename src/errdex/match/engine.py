@@ -106,19 +106,21 @@ class PatternEngine:
         return compiled
 
     def match_message(self, message: str) -> list[MessageHit]:
-        """Every record whose template matches the message fully, inside it, or as a prefix."""
+        """Every record whose template matches the message fully or inside it;
+        prefix matches (truncated text) only when no template matches at all."""
         text = normalize_space(message)
         if not text:
             return []
-        full_ids, prefix_ids = self._backend.candidates(text)
         hits: list[MessageHit] = []
         done: set[int] = set()
-        for idx in sorted(full_ids):
+        for idx in sorted(self._backend.full_candidates(text)):
             hit = verify_full(self.records[idx], text, self.verify_pattern(idx))
             if hit is not None:
                 hits.append(hit)
                 done.add(idx)
-        for idx in sorted(prefix_ids - done):
+        if hits:
+            return hits
+        for idx in sorted(self._backend.prefix_candidates(text) - done):
             hit = verify_prefix(self.records[idx], text)
             if hit is not None:
                 hits.append(hit)
@@ -136,39 +138,42 @@ class _HyperscanBackend:
         self.engine = engine
         n = engine.count
         # Many records share a template: compile each expression once and map
-        # its hyperscan id back to every (record or prefix) id it stands for.
-        by_expr: dict[bytes, list[int]] = defaultdict(list)
+        # its hyperscan id back to every record it stands for. Two databases:
+        # line regexes + markers (logs and text), prefix keys (pasted text only).
+        full: dict[bytes, list[int]] = defaultdict(list)
+        prefix: dict[bytes, list[int]] = defaultdict(list)
         for rec in engine.matchable:
-            by_expr[hs_escape(line_regex(rec.chunks))].append(rec.idx)
+            full[hs_escape(line_regex(rec.chunks))].append(rec.idx)
             key = prefix_key(rec.chunks).strip()
             if key:
-                by_expr[hs_escape(_space_regex(key))].append(n + rec.idx)
-        exprs = list(by_expr)
-        self.targets: list[tuple[int, ...]] = [tuple(by_expr[e]) for e in exprs]
-        ids = list(range(len(exprs)))
+                prefix[hs_escape(_space_regex(key))].append(rec.idx)
+        exprs = list(full)
+        self.targets: list[tuple[int, ...]] = [tuple(full[e]) for e in exprs]
+        self.prefix_targets: list[tuple[int, ...]] = [tuple(v) for v in prefix.values()]
         flags = [0] * len(exprs)
         self.marker_base = len(exprs)
-        for k, name in enumerate(MARKER_NAMES):
+        for name in MARKER_NAMES:
             exprs.append(MARKERS[name].encode())
-            ids.append(self.marker_base + k)
             flags.append(hyperscan.HS_FLAG_MULTILINE)
-        self.loaded_from_cache = False
-        self.db = self._load_or_compile(exprs, ids, flags, cache_dir)
-        self.size_bytes = self.db.size() if callable(getattr(self.db, "size", None)) else 0
+        self.loaded_from_cache = True
+        self.db = self._load_or_compile(exprs, flags, cache_dir)
+        self.prefix_db = self._load_or_compile(list(prefix), [0] * len(prefix), cache_dir) if prefix else None
+        self.size_bytes = sum(db.size() for db in (self.db, self.prefix_db) if db is not None)
 
-    def _load_or_compile(self, exprs, ids, flags, cache_dir: Path | None):
+    def _load_or_compile(self, exprs, flags, cache_dir: Path | None):
+        ids = list(range(len(exprs)))
         digest = hashlib.sha256()
-        for expr, pid, flag in zip(exprs, ids, flags):
-            digest.update(b"%d:%d:" % (pid, flag) + expr + b"\0")
+        for expr, flag in zip(exprs, flags):
+            digest.update(b"%d:" % flag + expr + b"\0")
         path = cache_dir / f"{digest.hexdigest()[:32]}.hsdb" if cache_dir else None
         if path is not None and path.exists():
             try:
                 db = hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
                 db.scratch = hyperscan.Scratch(db)
-                self.loaded_from_cache = True
                 return db
             except Exception:  # stale or foreign platform: compile again
                 pass
+        self.loaded_from_cache = False
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         db.compile(expressions=exprs, ids=ids, elements=len(exprs), flags=flags)
         if path is not None:
@@ -178,14 +183,17 @@ class _HyperscanBackend:
             os.replace(tmp, path)
         return db
 
-    def candidates(self, text: str) -> tuple[set[int], set[int]]:
-        n = self.engine.count
+    def full_candidates(self, text: str) -> set[int]:
         hs_ids: set[int] = set()
         self.db.scan(text.encode("utf-8"), match_event_handler=_collect_ids, context=hs_ids)
-        found = {t for h in hs_ids if h < self.marker_base for t in self.targets[h]}
-        full = {i for i in found if i < n}
-        prefix = {i - n for i in found if n <= i < 2 * n}
-        return full, prefix
+        return {t for h in hs_ids if h < self.marker_base for t in self.targets[h]}
+
+    def prefix_candidates(self, text: str) -> set[int]:
+        if self.prefix_db is None:
+            return set()
+        hs_ids: set[int] = set()
+        self.prefix_db.scan(text.encode("utf-8"), match_event_handler=_collect_ids, context=hs_ids)
+        return {t for h in hs_ids for t in self.prefix_targets[h]}
 
     def scan_block(self, data: bytes) -> dict[int, LineHits]:
         n = self.engine.count
@@ -196,17 +204,13 @@ class _HyperscanBackend:
         line_no, pos = 0, 0
         targets, base = self.targets, self.marker_base
         for pid, end in raw:
-            if pid < base:
-                ids = [t for t in targets[pid] if t < n]
-                if not ids:
-                    continue  # prefix keys matter for pasted text, not for logs
             line_no += data.count(b"\n", pos, end - 1) if end - 1 > pos else 0
             pos = max(pos, end - 1)
             hits = lines.get(line_no)
             if hits is None:
                 hits = lines[line_no] = LineHits(data.rfind(b"\n", 0, end - 1) + 1)
             if pid < base:
-                hits.candidates.update(ids)
+                hits.candidates.update(targets[pid])
             else:
                 hits.markers.add(MARKER_NAMES[pid - base])
         return lines
@@ -260,12 +264,13 @@ class _AhoCorasickBackend:
             found.update(ids)
         return found
 
-    def candidates(self, text: str) -> tuple[set[int], set[int]]:
+    def full_candidates(self, text: str) -> set[int]:
         n = self.engine.count
-        found = self._tokens(text)
-        full = {i for i in found if i < n and self.engine.line_pattern(i).search(text)}
-        prefix = {i - n for i in found if i >= n}
-        return full, prefix
+        return {i for i in self._tokens(text) if i < n and self.engine.line_pattern(i).search(text)}
+
+    def prefix_candidates(self, text: str) -> set[int]:
+        n = self.engine.count
+        return {i - n for i in self._tokens(text) if i >= n}
 
     def scan_block(self, data: bytes) -> dict[int, LineHits]:
         n = self.engine.count

@@ -23,6 +23,7 @@ LINE_SPACE = " "
 MIN_LITERAL = 4
 #: A prefix match must contain this many characters of the first literal chunk.
 PREFIX_KEY_LEN = 16
+PREFIX_MIN_CHUNK = 8
 
 _WS = re.compile(r"\s+")
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
@@ -129,8 +130,17 @@ def _chunk_regex(chunk: str, space: str) -> str:
 
 
 def verify_regex(chunks: list[str], space: str = r"\s+") -> str:
-    """The Python regex with one capture group per placeholder."""
-    return GROUP.join(_chunk_regex(c, space) for c in chunks)
+    """The Python regex with one capture group per placeholder.
+
+    Whitespace at the very start or end of the template is optional: the
+    message it is checked against has been stripped.
+    """
+    inner = list(chunks)
+    lead = r"\s*" if inner[0][:1].isspace() else ""
+    inner[0] = inner[0].lstrip()
+    trail = r"\s*" if inner[-1][-1:].isspace() else ""
+    inner[-1] = inner[-1].rstrip()
+    return lead + GROUP.join(_chunk_regex(c, space) for c in inner) + trail
 
 
 def line_regex(chunks: list[str]) -> str:
@@ -149,10 +159,15 @@ def line_regex(chunks: list[str]) -> str:
 
 
 def prefix_key(chunks: list[str]) -> str:
-    """The text a prefix match must contain: the start of the first literal chunk."""
-    for chunk in chunks:
+    """The text a prefix match must contain: the start of an early literal chunk.
+
+    The first or second chunk with at least PREFIX_MIN_CHUNK characters; a
+    template that starts with short bits between placeholders gets no prefix
+    matching (keys like ": " would fire on every log line).
+    """
+    for chunk in chunks[:2]:
         norm = _WS.sub(" ", chunk)
-        if norm.strip():
+        if len(norm.strip()) >= PREFIX_MIN_CHUNK:
             return norm[:PREFIX_KEY_LEN]
     return ""
 
@@ -219,6 +234,7 @@ def verify_prefix(record: RecordRef, message: str) -> MessageHit | None:
     the message may end inside a value or inside a literal chunk.
     """
     chunks = [_WS.sub(" ", c) for c in record.chunks]
+    chunks[0] = chunks[0].lstrip()
     key = prefix_key(record.chunks)
     if not key or key.strip() not in message:
         return None
@@ -246,7 +262,7 @@ def verify_prefix(record: RecordRef, message: str) -> MessageHit | None:
 
 def _partial_chunk_start(rest: str, chunk: str) -> int:
     """Where a truncated start of `chunk` begins at the end of `rest` (0 if none)."""
-    for start in range(1, len(rest)):
+    for start in range(max(1, len(rest) - len(chunk)), len(rest)):
         tail = rest[start:]
         if len(tail) <= len(chunk) and chunk.startswith(tail):
             return start

@@ -80,7 +80,9 @@ class RecordIndex:
         self.by_file: dict[str, list[RecordRef]] = defaultdict(list)
         self.by_basename: dict[str, set[str]] = defaultdict(set)
         self.by_assert: dict[str, list[RecordRef]] = defaultdict(list)
+        self.by_id: dict[str, RecordRef] = {}
         for rec in records:
+            self.by_id[rec.id] = rec
             self.by_file[rec.file_path].append(rec)
             self.by_basename[rec.file_path.rsplit("/", 1)[-1]].add(rec.file_path)
             if rec.assert_test and not rec.error_message:
@@ -134,8 +136,12 @@ class _Candidate:
     frame_quality: float = 0.0
 
 
-def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine) -> list[Match]:
-    """Ranked matches for one event (frame matches shadow message-only ones)."""
+def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
+                top_only: bool = False) -> list[Match]:
+    """Ranked matches for one event (frame matches shadow message-only ones).
+
+    `top_only` keeps just the best score and its ties (log scanning).
+    """
     raised_outside = bool(event.frames) and not index.files_for(event.frames[-1].path)
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
@@ -145,7 +151,11 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine) ->
     for m in matches:
         if m.id not in best or m.score > best[m.id].score:
             best[m.id] = m
-    return cut_ranked(sorted(best.values(), key=lambda m: -m.score))
+    ranked = sorted(best.values(), key=lambda m: -m.score)
+    kept = [m for m in ranked if m.score == ranked[0].score] if top_only and ranked else cut_ranked(ranked)
+    for m in kept:
+        m.condition_check = _condition(index.by_id[m.id], m.bindings)
+    return kept
 
 
 def cut_ranked(matches: list[Match], limit: int = MAX_MATCHES_PER_EVENT) -> list[Match]:
@@ -237,7 +247,6 @@ def _to_match(c: _Candidate, event: ErrorEvent, engine: PatternEngine, raised_ou
         via=c.via, bindings=bindings,
         expressions={k: rec.placeholders.get(k, k) for k in bindings},
         match_kind=hit.kind if hit else c.kind,
-        condition_check=_condition(rec, bindings),
         log_line=event.log_line, chain=event.chain, primary=event.primary, dataset=rec.dataset,
     )
 

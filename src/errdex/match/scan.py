@@ -196,11 +196,10 @@ class _BlockScanner:
 
     def _record(self, event: ErrorEvent) -> None:
         self.events += 1
-        matches = match_event(event, self.ctx.index, self.ctx.engine)
+        matches = match_event(event, self.ctx.index, self.ctx.engine, top_only=True)
         if matches:
             self.matched += 1
-            top = matches[0].score
-            self.report.occurrences.extend(m for m in matches if m.score == top)
+            self.report.occurrences.extend(matches)
             return
         shown = f"{event.error_class}: {event.message}" if event.error_class else event.message
         key = normalize_unknown(shown.split("\n", 1)[0])
