@@ -44,6 +44,9 @@ from errdex.cli.explain import explain, scan  # noqa: E402
 
 main.add_command(explain)
 main.add_command(scan)
+from errdex.cli.run import run  # noqa: E402
+
+main.add_command(run)
 
 
 if __name__ == "__main__":
