@@ -17,6 +17,7 @@ from errdex.store import publish as publishing
 from errdex.store import queries
 from errdex.store.bodies import restore_record
 from errdex.store.connection import StoreError, open_connection
+from errdex.store.enrichment import EnrichmentStore
 from errdex.store.queries import RecordFilter
 
 _ID_LENGTH = 16
@@ -30,6 +31,7 @@ class Store:
         self._conn = conn
         self.path = path
         self.readonly = readonly
+        self.enrichments = EnrichmentStore(conn)
 
     @classmethod
     def open(cls, path: str | Path, *, readonly: bool = False,
@@ -156,7 +158,7 @@ class Store:
                              background_tag, path_glob, text)
         infos = self._dataset_by_id()
         for body, dataset_id in queries.select_records(self._conn, where, limit=limit, offset=offset):
-            yield restore_record(body, infos[dataset_id])
+            yield self._restore(body, infos[dataset_id])
 
     def count_records(self, dataset: str | None = None, *, error_class: str | None = None,
                       error_type: str | None = None, background_tag: str | None = None,
@@ -187,10 +189,13 @@ class Store:
         return [{**self._envelope(body, infos[dataset_id]), "score": -rank}
                 for body, dataset_id, rank in rows]
 
-    @staticmethod
-    def _envelope(body: str, info: DatasetInfo) -> dict[str, Any]:
-        return {"record": restore_record(body, info), "datasetVersion": info.published_at,
+    def _envelope(self, body: str, info: DatasetInfo) -> dict[str, Any]:
+        return {"record": self._restore(body, info), "datasetVersion": info.published_at,
                 "dataset": info.name}
+
+    def _restore(self, body: str, info: DatasetInfo) -> dict[str, Any]:
+        """The full record, with validated model prose laid over it where an enrich run left some."""
+        return self.enrichments.overlay(body, restore_record(body, info))
 
     # --- summaries --------------------------------------------------------
 
