@@ -49,10 +49,10 @@ def ensure_indexed(owner: DistOwner, db_path: Path, known: set[str] | None = Non
 
     out = stream or sys.stderr
     started = clock()
+    db_path.parent.mkdir(parents=True, exist_ok=True)   # fail before promising anything
     print(f"errdex: indexing {owner.name} {owner.version} (first error from it; once only)...",
           file=out, flush=True)
     tree = resolve_source(f"installed:{owner.name}")
-    db_path.parent.mkdir(parents=True, exist_ok=True)
     jobs = 1 if len(tree.files) <= SERIAL_FILE_LIMIT else min(os.cpu_count() or 1, 8)
     report = index_tree(tree, db_path, jobs=jobs)
     print(f"errdex: indexed {report.records} error sites of {tree.name} in {clock() - started:.1f}s "
