@@ -44,6 +44,10 @@ from errdex.cli.explain import explain, scan  # noqa: E402
 
 main.add_command(explain)
 main.add_command(scan)
+from errdex.cli.versions import diff, history  # noqa: E402
+
+main.add_command(diff)
+main.add_command(history)
 from errdex.cli.run import run  # noqa: E402
 
 main.add_command(run)

@@ -19,9 +19,11 @@ from errdex.cli.options import db_option
 @click.option("--repo", default=None, help="Override the repository name (owner/name).")
 @click.option("--version", "version", default=None, help="Override the version (default: git sha, package version).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable).")
+@click.option("--rev", default=None, metavar="A..B",
+              help="Index every commit of this git range of SOURCE (A too, as the baseline), one dataset each.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def index(source: str, db: str, jobs: int | None, repo: str | None, version: str | None,
-          exclude: tuple[str, ...], quiet: bool) -> None:
+          exclude: tuple[str, ...], rev: str | None, quiet: bool) -> None:
     """Index every error SOURCE can raise into the SQLite index.
 
     SOURCE is a folder, a git checkout (version = HEAD sha), pypi:NAME[==VERSION]
@@ -41,8 +43,11 @@ def index(source: str, db: str, jobs: int | None, repo: str | None, version: str
                 tasks[stage] = bar.add_task(stage, total=total)
             bar.update(tasks[stage], completed=done, total=total)
 
+        say = lambda text: console.print(f"[dim]{text}[/]")  # noqa: E731
+        if rev is not None:
+            return _index_range(source, rev, db, jobs, repo, exclude, progress, say)
         report = index_source(source, db, jobs=jobs, repo=repo, version=version, exclude=exclude,
-                              progress=progress, message=lambda text: console.print(f"[dim]{text}[/]"))
+                              progress=progress, message=say)
     ds = report.dataset
     click.echo(f"indexed {ds.name}: {report.records:,} records from {report.files:,} files "
                f"({report.extracted:,} parsed, {report.files - report.extracted:,} from cache) "
@@ -53,3 +58,14 @@ def index(source: str, db: str, jobs: int | None, repo: str | None, version: str
         click.echo(f"skipped {len(report.diagnostics):,} files: {detail} (errdex stats --dataset {ds.name} lists them)")
     else:
         click.echo("skipped 0 files")
+
+
+def _index_range(source, rev, db, jobs, repo, exclude, progress, say) -> None:
+    """--rev: one dataset per commit, files shared across commits by content."""
+    from errdex.versions import index_git_range
+
+    report = index_git_range(source, rev, db, jobs=jobs, repo=repo, exclude=exclude,
+                             progress=progress, message=say)
+    click.echo(f"indexed {len(report.datasets)} commits of {report.repo} ({rev}): {report.files_written:,} "
+               f"files written, {report.extracted:,} parsed, {report.records:,} records at the last "
+               f"commit, in {report.seconds:.1f}s -> {db}")
