@@ -35,10 +35,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from errdex.analyze.flow import FlowAnalyzer
-from errdex.analyze.names import own_bindings, read_names, target_names
+from errdex.analyze.conjunction import Conjunction
+from errdex.analyze.exprs import expr_names
+from errdex.analyze.names import own_bindings, target_names
 from errdex.analyze.patterns import case_condition
-from errdex.analyze.raised import outer_calls, raised_condition
-from errdex.analyze.simplify import FALSE, conjoin, is_const, negate, render, simplify
+from errdex.analyze.raised import raised_condition
+from errdex.analyze.simplify import is_const, negate, simplify
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
 
@@ -68,6 +70,7 @@ class _PathWalk:
 
     def __init__(self, flow: FlowAnalyzer) -> None:
         self.flow = flow
+        self.conjunction = Conjunction()
         self.guards: list[_Guard] = []
         self.reasons: list[str] = []
         self.calls: list[str] = []
@@ -80,7 +83,8 @@ class _PathWalk:
     def add(self, expr: ast.expr, approx: tuple[str, ...] = ()) -> None:
         self.note(*approx)
         if not is_const(expr, True):
-            self.guards.append(_Guard(expr, frozenset(read_names(expr))))
+            self.guards.append(_Guard(expr, expr_names(expr)))
+            self.conjunction = self.conjunction.add(expr)
 
     def rebind(self, names: frozenset[str] | set[str]) -> None:
         """Names reassigned from here on make earlier guards on them stale."""
@@ -91,8 +95,15 @@ class _PathWalk:
             if stale:
                 self.note(REBOUND.format(names=", ".join(sorted(stale))))
 
+    def snapshot(self) -> tuple:
+        return tuple(self.guards), tuple(self.reasons), tuple(self.calls), self.conjunction
+
+    def restore(self, state: tuple) -> None:
+        self.guards, self.reasons, self.calls = list(state[0]), list(state[1]), list(state[2])
+        self.conjunction = state[3]
+
     def dead(self) -> bool:
-        return any(is_const(g.expr, False) for g in self.guards)
+        return self.conjunction.false
 
 
 _FLOWS: OrderedDict[int, tuple[Scope, FlowAnalyzer]] = OrderedDict()
@@ -131,20 +142,35 @@ def trigger_condition(scope: Scope, path: Sequence[ast.AST]) -> TriggerCondition
 
 
 def _fall_through_preceding(walk: _PathWalk, block: list[ast.stmt], element: ast.AST) -> bool:
-    """Add the fall-through guard of each statement before `element`."""
-    for stmt in block:
-        if stmt is element:
-            return True
-        exits = walk.flow.stmt_exits(stmt)
-        bound = walk.flow.bound(stmt)
-        walk.rebind(bound)
-        walk.add(exits.next, exits.approx)
-        is_loop = isinstance(stmt, (ast.For, ast.AsyncFor, ast.While))
-        if not is_loop and read_names(exits.next) & bound:
-            walk.note(REBOUND.format(names=", ".join(sorted(read_names(exits.next) & bound))))
-        if is_const(exits.next, False):
-            return _contains(block, element)
-    return False
+    """Add the fall-through guard of each statement before `element`.
+
+    The walk state when entering a block depends only on the block, so the
+    states after each of its first k statements are kept per block and
+    reused by every later site in it.
+    """
+    position = walk.flow.index_in(block, element)
+    limit = len(block) if position is None else position
+    states = walk.flow.block_states.setdefault(id(block), [walk.snapshot()])
+    if len(states) > limit:
+        walk.restore(states[limit])
+        return position is not None
+    walk.restore(states[-1])
+    for stmt in block[len(states) - 1:limit]:
+        if walk.dead():
+            break
+        _fall_through(walk, stmt)
+        states.append(walk.snapshot())
+    return position is not None
+
+
+def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
+    exits = walk.flow.stmt_exits(stmt)
+    bound = walk.flow.bound(stmt)
+    walk.rebind(bound)
+    walk.add(exits.next, exits.approx)
+    stale = expr_names(exits.next) & bound
+    if stale and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+        walk.note(REBOUND.format(names=", ".join(sorted(stale))))
 
 
 def _contains(stmts: list[ast.AST], node: ast.AST) -> bool:
@@ -242,10 +268,9 @@ def _enter_case(walk: _PathWalk, match: ast.Match, child: ast.AST) -> None:
 
 
 def _result(walk: _PathWalk) -> TriggerCondition:
-    expr = FALSE if walk.dead() else conjoin([g.expr for g in walk.guards])
+    conjunction = walk.conjunction
     calls = list(walk.calls)
-    for call in outer_calls(expr):
-        if call not in calls and not call.startswith("raised("):
-            calls.append(call)
+    if not conjunction.false:
+        calls.extend(c for c in conjunction.calls if c not in calls)
     reason = "; ".join(walk.reasons) if walk.reasons else None
-    return TriggerCondition(render(expr), not walk.reasons, reason, calls[:MAX_CALLS])
+    return TriggerCondition(conjunction.text(), not walk.reasons, reason, calls[:MAX_CALLS])

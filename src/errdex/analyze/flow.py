@@ -22,10 +22,11 @@ why in `Exits.approx`. Results are cached per statement and per block by
 from __future__ import annotations
 
 import ast
-import copy
 from dataclasses import dataclass
 
-from errdex.analyze.names import bound_names, read_names, target_names
+from errdex.analyze.exprs import expr_key, replace_names
+from errdex.analyze.exprs import expr_names as read_names
+from errdex.analyze.names import bound_names, target_names
 from errdex.analyze.patterns import case_condition
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
 
@@ -74,7 +75,7 @@ def branch(test: ast.expr, when_true: ast.expr, when_false: ast.expr) -> ast.exp
     """`when_true` if `test` else `when_false`, as a truth condition."""
     if is_const(when_true, True) and is_const(when_false, True):
         return TRUE
-    if ast.dump(when_true) == ast.dump(when_false):
+    if expr_key(when_true) == expr_key(when_false):
         return when_true
     if is_const(when_true, False):
         return conjoin([negate(test), when_false])
@@ -103,11 +104,7 @@ def dotted_call_name(node: ast.expr) -> str | None:
 def substitute(expr: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
     """A copy of `expr` with the named variables replaced by expressions."""
 
-    class _Replace(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.expr:
-            return copy.deepcopy(values[node.id]) if node.id in values else node
-
-    return simplify(_Replace().visit(copy.deepcopy(expr)))
+    return simplify(replace_names(expr, values))
 
 
 def literal_elements(iterable: ast.expr) -> list[ast.expr] | None:
@@ -156,6 +153,18 @@ class FlowAnalyzer:
         self._stmt_cache: dict[int, Exits] = {}
         self._block_cache: dict[int, Exits] = {}
         self.bound_cache: dict[int, frozenset[str]] = {}
+        #: Path-walk states after the first k statements of a block (see condition).
+        self.block_states: dict[int, list[tuple]] = {}
+        self._positions: dict[int, dict[int, int]] = {}
+
+    def index_in(self, block: list[ast.stmt], stmt: ast.AST) -> int | None:
+        """Position of `stmt` in `block` by identity, or None."""
+        positions = self._positions.get(id(block))
+        if positions is None:
+            positions = {id(s): i for i, s in enumerate(block)}
+            self._positions[id(block)] = positions
+        index = positions.get(id(stmt))
+        return index if index is not None and block[index] is stmt else None
 
     def bound(self, stmt: ast.AST) -> frozenset[str]:
         """Names `stmt` may bind (cached)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from errdex.analyze.exprs import expr_key
 from errdex.analyze.purity import is_pure
 
 #: This many excluded values are written `x not in (a, b, c)`.
@@ -103,7 +104,7 @@ def merge_bounds(terms: list[ast.expr]) -> list[ast.expr] | None:
             order.append(term)
             continue
         operand, kind, pairs = parsed
-        key = f"{kind}:{ast.dump(operand)}"
+        key = f"{kind}:{expr_key(operand)}"
         if key not in bounds:
             bounds[key] = _Bound(operand)
             order.append(key)

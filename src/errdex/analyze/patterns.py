@@ -9,9 +9,9 @@ sequence and mapping patterns are approximated by `True` and say so.
 from __future__ import annotations
 
 import ast
-import copy
 from dataclasses import dataclass
 
+from errdex.analyze.exprs import replace_names
 from errdex.analyze.purity import is_pure
 from errdex.analyze.simplify import TRUE, conjoin, disjoin, simplify
 
@@ -59,13 +59,6 @@ def case_condition(subject: ast.expr, case: ast.match_case) -> CaseMatch:
     if captures:
         if not is_pure(subject):
             return CaseMatch(matched, False, (MATCH_PATTERN,))
-        guard = _replace_names(guard, captures)
+        guard = replace_names(guard, captures)
     return CaseMatch(conjoin([matched, simplify(guard)]), True)
 
-
-def _replace_names(expr: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
-    class _Replace(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.expr:
-            return copy.deepcopy(values[node.id]) if node.id in values else node
-
-    return _Replace().visit(copy.deepcopy(expr))

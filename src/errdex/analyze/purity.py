@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import ast
 
+from errdex.analyze.exprs import memo
+
 
 def is_pure(node: ast.AST) -> bool:
+    """Whether evaluating `node` twice must give the same value (memoised)."""
+    return memo(node, "_errdex_pure", _is_pure)
+
+
+def _is_pure(node: ast.AST) -> bool:
     """Whether evaluating `node` twice must give the same value.
 
     Names, constants, attribute and subscript chains, operators and

@@ -14,6 +14,8 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from errdex.analyze.exprs import memo
+
 SEVERAL_CALLS = "several calls in try body may raise"
 NO_CALL = "no call in try body"
 MAX_CANDIDATES = 8
@@ -43,7 +45,16 @@ def _outer_call_nodes(node: ast.AST) -> Iterator[ast.Call]:
 
 def outer_calls(expr: ast.AST) -> list[str]:
     """Source of the outermost calls of an expression; `raised(c, E)` yields `c`."""
-    found: list[str] = []
+    return list(memo(expr, "_errdex_calls", _outer_calls))
+
+
+def _outer_calls(expr: ast.AST) -> tuple[str, ...]:
+    if isinstance(expr, ast.BoolOp):
+        found: list[str] = []
+        for value in expr.values:
+            found.extend(c for c in outer_calls(value) if c not in found)
+        return tuple(found)
+    found = []
     for call in _outer_call_nodes(expr):
         if isinstance(call.func, ast.Name) and call.func.id == "raised" and call.args:
             found.extend(c for c in outer_calls(call.args[0]) if c not in found)
@@ -54,7 +65,7 @@ def outer_calls(expr: ast.AST) -> list[str]:
         text = ast.unparse(call)
         if text not in found:
             found.append(text)
-    return found
+    return tuple(found)
 
 
 def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.Call]:

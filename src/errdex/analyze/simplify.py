@@ -32,6 +32,7 @@ import ast
 import operator
 from collections.abc import Iterable
 
+from errdex.analyze.exprs import expr_key, memo
 from errdex.analyze.intervals import merge_bounds
 from errdex.analyze.purity import is_pure
 
@@ -62,7 +63,7 @@ def is_const(node: ast.AST, value: bool) -> bool:
 
 
 def _key(node: ast.AST) -> str:
-    return ast.dump(node)
+    return expr_key(node)
 
 
 def compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> ast.Compare:
@@ -79,7 +80,11 @@ def split_chain(node: ast.Compare) -> list[ast.expr] | None:
 
 
 def negate(node: ast.expr) -> ast.expr:
-    """`not node`, pushed inward where that keeps the truthiness."""
+    """`not node`, pushed inward where that keeps the truthiness (memoised)."""
+    return memo(node, "_errdex_not", _negate)
+
+
+def _negate(node: ast.expr) -> ast.expr:
     if isinstance(node, ast.Constant):
         return ast.Constant(not node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -250,7 +255,11 @@ def _join(terms: list[ast.expr], op: type, empty: ast.expr) -> ast.expr:
 
 
 def render(node: ast.expr) -> str:
-    """Source text of a guard, parenthesised only where precedence needs it."""
+    """Source text of a guard, parenthesised only where precedence needs it (memoised)."""
+    return memo(node, "_errdex_text", _render)
+
+
+def _render(node: ast.expr) -> str:
     if isinstance(node, ast.BoolOp):
         sep = " and " if isinstance(node.op, ast.And) else " or "
         return sep.join(_operand_text(v) for v in node.values)

@@ -1,0 +1,83 @@
+"""Structural keys, read names and name replacement for guard expressions.
+
+Guards are compared (`a and not a`), deduplicated and scanned for names many
+times per function. Keys and name sets are memoised on the nodes themselves
+(attributes named `_errdex_*`, invisible to `ast.dump` and `ast.unparse`), which is safe because guard trees are never mutated: new
+trees are built by `replace_names`, which copies only the AST fields.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_KEY = "_errdex_key"
+_NAMES = "_errdex_names"
+
+
+def memo(node: ast.AST, attr: str, compute):
+    """`compute(node)`, remembered on the node under `attr`."""
+    cached = node.__dict__.get(attr)
+    if cached is None:
+        cached = compute(node)
+        node.__dict__[attr] = cached
+    return cached
+
+
+def expr_key(node: ast.AST) -> str:
+    """A string equal for two trees exactly when they are structurally equal."""
+    cached = node.__dict__.get(_KEY)
+    if cached is not None:
+        return cached
+    if isinstance(node, ast.Name):
+        key = f"N{node.id}"
+    elif isinstance(node, ast.Constant):
+        key = f"C{type(node.value).__name__}:{node.value!r}"
+    else:
+        parts = [type(node).__name__]
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, ast.AST):
+                parts.append(expr_key(value))
+            elif isinstance(value, list):
+                parts.append("[" + ",".join(expr_key(v) if isinstance(v, ast.AST) else repr(v) for v in value) + "]")
+            else:
+                parts.append(repr(value))
+        key = "(" + " ".join(parts) + ")"
+    node.__dict__[_KEY] = key
+    return key
+
+
+def expr_names(node: ast.AST) -> frozenset[str]:
+    """Identifiers an expression mentions (`Name` nodes, any context)."""
+    cached = node.__dict__.get(_NAMES)
+    if cached is not None:
+        return cached
+    if isinstance(node, ast.Name):
+        names = frozenset((node.id,))
+    elif isinstance(node, ast.Constant):
+        names = frozenset()
+    else:
+        found: set[str] = set()
+        for child in ast.iter_child_nodes(node):
+            found |= expr_names(child)
+        names = frozenset(found)
+    node.__dict__[_NAMES] = names
+    return names
+
+
+def replace_names(node: ast.AST, values: dict[str, ast.expr]) -> ast.AST:
+    """A fresh copy of `node` with loaded names replaced (values are shared)."""
+    if isinstance(node, ast.Name) and node.id in values and not isinstance(getattr(node, "ctx", None), ast.Store):
+        return values[node.id]
+    if isinstance(node, ast.expr) and not (expr_names(node) & values.keys()):
+        return node
+    fields = {}
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            fields[field] = [replace_names(v, values) if isinstance(v, ast.AST) else v for v in value]
+        elif isinstance(value, ast.AST):
+            fields[field] = replace_names(value, values)
+        else:
+            fields[field] = value
+    return type(node)(**fields)
