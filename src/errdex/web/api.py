@@ -1,0 +1,112 @@
+"""The JSON API: records, search, match, datasets. Read-only: no route writes anything.
+
+Every error leaves as the envelope of `safety.error_body`
+(`{"error": {"status", "message"}}`); see `app.install_error_handlers`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from errdex.models import DatasetInfo
+from errdex.web.database import MAX_ROWS, clamp_limit
+from errdex.web.safety import MAX_BODY_BYTES
+from errdex.web.state import WebState, state_of
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+class ErrorDetail(BaseModel):
+    status: int
+    message: str
+
+
+class ErrorEnvelope(BaseModel):
+    """The shape of every API error."""
+
+    error: ErrorDetail
+
+
+class MatchRequest(BaseModel):
+    text: str = Field(description="Error text: a line, a traceback or a log excerpt.",
+                      max_length=MAX_BODY_BYTES)
+    dataset: str | None = Field(default=None, description="Dataset to match against (default: all).")
+
+
+class RecordEnvelope(BaseModel):
+    record: dict[str, Any]
+    datasetVersion: str
+
+
+class SearchResponse(BaseModel):
+    query: str
+    results: list[dict[str, Any]]
+
+
+class MatchResponse(BaseModel):
+    matches: list[dict[str, Any]]
+
+
+class DatasetsResponse(BaseModel):
+    datasets: list[dict[str, Any]]
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorEnvelope} for code in (404, 413, 422, 503)
+}
+State = Annotated[WebState, Depends(state_of)]
+
+
+def _json(data: dict) -> JSONResponse:
+    """Records are plain JSON already: skip re-validating them against the response model."""
+    return JSONResponse(data)
+
+
+def dataset_json(info: DatasetInfo) -> dict[str, Any]:
+    return {
+        "name": info.name, "repo": info.repo, "version": info.version, "kind": info.kind,
+        "sha": info.sha, "dirty": info.dirty, "analyzedSha": info.analyzed_sha,
+        "analyzedAt": info.analyzed_at, "datasetVersion": info.published_at,
+        "fileCount": info.file_count, "recordCount": info.record_count,
+        "diagnosticCount": info.diagnostic_count,
+    }
+
+
+@router.get("/datasets", response_model=DatasetsResponse, responses=_ERRORS)
+def list_datasets(state: State) -> JSONResponse:
+    """Every dataset in the index, most recently published first."""
+    with state.index.session() as store:
+        return _json({"datasets": [dataset_json(info) for info in store.datasets()]})
+
+
+@router.get("/errors/{record_id}", response_model=RecordEnvelope, responses=_ERRORS)
+def get_error(state: State, record_id: str,
+              dataset: Annotated[str | None, Query(max_length=300)] = None) -> JSONResponse:
+    """One record (16-hex id or slug) in the seed format with the `errdex` object."""
+    with state.index.session() as store:
+        found = store.get_record(record_id, dataset or state.dataset)
+    if found is None:
+        raise HTTPException(404, f"no record {record_id!r}" + (f" in {dataset}" if dataset else ""))
+    return _json({"record": found["record"], "datasetVersion": found["datasetVersion"]})
+
+
+@router.get("/search", response_model=SearchResponse, responses=_ERRORS)
+def search(state: State,
+           q: Annotated[str, Query(min_length=1, max_length=1000, description="Words of the message.")],
+           dataset: Annotated[str | None, Query(max_length=300)] = None,
+           error_class: Annotated[str | None, Query(alias="class", max_length=300)] = None,
+           limit: Annotated[int, Query(ge=1, le=MAX_ROWS)] = 20) -> JSONResponse:
+    """Full-text search (FTS5, best first): {"record", "datasetVersion", "dataset", "score"} each."""
+    with state.index.session() as store:
+        hits = store.search(q, dataset or state.dataset, error_class=error_class, limit=clamp_limit(limit))
+    return _json({"query": q, "results": hits})
+
+
+@router.post("/match", response_model=MatchResponse, responses=_ERRORS)
+def match(state: State, body: MatchRequest) -> JSONResponse:
+    """Records that explain the pasted text, best first, with the values bound from it."""
+    return _json({"matches": state.explain(body.text, body.dataset)})
