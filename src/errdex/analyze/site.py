@@ -1,0 +1,36 @@
+"""Per-site local analysis, run inside the indexing workers where the AST is at hand.
+
+Fills an ErrorSite's trigger condition and feeding values from its enclosing
+function; the cross-file analysis (callers, related errors, prose) runs later
+on records.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from errdex.analyze.condition import trigger_condition
+from errdex.analyze.feeding import feeding_values
+from errdex.models import ErrorSite, Placeholder
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def analyze_site(scope: ast.AST, path: list, site: ErrorSite) -> None:
+    """Trigger condition and the assignments feeding it and the message's placeholders."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        site.condition, site.condition_exact = "True", False
+        site.condition_reason = "raised in a class body"
+        return
+    cond = trigger_condition(scope, path)
+    site.condition = cond.expr
+    site.condition_exact = cond.exact
+    site.condition_reason = cond.reason
+    site.condition_calls = list(cond.calls)
+    names = set(_NAME.findall(cond.expr))
+    for seg in site.message.segments:
+        if isinstance(seg, Placeholder):
+            names.update(_NAME.findall(seg.expr))
+    if names:
+        site.feeding = feeding_values(scope, path, names)
