@@ -45,23 +45,27 @@ class IndexReport:
 
 def index_source(spec: str, db_path: str | Path = "errdex.db", *, jobs: int | None = None,
                  repo: str | None = None, version: str | None = None, exclude: Sequence[str] = (),
-                 progress: ProgressFn | None = None, message: Callable[[str], None] | None = None) -> IndexReport:
-    """Index SOURCE into the SQLite file at `db_path` and publish it as one dataset."""
+                 progress: ProgressFn | None = None, message: Callable[[str], None] | None = None,
+                 analysis: bool = True) -> IndexReport:
+    """Index SOURCE into the SQLite file at `db_path` and publish it as one dataset.
+
+    `analysis=False` skips trigger conditions and feeding values (the catalog alone).
+    """
     from errdex.sources import resolve_source
 
     tree = resolve_source(spec, repo=repo, version=version, exclude=exclude, progress=message)
-    return index_tree(tree, db_path, jobs=jobs, progress=progress)
+    return index_tree(tree, db_path, jobs=jobs, progress=progress, analysis=analysis)
 
 
 def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None,
-               progress: ProgressFn | None = None) -> IndexReport:
+               progress: ProgressFn | None = None, analysis: bool = True) -> IndexReport:
     from errdex.store import Store
 
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     with Store.open(db_path) as store:
-        facts, texts, keys, extracted = _extract_all(tree, store, jobs, progress)
-        sites, classes = link(facts, tree, store, keys)
+        facts, texts, keys, extracted = _extract_all(tree, store, jobs, progress, analysis)
+        sites, classes = link(facts, tree, store, keys if analysis else None)
         for site in sites:
             fill_window(site, texts[site.file_path])
         progress("records", 0, 1)
@@ -83,7 +87,7 @@ def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None
                        time.perf_counter() - started)
 
 
-def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
+def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn, analysis: bool
                  ) -> tuple[list[FileFacts], dict[str, list[str]], dict[str, str], int]:
     """Facts for every file: from the cache when the content is known, else from the workers."""
     root = str(tree.root)
@@ -97,7 +101,7 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
         except OSError:
             data = b""
         raw[rel] = data
-        keys[rel] = cache_key(rel, modules[rel], data)
+        keys[rel] = cache_key(rel, modules[rel], data, analysis)
     cached = store.cached_facts(list(keys.values()))
     by_path: dict[str, FileFacts] = {}
     todo = []
@@ -110,7 +114,7 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
     total = len(tree.files)
     progress("extract", len(by_path), total)
     fresh: dict[str, bytes] = {}
-    for rel, blob in _run_workers(root, [(rel, modules[rel]) for rel in todo], jobs):
+    for rel, blob in _run_workers(root, [(rel, modules[rel]) for rel in todo], jobs, analysis):
         by_path[rel] = pickle.loads(zlib.decompress(blob))
         fresh[keys[rel]] = blob
         if len(fresh) >= 200:
@@ -127,8 +131,8 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
     return facts, texts, keys, len(todo)
 
 
-def _worker_batch(root: str, batch: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
-    analyze = _site_analyzer()
+def _worker_batch(root: str, batch: list[tuple[str, str]], analysis: bool) -> list[tuple[str, bytes]]:
+    analyze = _site_analyzer() if analysis else None
     out = []
     for rel, module in batch:
         facts = extract_file(root, rel, module, analyze=analyze)
@@ -136,27 +140,28 @@ def _worker_batch(root: str, batch: list[tuple[str, str]]) -> list[tuple[str, by
     return out
 
 
-def _run_workers(root: str, items: list[tuple[str, str]], jobs: int | None):
+def _run_workers(root: str, items: list[tuple[str, str]], jobs: int | None, analysis: bool):
     """Yield (path, compressed facts) for each item, from a process pool unless jobs == 1."""
     jobs = jobs or os.cpu_count() or 1
     batches = [items[i:i + _BATCH] for i in range(0, len(items), _BATCH)]
     if jobs <= 1 or len(batches) <= 1:
         for b in batches:
-            yield from _worker_batch(root, b)
+            yield from _worker_batch(root, b, analysis)
         return
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        for result in pool.map(_worker_batch, [root] * len(batches), batches):
+        for result in pool.map(_worker_batch, [root] * len(batches), batches, [analysis] * len(batches)):
             yield from result
 
 
-def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str]) -> tuple[list[ErrorSite], dict]:
-    """Resolve classes and helpers across files; analyze helper-call sites where the AST is needed again."""
+def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str] | None
+         ) -> tuple[list[ErrorSite], dict]:
+    """Resolve classes and helpers across files; analyze helper-call sites (keys given) where the AST is needed again."""
     cb = Codebase.from_facts(facts)
     sites: list[ErrorSite] = [s for f in facts for s in f.sites]
     calls = [c for f in facts for c in f.helper_calls]
     through_helpers = helper_sites(cb, calls)
-    if through_helpers:
+    if through_helpers and keys is not None:
         _analyze_helper_calls(tree, facts, through_helpers, store, keys)
     sites.extend(through_helpers)
     refs = {s.class_ref for s in sites if s.class_ref}

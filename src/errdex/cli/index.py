@@ -22,8 +22,10 @@ from errdex.cli.options import db_option
 @click.option("--rev", default=None, metavar="A..B",
               help="Index every commit of this git range of SOURCE (A too, as the baseline), one dataset each.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--no-analysis", is_flag=True,
+              help="Skip trigger conditions and feeding values (faster; the catalog alone).")
 def index(source: str, db: str, jobs: int | None, repo: str | None, version: str | None,
-          exclude: tuple[str, ...], rev: str | None, quiet: bool) -> None:
+          exclude: tuple[str, ...], rev: str | None, quiet: bool, no_analysis: bool) -> None:
     """Index every error SOURCE can raise into the SQLite index.
 
     SOURCE is a folder, a git checkout (version = HEAD sha), pypi:NAME[==VERSION]
@@ -47,7 +49,7 @@ def index(source: str, db: str, jobs: int | None, repo: str | None, version: str
         if rev is not None:
             return _index_range(source, rev, db, jobs, repo, exclude, progress, say)
         report = index_source(source, db, jobs=jobs, repo=repo, version=version, exclude=exclude,
-                              progress=progress, message=say)
+                              progress=progress, message=say, analysis=not no_analysis)
     ds = report.dataset
     click.echo(f"indexed {ds.name}: {report.records:,} records from {report.files:,} files "
                f"({report.extracted:,} parsed, {report.files - report.extracted:,} from cache) "

@@ -21,9 +21,9 @@ _PY2_HINTS = ("Missing parentheses in call to 'print'", "Missing parentheses in 
               "multiple exception types must be parenthesized")
 
 
-def cache_key(rel_path: str, module: str, data: bytes) -> str:
+def cache_key(rel_path: str, module: str, data: bytes, analysis: bool = True) -> str:
     """Per-file cache key: content plus everything else the facts depend on."""
-    h = hashlib.sha256(f"{EXTRACTOR_VERSION}\0{rel_path}\0{module}\0".encode())
+    h = hashlib.sha256(f"{EXTRACTOR_VERSION}\0{rel_path}\0{module}\0{int(analysis)}\0".encode())
     h.update(data)
     return h.hexdigest()
 
