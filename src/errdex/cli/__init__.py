@@ -44,6 +44,9 @@ from errdex.cli.explain import explain, scan  # noqa: E402
 
 main.add_command(explain)
 main.add_command(scan)
+from errdex.cli.enrich import enrich  # noqa: E402
+
+main.add_command(enrich)
 from errdex.cli.versions import diff, history  # noqa: E402
 
 main.add_command(diff)

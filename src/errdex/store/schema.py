@@ -102,10 +102,38 @@ def _version_commits(conn: sqlite3.Connection) -> None:
         ) WITHOUT ROWID""")
 
 
+def _enrichments(conn: sqlite3.Connection) -> None:
+    """Model-written prose, validated against the facts, laid over record bodies on read."""
+    # One row per (facts hash, model, prompt version), shared by every body with those facts.
+    conn.execute(
+        """CREATE TABLE enrichments (
+            facts_hash TEXT NOT NULL,
+            model TEXT NOT NULL,
+            prompt_version TEXT NOT NULL,
+            fields TEXT NOT NULL,
+            provenance TEXT NOT NULL,
+            rejected TEXT NOT NULL,
+            tokens_in INTEGER NOT NULL DEFAULT 0,
+            tokens_out INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (facts_hash, model, prompt_version)
+        ) WITHOUT ROWID""")
+    # Which enrichment a stored body shows (the latest run's), by body hash.
+    conn.execute(
+        """CREATE TABLE enrichment_links (
+            body_hash BLOB PRIMARY KEY,
+            facts_hash TEXT NOT NULL,
+            model TEXT NOT NULL,
+            prompt_version TEXT NOT NULL,
+            linked_at TEXT NOT NULL
+        ) WITHOUT ROWID""")
+
+
 #: Every migration, in the order it is applied. Names are recorded in the file.
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_initial", _initial),
     ("0002_version_commits", _version_commits),
+    ("0003_enrichments", _enrichments),
 )
 
 
