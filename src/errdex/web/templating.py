@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import ChainableUndefined, Environment, PackageLoader, select_autoescape
 
 from errdex.web import views
 from errdex.web.links import Links
@@ -20,7 +20,7 @@ def environment() -> Environment:
     env = Environment(
         loader=PackageLoader("errdex.web", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
-        undefined=StrictUndefined,
+        undefined=ChainableUndefined,  # records of older schemas may lack fields
         trim_blocks=True,
         lstrip_blocks=True,
     )
