@@ -47,7 +47,15 @@ PLAIN = [
 def ensure_index() -> Path:
     """Index pypi:sglang==0.5.23 once, from the cached wheel, into DB."""
     if DB.exists():
-        return DB
+        from errdex.store import Store, StoreError
+
+        try:
+            Store.open(DB, readonly=True).close()
+            return DB
+        except StoreError as exc:  # an older schema: index again
+            print(f"re-indexing: {exc}")
+            for old in DB.parent.glob(DB.name + "*"):
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
     home = CACHE / "home"
     downloads = home / "cache" / "downloads" / "sglang" / "0.5.23"
     downloads.mkdir(parents=True, exist_ok=True)

@@ -94,3 +94,23 @@ def test_whitespace_runs_prefix_and_contained(backend):
     assert hit.kind == "prefix" and hit.values == ["300"]
     (hit,) = engine.match_message("wrapped: Packed decode kernel only supports NK=1 (got K=0, BK=1). see docs")
     assert hit.kind == "contained"
+
+
+def test_procedural_verifier_reads_groups_like_the_regex():
+    import re
+
+    from errdex.match.patterns import normalize_space, verify_full, verify_regex
+
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(600):
+        template = _random_template(rng)
+        (ref,) = _refs([template])
+        text = normalize_space(_render(template, rng))
+        hit = verify_full(ref, text)
+        m = re.fullmatch(verify_regex(ref.chunks), text, re.S)
+        assert (hit is not None and hit.kind == "full") == (m is not None), (template, text)
+        if m:
+            assert hit.values == list(m.groups()), (template, text)
+            checked += 1
+    assert checked > 300

@@ -101,8 +101,11 @@ def _parse_condition(condition: str) -> tuple[ast.expr, dict[int, str]] | None:
         body = ast.parse(condition, mode="eval").body
     except (SyntaxError, ValueError, RecursionError):
         return None
+    # Only names, attributes, subscripts and calls can stand for a bound
+    # placeholder (or name a helper); unparsing every operator node would be
+    # quadratic in the size of long guards.
     texts = {id(node): ast.unparse(node) for node in ast.walk(body)
-             if isinstance(node, ast.expr) and not isinstance(node, ast.Constant)}
+             if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))}
     return body, texts
 
 

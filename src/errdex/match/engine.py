@@ -114,7 +114,7 @@ class PatternEngine:
         hits: list[MessageHit] = []
         done: set[int] = set()
         for idx in sorted(self._backend.full_candidates(text)):
-            hit = verify_full(self.records[idx], text, self.verify_pattern(idx))
+            hit = verify_full(self.records[idx], text)
             if hit is not None:
                 hits.append(hit)
                 done.add(idx)

@@ -210,21 +210,72 @@ class MessageHit:
         return self.literal_covered / max(1, self.message_length)
 
 
-def verify_full(record: RecordRef, message: str, compiled: re.Pattern) -> MessageHit | None:
-    """Full or contained match of the template in a normalised message."""
-    m = compiled.fullmatch(message)
+def verify_full(record: RecordRef, message: str) -> MessageHit | None:
+    """Full or contained match of the template in a normalised message.
+
+    A small backtracking matcher over the literal chunks that reads each
+    group as `(.+?)` does (shortest first), without compiling a regex per
+    template: a fresh process scanning a log meets thousands of templates.
+    """
+    chunks = _normalized_chunks(record)
+    budget = [_MATCH_BUDGET]
+    values = _place(message, chunks, 0, 0, True, budget) if message.startswith(chunks[0]) else None
     kind = "full"
-    if m is None:
-        m = compiled.search(message)
+    if values is None:
         kind = "contained"
-        if m is None:
+        values = _search(message, chunks, budget)
+        if values is None:
             return None
-        if record.chunks[-1] == "" and len(record.chunks) > 1:
-            # A trailing value runs to the end of the message, not one character.
-            tail = message[m.start(m.lastindex):] if m.lastindex else ""
-            values = list(m.groups()[:-1]) + [tail]
-            return MessageHit(record, kind, values, record.literal_length, len(message))
-    return MessageHit(record, kind, list(m.groups()), record.literal_length, len(message))
+    return MessageHit(record, kind, values, record.literal_length, len(message))
+
+
+_MATCH_BUDGET = 5000
+
+
+def _normalized_chunks(record: RecordRef) -> list[str]:
+    chunks = [_WS.sub(" ", c) for c in record.chunks]
+    chunks[0] = chunks[0].lstrip()
+    chunks[-1] = chunks[-1].rstrip()
+    return chunks
+
+
+def _search(message: str, chunks: list[str], budget: list[int]) -> list[str] | None:
+    """Leftmost placement of the template inside the message; a trailing value runs to the end."""
+    first = chunks[0]
+    if not first:
+        return _place(message, chunks, 0, 0, False, budget)
+    at = message.find(first)
+    while at >= 0:
+        found = _place(message, chunks, 0, at, False, budget)
+        if found is not None:
+            return found
+        at = message.find(first, at + 1)
+    return None
+
+
+def _place(message: str, chunks: list[str], i: int, start: int, anchored: bool,
+           budget: list[int]) -> list[str] | None:
+    """Values for groups after chunk i (which sits at `start`), or None."""
+    pos = start + len(chunks[i])
+    if i == len(chunks) - 1:
+        return [] if (pos == len(message) or not anchored) else None
+    nxt = chunks[i + 1]
+    last = i + 1 == len(chunks) - 1
+    if last and (anchored or not nxt):
+        if not nxt:
+            return [message[pos:]] if len(message) > pos else None
+        end = len(message) - len(nxt)
+        return [message[pos:end]] if end > pos and message.endswith(nxt) else None
+    j = message.find(nxt, pos + 1) if nxt else pos + 1
+    while 0 <= j <= len(message) and (nxt or j < len(message)):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        rest = _place(message, chunks, i + 1, j, anchored, budget)
+        if rest is not None:
+            return [message[pos:j]] + rest
+        j = message.find(nxt, j + 1) if nxt else j + 1
+    return None
 
 
 def verify_prefix(record: RecordRef, message: str) -> MessageHit | None:
