@@ -1,0 +1,179 @@
+"""The dataset's call graph: who calls a site's function, and which public functions reach it.
+
+Edges come from `FileFacts.functions` (callee names already resolved through
+each file's imports and `self`); here they are resolved across files:
+re-exports through `Codebase.resolve`, methods through the class hierarchy,
+and a call to a class means its `__init__`. Calls that resolve to nothing in
+the dataset (library code, dynamic attributes) are dropped: an edge is only
+recorded when the code names its target.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from errdex.extract.link import Codebase
+from errdex.models import FileFacts
+from errdex.records import is_test_path
+
+MAX_CALLERS = 20
+MAX_ENTRY_POINTS = 10
+ENTRY_DEPTH = 4
+
+
+@dataclass(slots=True)
+class CallGraph:
+    """Reverse edges (callee -> callers) and what counts as public."""
+
+    callers_of: dict[str, set[str]] = field(default_factory=dict)
+    public: set[str] = field(default_factory=set)
+    test_functions: set[str] = field(default_factory=set)
+
+    def callers(self, qualname: str) -> list[str]:
+        """Direct callers, sorted, capped at MAX_CALLERS."""
+        return sorted(self.callers_of.get(qualname, ()))[:MAX_CALLERS]
+
+    def entry_points(self, qualname: str, *, depth: int = ENTRY_DEPTH, include_tests: bool = False) -> list[str]:
+        """Public functions that reach `qualname` within `depth` calls, nearest first.
+
+        The function itself counts (depth 0) when it is public. Test functions
+        are left out unless the site is itself test code.
+        """
+        out: list[str] = []
+        seen = {qualname}
+        frontier = [qualname]
+        for level in range(depth + 1):
+            for q in sorted(frontier):
+                if q in self.public and (include_tests or q not in self.test_functions):
+                    out.append(q)
+                    if len(out) >= MAX_ENTRY_POINTS:
+                        return out
+            if level == depth:
+                break
+            nxt = []
+            for q in frontier:
+                for c in self.callers_of.get(q, ()):
+                    if c not in seen:
+                        seen.add(c)
+                        nxt.append(c)
+            frontier = nxt
+            if not frontier:
+                break
+        return out
+
+
+def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> CallGraph:
+    """Resolve every recorded call against the dataset's functions and classes."""
+    cb = cb or Codebase.from_facts(facts)
+    functions = {fn.qualname: fn for f in facts for fn in f.functions}
+    graph = CallGraph()
+    graph.public = _public_functions(facts, functions, cb)
+    graph.test_functions = {fn.qualname for f in facts if is_test_path(f.file_path) for fn in f.functions}
+    resolver = _CalleeResolver(cb, functions)
+    callers_of = graph.callers_of
+    for fn in functions.values():
+        for call in fn.calls:
+            target = resolver.target(call)
+            if target is not None and target != fn.qualname:
+                callers_of.setdefault(target, set()).add(fn.qualname)
+    return graph
+
+
+class _CalleeResolver:
+    """Callee name -> defining function qualname (cached: the same names recur everywhere)."""
+
+    def __init__(self, cb: Codebase, functions: dict) -> None:
+        self.cb = cb
+        self.functions = functions
+        self.cache: dict[str, str | None] = {}
+        self.ancestors: dict[str, list[str]] = {}
+
+    def target(self, call: str) -> str | None:
+        found = self.cache.get(call, False)
+        if found is False:
+            found = self.cache[call] = self._callee(call)
+        return found
+
+    def _callee(self, call: str) -> str | None:
+        if call.startswith("builtins."):
+            return None
+        ref = _resolve(self.cb, call, self.functions)
+        if ref in self.functions:
+            return ref
+        cls = _resolve(self.cb, call, self.cb.classes)
+        if cls in self.cb.classes:
+            return self.method(cls, "__init__")
+        head, _, meth = ref.rpartition(".")
+        if head:
+            cls = _resolve(self.cb, head, self.cb.classes)
+            if cls in self.cb.classes:
+                return self.method(cls, meth)
+        return None
+
+    def method(self, cls: str, name: str) -> str | None:
+        """`name` as defined on `cls` or its nearest ancestor in the dataset."""
+        for owner in (cls, *self._ancestors(cls)):
+            q = f"{owner}.{name}"
+            if q in self.functions:
+                return q
+        return None
+
+    def _ancestors(self, cls: str) -> list[str]:
+        found = self.ancestors.get(cls)
+        if found is None:
+            found = []
+            todo, seen = list(self.cb.classes[cls].bases), {cls}
+            while todo:
+                b = _resolve(self.cb, todo.pop(0), self.cb.classes)
+                if b in seen or b not in self.cb.classes:
+                    continue
+                seen.add(b)
+                found.append(b)
+                todo.extend(self.cb.classes[b].bases)
+            self.ancestors[cls] = found
+        return found
+
+
+def _public_functions(facts: list[FileFacts], functions: dict, cb: Codebase) -> set[str]:
+    """No leading underscore in any module or name part, or exported by a package `__init__`.
+
+    A public class's `__init__` is public: `Cls(...)` is how callers reach it.
+    A function nested in another is never public: nothing outside can name it.
+    """
+    public = {q for q, fn in functions.items()
+              if _public_name(q, fn.cls is not None) and q.rpartition(".")[0] not in functions}
+    by_class: dict[str, list[str]] = {}
+    for q, fn in functions.items():
+        if fn.cls is not None:
+            by_class.setdefault(fn.cls, []).append(q)
+    for f in facts:
+        if not f.file_path.endswith("__init__.py"):
+            continue
+        names = f.exports if f.exports is not None else [n for n in f.imports if not n.startswith("_")]
+        for name in names:
+            ref = _resolve(cb, f"{f.module}.{name}", functions)
+            if ref in functions:
+                public.add(ref)
+                continue
+            cls = _resolve(cb, ref, cb.classes)
+            for q in by_class.get(cls, ()):
+                short = q[len(cls) + 1:]
+                if not short.startswith("_") or short == "__init__":
+                    public.add(q)
+    return public
+
+
+def _public_name(qualname: str, method: bool) -> bool:
+    parts = qualname.split(".")
+    if method and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return not any(p.startswith("_") for p in parts)
+
+
+def _resolve(cb: Codebase, ref: str, table: dict) -> str:
+    """`Codebase.resolve`, but an alias cycle (a.b -> a.b.c -> ...) leaves the name as is."""
+    try:
+        return cb.resolve(ref, table)
+    except RecursionError:
+        return ref

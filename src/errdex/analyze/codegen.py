@@ -1,0 +1,125 @@
+"""The code fields of a record: validationCode, typeGuard, tryCatchPattern, exampleFix.
+
+Each is built from the parsed condition and the feeding assignments, and
+always parses with `ast.parse` (a test checks it). Names inside are the
+raising function's own names: the code says so in a comment where a reader
+would otherwise assume they exist at the call site.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from errdex.analyze.condexpr import Condition, code, negate, type_tests
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STRATEGY_BODY = {
+    "validate": "    # the inputs broke a check the code makes; fix them at the caller\n    raise",
+    "fallback": "    result = None  # take a path that does not have this limit",
+    "retry": "    # transient: retry with a backoff, then re-raise if it keeps failing\n    raise",
+    "fix-configuration": "    # the configuration is not supported here; change it rather than catch this\n    raise",
+    "propagate": "    raise",
+}
+
+
+def names_in(expr: str) -> set[str]:
+    return set(_IDENT.findall(re.sub(r"'[^']*'|\"[^\"]*\"", " ", expr)))
+
+
+def feeding_for(names: set[str], feeding: list[str]) -> list[str]:
+    """The feeding assignments whose targets the names use (one level of the slice), in order."""
+    out = []
+    for line in feeding:
+        try:
+            stmt = ast.parse(line.strip()).body[0]
+        except (SyntaxError, IndexError, ValueError):
+            continue
+        targets = []
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and stmt.value is not None:
+            targets = [stmt.target]
+        assigned = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if assigned & names:
+            out.append(line.strip())
+    return out
+
+
+def validation_code(cond: Condition, feeding: list[str], placeholders: dict, function: str,
+                    exact: bool, reason: str | None) -> str | None:
+    """The feeding assignments, then `assert <the test negated>`: it fails exactly where the site raises."""
+    if cond.own is None or cond.is_except or cond.constant is not None:
+        return None
+    own = code(cond.own)
+    lines = []
+    if not exact:
+        lines.append(f"# approximate: {reason or 'not every path was followed'}")
+    if cond.guards:
+        lines.append(f"# assumes the {len(cond.guards)} earlier check(s) in {function} passed")
+    lines += feeding_for(names_in(own), feeding)
+    shown = [v for v in placeholders.values() if names_in(v) <= names_in(own) and v.isidentifier()][:4]
+    message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
+    lines.append(f"assert {code(negate(cond.own))}{message}")
+    return _parsed("\n".join(lines)) or _parsed(lines[-1])
+
+
+def type_guard(cond: Condition) -> str | None:
+    """A TypeGuard function for the isinstance test the site's condition makes."""
+    tests = type_tests(cond.own)
+    if not tests or cond.is_except:
+        return None
+    subject, types, negated = tests[0]
+    name = "is_valid_" + ("_".join(_IDENT.findall(subject)).lower() or "value")
+    if negated:
+        shown = " | ".join(t.strip() for t in types.strip("()").split(",") if t.strip()) \
+            if types.startswith("(") else types
+        text = (f"from typing import TypeGuard\n\n\ndef {name}(value: object) -> TypeGuard[{shown}]:\n"
+                f"    \"\"\"True when `{subject}` passes the check (raises otherwise).\"\"\"\n"
+                f"    return isinstance(value, {types})\n")
+    else:
+        text = (f"def {name}(value: object) -> bool:\n"
+                f"    \"\"\"True when `{subject}` passes the check (raises when it is a {types}).\"\"\"\n"
+                f"    return not isinstance(value, {types})\n")
+    return _parsed(text)
+
+
+def call_text(entry: str, method_of: str | None) -> str:
+    """How code calls a function: `f(...)`, `Cls(...)` for a constructor, `obj.meth(...)` for a method."""
+    short = entry.rpartition(".")[2]
+    if method_of:
+        cls = method_of.rpartition(".")[2]
+        return f"{cls}(...)" if short == "__init__" else f"obj.{short}(...)  # obj: {cls}"
+    return f"{short}(...)"
+
+
+def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> str | None:
+    """The nearest public entry point wrapped in try/except for the class."""
+    body = _STRATEGY_BODY.get(strategy, "    raise")
+    if error_type == "warning":
+        text = (f"import warnings\n\ntry:\n    with warnings.catch_warnings():\n"
+                f"        warnings.simplefilter(\"error\", {error_class})\n        {call}\n"
+                f"except {error_class} as exc:\n{body}\n")
+    else:
+        text = f"try:\n    {call}\nexcept {error_class} as exc:\n{body}\n"
+    return _parsed(text)
+
+
+def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str) -> str | None:
+    """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path."""
+    if cond.own is None or cond.is_except or cond.constant is not None:
+        return None
+    bare = call.split("  #")[0]
+    after = (f"# names as in {function}\nif {code(negate(cond.own))}:\n    {bare}\n"
+             f"else:\n    ...  # {alternative}\n")
+    if _parsed(after) is None:
+        return None
+    return f"# before\n{bare}  # raises {error_class} when {code(cond.own)}\n# after\n{after}"
+
+
+def _parsed(text: str) -> str | None:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    return text

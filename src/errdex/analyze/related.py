@@ -1,0 +1,161 @@
+"""Related errors: the top few other records a reader of one record should look at.
+
+Ranked by tiers, strongest first: raised in the same function, sharing a
+guard variable (a name in both conditions, within one module), the same
+class raised in the same module, then similar message templates (token
+Jaccard over the literal words). Every tier is looked up through an inverted
+index, never by comparing all pairs; very common keys (a word in thousands of
+messages, a function with hundreds of sites) are capped so one record's work
+stays bounded.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import keyword
+import re
+from collections import defaultdict
+from itertools import chain
+
+TOP = 5
+_SAME_FUNCTION, _SHARED_GUARD, _SAME_CLASS = 8.0, 4.0, 2.0
+_MIN_JACCARD = 0.25
+_MAX_POSTING = 40        # words shared by more records than this carry no signal
+_NEAR = 16               # of a tier key with more records, only the nearest in the source
+_PROBE_WORDS = 3         # candidates for similarity come through a record's rarest words
+_CANDIDATES = 12
+_MAX_GUARDS = 6          # guard names looked up per record
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_NOT_GUARDS = frozenset({*keyword.kwlist, "self", "cls", "raised", "isinstance", "len", "type", "hasattr",
+                         "getattr", "callable", "issubclass", "min", "max", "any", "all", "str", "int",
+                         "float", "bool", "list", "tuple", "dict", "set"})
+
+
+def literal_words(template: str) -> frozenset[str]:
+    """Lower-case words of the template's literal text (placeholders removed)."""
+    return frozenset(_WORD.findall(_PLACEHOLDER.sub(" ", template or "").lower()))
+
+
+def guard_names(condition: str | None) -> frozenset[str]:
+    """Names (dotted chains kept whole) a condition tests, minus keywords and builtins."""
+    if not condition or condition in ("True", "False"):
+        return frozenset()
+    out = set()
+    for name in _NAME.findall(_strip_strings(condition)):
+        if name.split(".")[0] not in _NOT_GUARDS and not name[0].isdigit():
+            out.add(name)
+    return frozenset(out)
+
+
+def _strip_strings(expr: str) -> str:
+    return re.sub(r"'[^']*'|\"[^\"]*\"", " ", expr)
+
+
+def related_ids(records: list[dict]) -> list[list[str]]:
+    """For each record (same order), the ids of its top related records."""
+    n = len(records)
+    fn_key, guard_keys, class_key, words = [], [], [], []
+    by_fn: dict[tuple, list[int]] = defaultdict(list)
+    by_guard: dict[tuple, list[int]] = defaultdict(list)
+    by_class: dict[tuple, list[int]] = defaultdict(list)
+    word_sets = _WordSets()
+    for i, r in enumerate(records):
+        ex = r["errdex"]
+        module = ex.get("module") or r.get("filePath")
+        fk = (module, ex.get("function"))
+        fn_key.append(fk)
+        by_fn[fk].append(i)
+        gk = [(module, g) for g in guard_names(ex.get("condition"))]
+        guard_keys.append(gk)
+        for k in gk:
+            by_guard[k].append(i)
+        ck = (module, r.get("errorClass")) if r.get("errorClass") else None
+        class_key.append(ck)
+        if ck:
+            by_class[ck].append(i)
+        words.append(word_sets.add(literal_words(r.get("errorMessage") or ""), i))
+    out = []
+    for i in range(n):
+        scores: dict[int, float] = {}
+        _add(scores, by_fn[fn_key[i]], _SAME_FUNCTION, i)
+        for k in guard_keys[i][:_MAX_GUARDS]:
+            _add(scores, by_guard[k], _SHARED_GUARD, i)
+        if class_key[i]:
+            _add(scores, by_class[class_key[i]], _SAME_CLASS, i)
+        word_sets.add_scores(scores, words[i], i)
+        scores.pop(i, None)
+        best = heapq.nsmallest(TOP, scores.items(), key=lambda kv: (-kv[1], abs(kv[0] - i)))
+        out.append([records[j]["id"] for j, _ in best])
+    return out
+
+
+def _add(scores: dict, posting: list[int], weight: float, me: int) -> None:
+    """Add `weight` to the records of a tier key; of a long key, only those nearest `me`.
+
+    Records are in file/line order, so "nearest" means closest in the source:
+    only TOP of them can be kept anyway.
+    """
+    if len(posting) > _NEAR:
+        at = bisect.bisect_left(posting, me)
+        posting = posting[max(0, at - _NEAR // 2):at + _NEAR // 2 + 1]
+    for j in posting:
+        scores[j] = scores.get(j, 0.0) + weight
+
+
+class _WordSets:
+    """Literal word sets, interned: many records share one (the same message in several places)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[frozenset, int] = {}
+        self.sets: list[frozenset] = []
+        self.members: list[list[int]] = []
+        self.by_word: dict[str, list[int]] = defaultdict(list)
+        self.similar: dict[int, list[tuple[int, float]]] = {}
+
+    def add(self, words: frozenset, record: int) -> int:
+        wid = self.ids.get(words)
+        if wid is None:
+            wid = self.ids[words] = len(self.sets)
+            self.sets.append(words)
+            self.members.append([])
+            for w in words:
+                self.by_word[w].append(wid)
+        self.members[wid].append(record)
+        return wid
+
+    def add_scores(self, scores: dict, wid: int, me: int) -> None:
+        if not self.sets[wid]:
+            return
+        found = self.similar.get(wid)
+        if found is None:
+            found = self.similar[wid] = self._similar(wid)
+        for other, jac in found:
+            members = self.members[other]
+            if len(members) > _NEAR:
+                at = bisect.bisect_left(members, me)
+                members = members[max(0, at - _NEAR // 2):at + _NEAR // 2 + 1]
+            for j in members:
+                scores[j] = scores.get(j, 0.0) + jac
+
+    def _similar(self, wid: int) -> list[tuple[int, float]]:
+        """Word sets with Jaccard >= _MIN_JACCARD, found through this set's rarest words."""
+        mine = self.sets[wid]
+        postings = [p for p in sorted((self.by_word[w] for w in mine), key=len)[:_PROBE_WORDS]
+                    if len(p) <= _MAX_POSTING]
+        if not postings:
+            return [(wid, 1.0)]
+        candidates = set(chain.from_iterable(postings))
+        size = len(mine)
+        sets = self.sets
+        out = []
+        for other in candidates:
+            common = len(mine & sets[other])
+            jac = common / (size + len(sets[other]) - common)
+            if jac >= _MIN_JACCARD:
+                out.append((other, jac))
+        if len(out) > _CANDIDATES:
+            out = heapq.nlargest(_CANDIDATES, out, key=lambda t: t[1])
+        return out

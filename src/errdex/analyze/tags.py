@@ -1,0 +1,163 @@
+"""Tags and the backgroundTag of a record, decided by fixed rules (documented in docs/taxonomy.md).
+
+Tags: "test" first for test code, then the path segments, the class, and
+identifiers from the template's placeholders and the condition.
+backgroundTag: the first rule of `RULES` that matches the record's class,
+its message words and its condition's shape. Both are heuristics: the rule
+that fired is returned so provenance can name it.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+MAX_IDENTIFIERS = 8
+_LAYOUT_DIRS = frozenset({"src", "lib", "python", "py", "__init__"})
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NOT_TAGS = frozenset({*keyword.kwlist, "self", "cls", "raised", "isinstance", "issubclass", "len", "type",
+                       "str", "int", "float", "bool", "list", "dict", "tuple", "set", "none", "true", "false",
+                       "getattr", "hasattr", "min", "max", "any", "all", "repr", "shape", "join"})
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def tags_for(record: dict) -> list[str]:
+    """Path segments, class and identifiers, lower-case and deduplicated; "test" first for test code."""
+    ex = record["errdex"]
+    out: dict[str, None] = {}
+    if ex.get("test"):
+        out["test"] = None
+    path = (record.get("filePath") or "").removesuffix(".py")
+    for seg in path.split("/"):
+        if seg and seg not in _LAYOUT_DIRS:
+            out[seg.lower()] = None
+    cls = (ex.get("classQualname") or record.get("errorClass") or "").rpartition(".")[2]
+    if cls:
+        out[class_tag(cls)] = None
+    idents = 0
+    for text in (*(ex.get("placeholders") or {}).values(), _strip_strings(ex.get("condition") or "")):
+        for name in _IDENT.findall(text):
+            low = name.lower()
+            if idents >= MAX_IDENTIFIERS:
+                break
+            if len(low) > 2 and low not in _NOT_TAGS and low not in out:
+                out[low] = None
+                idents += 1
+    return list(out)
+
+
+def class_tag(name: str) -> str:
+    """`ValueError` -> `value-error`."""
+    return _CAMEL.sub("-", name).lower()
+
+
+def _strip_strings(expr: str) -> str:
+    return re.sub(r"'[^']*'|\"[^\"]*\"", " ", expr)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One taxonomy rule: the tag it gives, a name for provenance, and its test."""
+
+    tag: str
+    name: str
+    test: Callable[["Facts"], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the rules look at, computed once per record."""
+
+    error_type: str
+    classes: frozenset[str]     # the class and its ancestors, plain names
+    words: str                  # the template's literal text, lower-case
+    condition: str
+    http_status: int | None
+
+
+def _facts(record: dict) -> Facts:
+    ex = record["errdex"]
+    names = [record.get("errorClass") or "", ex.get("classQualname") or "", *(ex.get("classAncestors") or [])]
+    classes = frozenset(n.rpartition(".")[2] for n in names if n)
+    if record.get("errorType") == "assertion":
+        classes |= {"AssertionError"}
+    words = re.sub(r"\{[^{}]*\}", " ", record.get("errorMessage") or "").lower()
+    return Facts(record.get("errorType") or "", classes, words, ex.get("condition") or "", record.get("httpStatus"))
+
+
+def _cls(*names: str) -> Callable[[Facts], bool]:
+    wanted = frozenset(names)
+    return lambda f: bool(f.classes & wanted)
+
+
+def _words(pattern: str) -> Callable[[Facts], bool]:
+    rx = re.compile(pattern)
+    return lambda f: rx.search(f.words) is not None
+
+
+def _cond(pattern: str) -> Callable[[Facts], bool]:
+    rx = re.compile(pattern)
+    return lambda f: rx.search(f.condition) is not None
+
+
+def _any(*tests: Callable[[Facts], bool]) -> Callable[[Facts], bool]:
+    return lambda f: any(t(f) for t in tests)
+
+
+_DEPRECATION = r"deprecat|will be removed|no longer supported|is obsolete"
+_SHAPE_WORDS = r"\bshape|\bdtype|\bdim\b|\bdims\b|dimension|\bndim|contiguous|\bstride|\brank\b|size mismatch|mismatch"
+_CONFIG_WORDS = (r"not supported|unsupported|only supports?|does not support|doesn't support|not compatible|"
+                 r"incompatible|cannot be used with|can't be used with|is not available|not enabled|must be enabled|"
+                 r"requires? |please (set|use|enable|disable)|backend|mode\b")
+
+#: First match wins; the order is the priority.
+RULES: tuple[Rule, ...] = (
+    Rule("deprecation", "warning-deprecation",
+         lambda f: f.error_type == "warning" and (bool(f.classes & {"DeprecationWarning", "FutureWarning",
+                                                                  "PendingDeprecationWarning"})
+                                                  or re.search(_DEPRECATION, f.words) is not None)),
+    Rule("http-error", "http-status", lambda f: f.error_type == "http" or f.http_status is not None
+         or bool(f.classes & {"HTTPException", "HTTPError"})),
+    Rule("not-implemented", "not-implemented",
+         _any(_cls("NotImplementedError"), _words(r"not (yet )?implemented|unimplemented"))),
+    Rule("missing-dependency", "missing-dependency",
+         _any(_cls("ImportError", "ModuleNotFoundError"),
+              _words(r"pip install|not installed|is required but|install (it|the)|failed to import|cannot import"))),
+    Rule("permission", "permission",
+         _any(_cls("PermissionError"), _words(r"permission|unauthori[sz]ed|forbidden|access denied"))),
+    Rule("timeout", "timeout", _any(_cls("TimeoutError"), _words(r"time ?out|timed out|deadline"))),
+    Rule("resource-exhaustion", "resource-exhaustion",
+         _any(_cls("MemoryError", "OutOfMemoryError"),
+              _words(r"out of memory|\boom\b|not enough (memory|space|blocks|slots)|too many|exhaust|"
+                     r"no (free|available) |capacity|exceeds? (the )?(max|limit|available)"))),
+    Rule("io-network", "io-network",
+         _any(_cls("OSError", "IOError", "FileNotFoundError", "FileExistsError", "IsADirectoryError",
+                   "ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "BrokenPipeError"),
+              _words(r"\bfile\b|no such file|directory|\bpath\b|connect|socket|network|download|\burl\b|"
+                     r"\bport\b|\bhost\b"))),
+    Rule("shape-dtype-mismatch", "shape-dtype",
+         _any(_words(_SHAPE_WORDS), _cond(r"\.(shape|dtype|ndim|size\(\)|dim\(\)|is_contiguous\(\))"))),
+    Rule("unsupported-configuration", "unsupported-configuration", _words(_CONFIG_WORDS)),
+    Rule("internal-invariant", "unreachable", lambda f: f.condition == "False"),
+    Rule("internal-invariant", "invariant-words",
+         _words(r"should not happen|should never|unreachable|\bbug\b|invariant|internal error|unexpected")),
+    Rule("internal-invariant", "bare-assert", lambda f: f.error_type == "assertion"),
+    Rule("unsupported-configuration", "config-condition",
+         _cond(r"\b(server_args|config|args|envs?|settings|backend)\b\.")),
+    Rule("input-validation", "validation-class",
+         _cls("ValueError", "TypeError", "KeyError", "IndexError", "LookupError", "AttributeError")),
+    Rule("input-validation", "validation-words", _words(r"invalid|must be|expected|should be|\bgot\b")),
+    Rule("runtime-warning", "warning", lambda f: f.error_type == "warning"),
+    Rule("runtime-error", "fallback", lambda f: True),
+)
+
+
+def background_tag(record: dict) -> tuple[str, str]:
+    """(tag, rule name) of the first rule that matches."""
+    facts = _facts(record)
+    for rule in RULES:
+        if rule.test(facts):
+            return rule.tag, rule.name
+    return "runtime-error", "fallback"
