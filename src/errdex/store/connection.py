@@ -7,6 +7,7 @@ program's database is reported as a `StoreError` and left exactly as found.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -55,6 +56,9 @@ def _configure(conn: sqlite3.Connection, path: Path, *, readonly: bool, timeout_
     if schema.has_foreign_tables(conn):
         raise StoreError(f"{path} is a SQLite database but not an errdex index; it was left untouched")
     if readonly:
+        pending = schema.pending_migrations(conn)
+        if pending and len(pending) < len(schema.MIGRATIONS) and _upgrade_in_place(path, timeout_ms):
+            return
         _check_readable(conn, path)
         return
     # Only takes effect on a new, empty file: large pages halve bulk-write time.
@@ -64,6 +68,15 @@ def _configure(conn: sqlite3.Connection, path: Path, *, readonly: bool, timeout_
     conn.execute("PRAGMA cache_size = -65536")
     conn.execute("PRAGMA temp_store = MEMORY")
     schema.migrate(conn)
+
+
+def _upgrade_in_place(path: Path, timeout_ms: int) -> bool:
+    """An index written by an older errdex gains the newer (additive) tables, when the file is writable."""
+    if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+        return False
+    writable = open_connection(path, readonly=False, timeout_ms=timeout_ms)
+    writable.close()
+    return True
 
 
 def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
