@@ -133,13 +133,13 @@ def test_timeouts_are_retried_then_reported(indexed):
     db, _ = indexed
 
     def script(n, ids, body):
-        return Reply(content=answer(*map(good, ids)), delay=2.0 if n == 0 else 0.0)
+        return Reply(content=answer(*map(good, ids)), delay=0.8 if n == 0 else 0.0)
 
     with FakeLLM(script) as server, Store.open(db) as store:
         report = enrich_dataset(store, config(server.url, batch_size=8, timeout=0.3))
     assert report.enriched == 3 and report.requests == 2
 
-    with FakeLLM(lambda n, ids, b: Reply(delay=2.0)) as server, Store.open(db) as store:
+    with FakeLLM(lambda n, ids, b: Reply(delay=0.8)) as server, Store.open(db) as store:
         started = time.monotonic()
         with pytest.raises(EndpointError, match="ReadTimeout"):
             cfg = config(server.url, batch_size=8, timeout=0.2, retries=1)
