@@ -49,12 +49,17 @@ class _Lookup:
     roots: dict[str, str]          # indexed folder root -> dataset name
     stream: TextIO | None
     indexed: int = 0
+    ignore: frozenset[str] = frozenset()
 
 
 def explain_exception(exc: BaseException, db_path: Path, stream: TextIO | None = None,
-                      index_missing: bool = True) -> list[Explanation]:
-    """Explanations for `exc` and the exceptions chained to it, outermost first."""
+                      index_missing: bool = True, ignore: tuple[str, ...] = ()) -> list[Explanation]:
+    """Explanations for `exc` and the exceptions chained to it, outermost first.
+
+    `ignore` names distributions whose frames are passed over (a test runner's own).
+    """
     lookup = _open_lookup(db_path, stream)
+    lookup.ignore = frozenset(name.lower() for name in ignore)
     out: list[Explanation] = []
     for item in exception_chain(exc):
         found = _explain_one(item, lookup, index_missing)
@@ -104,7 +109,7 @@ def _frames(exc: BaseException) -> list[tuple[FrameType, int]]:
 
 def _explain_one(exc: BaseException, lookup: _Lookup, index_missing: bool) -> Explanation | None:
     touched: list[str] = []
-    for frame, line in _frames(exc):
+    for depth, (frame, line) in enumerate(_frames(exc)):
         place = _place(frame.f_code.co_filename, lookup, index_missing)
         if place is None:
             continue
@@ -112,7 +117,9 @@ def _explain_one(exc: BaseException, lookup: _Lookup, index_missing: bool) -> Ex
         if dataset not in touched:
             touched.append(dataset)
         record = _record_at(lookup.db_path, dataset, rel, line)
-        if record is not None:
+        # Above the deepest frame a raise statement only re-raises what came from below,
+        # unless it is a helper call (the helper's own frame sits below it).
+        if record is not None and (depth == 0 or (record.get("errdex") or {}).get("helper")):
             return _build(record, dataset, exc, "frame", frame, line)
     return _by_message(exc, lookup.db_path, touched) if touched else None
 
@@ -122,6 +129,8 @@ def _place(filename: str, lookup: _Lookup, index_missing: bool) -> tuple[str, st
     if not filename or filename.startswith("<"):
         return None
     owner = dist_owner(filename)
+    if owner is not None and owner.name.lower() in lookup.ignore:
+        return None
     if owner is not None:
         if owner.dataset not in lookup.datasets:
             if not index_missing or lookup.indexed >= MAX_INDEXED_PER_EXCEPTION:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import pytest
 
 SECTION = "errdex explanation"
+#: The test runner's own frames sit above every test; they explain nothing.
+RUNNER_DISTS = ("pytest", "pluggy")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -54,7 +56,8 @@ def explanation_text(exc: BaseException, db: str | None, index_missing: bool) ->
         from errdex.hook.lazy_index import default_db
         from errdex.hook.panel import plain_text
 
-        found = explain_exception(exc, Path(db) if db else default_db(), progress, index_missing)
+        found = explain_exception(exc, Path(db) if db else default_db(), progress, index_missing,
+                                  ignore=RUNNER_DISTS)
     except Exception as failure:  # noqa: BLE001 - a broken index must not break the test run
         return progress.getvalue() + f"errdex: could not explain this error ({type(failure).__name__}: {failure})"
     if not found:
