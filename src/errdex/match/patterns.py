@@ -155,6 +155,7 @@ def line_regex(chunks: list[str]) -> str:
         inner = inner[1:]
     if len(inner) > 1 and inner[-1] == "":
         inner = inner[:-1]
+    inner[0], inner[-1] = inner[0].lstrip(), inner[-1].rstrip()
     return ".+?".join(_chunk_regex(c, LINE_SPACE) for c in inner)
 
 
