@@ -102,16 +102,18 @@ def _record(rid, path, function, template, source, cls="ValueError"):
 
 
 def test_link_rejects_unrelated_code_and_takes_each_old_site_once():
-    body = "def f(x):\n    if x:\n        raise ValueError('bad')\n    return x"
-    other = "class Z:\n    items = []\n    def g(self):\n        while True:\n            raise ValueError('bad')"
-    prev = [_record("a" * 16, "p/old.py", "f", "bad", body)]
-    new = [_record("b" * 16, "p/new.py", "f", "bad", body), _record("c" * 16, "p/new2.py", "f", "bad", body)]
+    body = "def f(x):\n    if x:\n        raise ValueError('bad value')\n    return x"
+    other = "class Z:\n    items = []\n    def g(self):\n        while True:\n            raise ValueError('bad value')"
+    prev = [_record("a" * 16, "p/old.py", "f", "bad value", body)]
+    new = [_record("b" * 16, "p/new.py", "f", "bad value", body), _record("c" * 16, "p/new2.py", "f", "bad value", body)]
     links = link_identities(new, prev)
     assert [(l.new_id, l.old_id, l.how) for l in links] == [("b" * 16, "a" * 16, "renamed-file")]
     assert [r["id"] for r in new] == ["a" * 16, "c" * 16]
-    unrelated = [_record("d" * 16, "q/x.py", "h", "bad", other)]
+    unrelated = [_record("d" * 16, "q/x.py", "h", "bad value", other)]
     assert link_identities(unrelated, prev) == []
     assert unrelated[0]["id"] == "d" * 16 and unrelated[0]["errdex"]["identity"] == "same-key"
+    generic = [_record("e" * 16, "p/new.py", "f", "{e}", body)]
+    assert link_identities(generic, [_record("a" * 16, "p/old.py", "f", "{e}", body)]) == []
 
 
 def test_changed_fields_names_each_compared_field():

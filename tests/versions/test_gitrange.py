@@ -68,7 +68,7 @@ def test_index_range_shares_files_and_answers_provenance(repo, tmp_path):
 def test_cli_index_rev_and_history(repo, tmp_path, run_cli):
     root, shas = repo
     db = str(tmp_path / "cli.db")
-    out = run_cli("index", str(root), "--rev", f"{shas[1]}..{shas[3]}", "--db", db, "-q").stdout
+    out = run_cli("index", str(root), "--rev", f"{shas[1]}..{shas[3]}", "--db", db, "-q", "-j", "1").stdout
     assert "indexed 3 commits" in out
     listed = json.loads(run_cli("list", "--db", db, "--json", "--dataset",
                                 f"proj@{shas[3]}").stdout)

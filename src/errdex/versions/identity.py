@@ -30,6 +30,10 @@ SAME_KEY = "same-key"
 _RENAMED_MIN = 0.5
 _MOVED_MIN = 0.8
 _REWORDED_MIN = 0.6
+#: A template with less literal text than this says little about where a site went.
+_MIN_LITERAL = 6
+#: Window comparisons allowed per group; a larger group (a generic template) is left unmatched.
+_MAX_PAIRS = 400
 
 
 @dataclass(slots=True)
@@ -43,13 +47,15 @@ class SiteKey:
     error_class: str | None
     source: list[str]
     identity: str
+    literal: int         # characters of literal text in the template
 
     @classmethod
     def of(cls, record: dict) -> SiteKey:
         extra = record.get("errdex") or {}
         return cls(record["id"], record.get("filePath") or "", extra.get("function") or "",
                    record.get("errorMessage") or "", record.get("errorClass"),
-                   (record.get("sourceCode") or "").split("\n"), extra.get("identity") or SAME_KEY)
+                   (record.get("sourceCode") or "").split("\n"), extra.get("identity") or SAME_KEY,
+                   int(extra.get("literalLength") or len(record.get("errorMessage") or "")))
 
     @property
     def short_function(self) -> str:
@@ -66,10 +72,12 @@ class IdentityLink:
     similarity: float
 
 
-def similarity(a: list[str], b: list[str]) -> float:
-    """How alike two source windows are, ignoring indentation."""
-    return difflib.SequenceMatcher(None, [s.strip() for s in a], [s.strip() for s in b],
-                                   autojunk=False).ratio()
+def similarity(a: list[str], b: list[str], minimum: float = 0.0) -> float:
+    """How alike two source windows are, ignoring indentation (0 when below `minimum` by a cheap bound)."""
+    matcher = difflib.SequenceMatcher(None, [s.strip() for s in a], [s.strip() for s in b], autojunk=False)
+    if matcher.real_quick_ratio() < minimum or matcher.quick_ratio() < minimum:
+        return 0.0
+    return matcher.ratio()
 
 
 def link_identities(records: list[dict], previous: Iterable[dict]) -> list[IdentityLink]:
@@ -116,11 +124,17 @@ def _match(fresh: list[dict], gone: list[SiteKey]) -> list[tuple[dict, SiteKey, 
         by_group: dict[tuple, list[SiteKey]] = defaultdict(list)
         for o in free.values():
             by_group[group_key(o)].append(o)
+        fresh_per_group: dict[tuple, int] = defaultdict(int)
+        for _, key in left.values():
+            fresh_per_group[group_key(key)] += 1
         pairs = []
         for rid, (record, key) in left.items():
-            for o in by_group.get(group_key(key), ()):
+            group = by_group.get(group_key(key), ())
+            if not group or not _worth_comparing(how, key, len(group) * fresh_per_group[group_key(key)]):
+                continue
+            for o in group:
                 if accept(key, o):
-                    score = _score(how, key, o, len(by_group[group_key(key)]))
+                    score = _score(how, key, o, len(group), minimum)
                     if score >= minimum:
                         pairs.append((score, rid, o.id))
         pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
@@ -132,11 +146,20 @@ def _match(fresh: list[dict], gone: list[SiteKey]) -> list[tuple[dict, SiteKey, 
     return out
 
 
-def _score(how: str, new: SiteKey, old: SiteKey, candidates: int) -> float:
+def _worth_comparing(how: str, key: SiteKey, pairs: int) -> bool:
+    """Exact keys always; otherwise only templates with real text, in groups of bounded size."""
+    if how == "key":
+        return True
+    if how in ("renamed-file", "moved") and key.literal < _MIN_LITERAL:
+        return False
+    return pairs <= _MAX_PAIRS
+
+
+def _score(how: str, new: SiteKey, old: SiteKey, candidates: int, minimum: float) -> float:
     """Similarity of the windows; an exact key with one candidate needs no comparison."""
     if how == "key" and candidates == 1:
         return 1.0
-    return similarity(new.source, old.source)
+    return similarity(new.source, old.source, minimum)
 
 
 def previous_dataset(datasets: list, repo: str, version: str):
