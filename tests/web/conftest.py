@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
+import time
 import textwrap
 from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
 
 from errdex.pipeline import index_source
 from errdex.web import create_app
@@ -116,3 +120,26 @@ def packed(client) -> dict:
     """The packed-decode record, found through the API's search."""
     hits = client.get("/api/search", params={"q": "packed decode"}).json()["results"]
     return hits[0]["record"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server(web_db):
+    """Base URL of a uvicorn serving the test index, stopped at the end."""
+    port = free_port()
+    config = uvicorn.Config(create_app(web_db), host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not srv.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
