@@ -132,12 +132,14 @@ def _place(filename: str, lookup: _Lookup, index_missing: bool) -> tuple[str, st
     if owner is not None and owner.name.lower() in lookup.ignore:
         return None
     if owner is not None:
-        if owner.dataset not in lookup.datasets:
+        dataset = owner.find_dataset(lookup.datasets)
+        if dataset is None:
             if not index_missing or lookup.indexed >= MAX_INDEXED_PER_EXCEPTION:
                 return None
             lookup.indexed += 1
             ensure_indexed(owner, lookup.db_path, lookup.datasets, lookup.stream)
-        return owner.dataset, owner.rel_path
+            dataset = owner.dataset
+        return dataset, owner.rel_path
     return folder_owner(filename, lookup.roots)
 
 

@@ -21,12 +21,29 @@ class DistOwner:
 
     name: str          # distribution name as its metadata spells it ("packaging")
     version: str
-    repo: str          # the dataset repo an `installed:` index gives it (GitHub "owner/name" or name)
     rel_path: str      # posix path relative to site-packages ("packaging/version.py")
+
+    @property
+    def repo(self) -> str:
+        """The dataset repo an `installed:` index gives it (GitHub "owner/name", else the name)."""
+        return _repo_of(self.name)
 
     @property
     def dataset(self) -> str:
         return f"{self.repo}@{self.version}"
+
+    def find_dataset(self, names: set[str]) -> str | None:
+        """This dist's dataset among `names`, matched by name and exact version first.
+
+        Cheap: computing `repo` imports the sources stage (and its HTTP client),
+        which only indexing should pay for.
+        """
+        wanted = self.name.lower().replace("_", "-")
+        for name in names:
+            repo, _, version = name.rpartition("@")
+            if version == self.version and repo.rsplit("/", 1)[-1].lower().replace("_", "-") == wanted:
+                return name
+        return self.dataset if self.dataset in names else None
 
 
 @lru_cache(maxsize=1)
@@ -82,11 +99,14 @@ def _owner_in(name: str, root: Path, rel: str) -> DistOwner | None:
             return None
     except (OSError, RuntimeError):
         return None
+    return DistOwner(str(dist.metadata.get("Name") or name), dist.version, rel)
+
+
+@lru_cache(maxsize=64)
+def _repo_of(name: str) -> str:
     from errdex.sources.github import github_repo_from_metadata
 
-    meta_name = str(dist.metadata.get("Name") or name)
-    repo = github_repo_from_metadata(dist.metadata) or meta_name
-    return DistOwner(meta_name, dist.version, repo, rel)
+    return github_repo_from_metadata(importlib_metadata.distribution(name).metadata) or name
 
 
 def folder_owner(filename: str, roots: dict[str, str]) -> tuple[str, str] | None:
