@@ -27,7 +27,7 @@ from pathlib import Path
 
 from errdex.match.patterns import (
     MessageHit, RecordRef, hs_escape, line_regex, longest_token, normalize_space,
-    prefix_key, verify_full, verify_prefix, verify_regex, LINE_SPACE,
+    prefix_key, verify_full, verify_prefix, LINE_SPACE,
 )
 
 try:  # hyperscan ships wheels for x86-64 Linux only
@@ -70,7 +70,6 @@ class PatternEngine:
                  backend: str = "auto") -> None:
         self.records = records
         self.count = len(records)
-        self._verify: dict[int, re.Pattern] = {}
         self._line: dict[int, re.Pattern] = {}
         self.matchable = [r for r in records if r.matchable]
         started = time.perf_counter()
@@ -92,12 +91,6 @@ class PatternEngine:
     @property
     def backend(self) -> str:
         return self.stats.backend
-
-    def verify_pattern(self, idx: int) -> re.Pattern:
-        compiled = self._verify.get(idx)
-        if compiled is None:
-            compiled = self._verify[idx] = re.compile(verify_regex(self.records[idx].chunks), re.S)
-        return compiled
 
     def line_pattern(self, idx: int) -> re.Pattern:
         compiled = self._line.get(idx)
