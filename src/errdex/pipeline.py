@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from errdex.analyze.dataset import analyze_dataset
 from errdex.extract.files import cache_key, decode_source, extract_file
 from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
@@ -72,6 +73,7 @@ def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None
         analyzed_at = _now()
         modules = {f.file_path: f.module for f in facts}
         records = build_records(tree, sites, classes, modules, analyzed_at)
+        analyze_dataset(records, facts)
         link_to_previous(store, tree.repo, tree.version, records)
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.analyze.condexpr import Condition, code, negate, type_tests
+from errdex.analyze.condexpr import Condition, code, negate_code, type_tests
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRATEGY_BODY = {
@@ -29,21 +29,29 @@ def names_in(expr: str) -> set[str]:
 
 def feeding_for(names: set[str], feeding: list[str]) -> list[str]:
     """The feeding assignments whose targets the names use (one level of the slice), in order."""
-    out = []
-    for line in feeding:
+    return [line.strip() for line in feeding if _assigned(line) & names]
+
+
+_ASSIGNED: dict[str, frozenset[str]] = {}
+
+
+def _assigned(line: str) -> frozenset[str]:
+    """Names a feeding line assigns (empty for lines that are not plain assignments)."""
+    found = _ASSIGNED.get(line)
+    if found is None:
         try:
             stmt = ast.parse(line.strip()).body[0]
-        except (SyntaxError, IndexError, ValueError):
-            continue
+        except (SyntaxError, IndexError, ValueError, RecursionError):
+            stmt = None
         targets = []
         if isinstance(stmt, ast.Assign):
             targets = stmt.targets
         elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and stmt.value is not None:
             targets = [stmt.target]
-        assigned = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-        if assigned & names:
-            out.append(line.strip())
-    return out
+        found = frozenset(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        if len(_ASSIGNED) < 200_000:
+            _ASSIGNED[line] = found
+    return found
 
 
 def validation_code(cond: Condition, feeding: list[str], placeholders: dict, function: str,
@@ -60,8 +68,8 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     lines += feeding_for(names_in(own), feeding)
     shown = [v for v in placeholders.values() if names_in(v) <= names_in(own) and v.isidentifier()][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
-    lines.append(f"assert {code(negate(cond.own))}{message}")
-    return _parsed("\n".join(lines)) or _parsed(lines[-1])
+    lines.append(f"assert {negate_code(cond.own)}{message}")
+    return "\n".join(lines)
 
 
 def type_guard(cond: Condition) -> str | None:
@@ -102,7 +110,7 @@ def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> st
                 f"except {error_class} as exc:\n{body}\n")
     else:
         text = f"try:\n    {call}\nexcept {error_class} as exc:\n{body}\n"
-    return _parsed(text)
+    return text
 
 
 def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str) -> str | None:
@@ -110,10 +118,8 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     if cond.own is None or cond.is_except or cond.constant is not None:
         return None
     bare = call.split("  #")[0]
-    after = (f"# names as in {function}\nif {code(negate(cond.own))}:\n    {bare}\n"
+    after = (f"# names as in {function}\nif {negate_code(cond.own)}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")
-    if _parsed(after) is None:
-        return None
     return f"# before\n{bare}  # raises {error_class} when {code(cond.own)}\n# after\n{after}"
 
 

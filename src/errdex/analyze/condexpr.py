@@ -10,6 +10,7 @@ it in words (`describe`).
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 _FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
@@ -28,7 +29,7 @@ class Condition:
 
     text: str
     tree: ast.expr | None
-    guards: list[ast.expr] = field(default_factory=list)
+    guards: list[str] = field(default_factory=list)   # earlier conjuncts, as text
     own: ast.expr | None = None
 
     @property
@@ -41,36 +42,129 @@ class Condition:
 
 
 def parse_condition(text: str | None) -> Condition:
-    """Split the condition into its conjuncts; a condition that does not parse keeps `tree` None."""
+    """Split the condition into its top-level conjuncts; only the last one is parsed.
+
+    Splitting is textual (depth-0 ` and `, outside strings) so a condition of
+    thirty guards costs one small parse, not a large one.
+    """
     text = text or ""
-    try:
-        tree = ast.parse(text, mode="eval").body if text else None
-    except (SyntaxError, ValueError, RecursionError):
-        tree = None
-    cond = Condition(text, tree)
-    if tree is None:
+    parts = split_conjuncts(text)
+    take = 1
+    subject = _excluded_subject(parts[-1]) if parts else None
+    while subject is not None and take < len(parts) and _excluded_subject(parts[-take - 1]) == subject:
+        take += 1
+    own_text = " and ".join(parts[-take:]) if parts else ""
+    parts = parts[:len(parts) - take + 1]
+    own = _parse_cached(own_text)
+    cond = Condition(text, own, [], own)
+    if own is None:
+        cond.tree = None
         return cond
-    parts = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else [tree]
-    cond.guards, cond.own = list(parts[:-1]), parts[-1]
+    cond.guards = parts[:-1]
+    if cond.guards:
+        cond.tree = ast.BoolOp(ast.And(), [ast.Name("_guard"), own])
     return cond
 
 
-def negate(node: ast.expr) -> ast.expr:
-    """`not node`, simplified where the meaning stays the same for every input: `!=` -> `==`, De Morgan."""
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _FLIP:
-        return ast.Compare(node.left, [_FLIP[type(node.ops[0])]()], node.comparators)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return node.operand
-    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
-        return ast.Constant(not node.value)
-    if isinstance(node, ast.BoolOp) and len(node.values) <= 4:
-        op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
-        return ast.BoolOp(op, [negate(v) for v in node.values])
-    return ast.UnaryOp(ast.Not(), node)
+_PARSED: dict[str, ast.expr | None] = {}
+
+
+def _parse_cached(text: str) -> ast.expr | None:
+    if text in _PARSED:
+        return _PARSED[text]
+    try:
+        node = ast.parse(text, mode="eval").body if text.strip() else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        node = None
+    if node is not None:
+        root = (text, None if text.isascii() else text.encode())
+        for sub in ast.walk(node):
+            sub._errdex_root = root  # type: ignore[attr-defined]
+    if len(_PARSED) < 100_000:
+        _PARSED[text] = node
+    return node
+
+
+_EXCLUDES = re.compile(r"^([A-Za-z_][\w.]*) (?:!=|not in) ")
+
+
+def _excluded_subject(part: str) -> str | None:
+    """`backend != 'x'` / `backend not in (...)` -> `backend`: a run of these is one test (the else of a chain)."""
+    m = _EXCLUDES.match(part)
+    return m.group(1) if m else None
+
+
+_SPLIT_TOKENS = re.compile(r"""[()\[\]{}'"\\]| and """)
+
+
+def split_conjuncts(text: str) -> list[str]:
+    """`a and (b or c) and d` -> [`a`, `(b or c)`, `d`], respecting brackets and string literals.
+
+    Visits only brackets, quotes and ` and ` (a regex finds them), not every character.
+    """
+    if " and " not in text:
+        return [text.strip()] if text.strip() else []
+    parts, depth, start = [], 0, 0
+    quote, skip_to = "", -1
+    for m in _SPLIT_TOKENS.finditer(text):
+        tok, at = m.group(), m.start()
+        if at < skip_to:
+            continue
+        if quote:
+            if tok == "\\":
+                skip_to = at + 2
+            elif tok == quote:
+                quote = ""
+        elif tok in "'\"":
+            quote = tok
+        elif tok in "([{":
+            depth += 1
+        elif tok in ")]}":
+            depth -= 1
+        elif tok == " and " and depth == 0:
+            parts.append(text[start:at].strip())
+            start = at + 5
+    parts.append(text[start:].strip())
+    if any(p.startswith(("lambda", "not ")) and ":" in p for p in parts):
+        return [text.strip()]
+    return [p for p in parts if p]
 
 
 def code(node: ast.expr) -> str:
+    """Source text of a node of a parsed condition (sliced from the text, not unparsed)."""
+    root = getattr(node, "_errdex_root", None)
+    if root is not None and node.lineno == 1 and node.end_lineno == 1:
+        text, raw = root
+        return raw[node.col_offset:node.end_col_offset].decode() if raw else text[node.col_offset:node.end_col_offset]
     return ast.unparse(node)
+
+
+_LOOSE = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr, ast.Compare)
+
+
+def _wrap(node: ast.expr) -> str:
+    text = code(node)
+    loose = isinstance(node, _LOOSE) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
+    return f"({text})" if loose else text
+
+
+def negate_code(node: ast.expr) -> str:
+    """`not node` as source, simplified without changing its meaning: `!=` -> `==`, De Morgan."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _FLIP:
+        op = _OP_TEXT[_FLIP[type(node.ops[0])]]
+        return f"{_wrap(node.left)} {op} {_wrap(node.comparators[0])}"
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return code(node.operand)
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return str(not node.value)
+    if isinstance(node, ast.BoolOp) and len(node.values) <= 4:
+        joiner = " or " if isinstance(node.op, ast.And) else " and "
+        parts = []
+        for v in node.values:
+            text = negate_code(v)
+            parts.append(f"({text})" if isinstance(v, ast.BoolOp) or " and " in text or " or " in text else text)
+        return joiner.join(parts)
+    return f"not ({code(node)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +215,7 @@ def type_tests(node: ast.expr | None) -> list[tuple[str, str, bool]]:
 
 def raised_calls(node: ast.expr | None) -> list[tuple[str, str]]:
     """(call, exception) of each `raised(call, E)` pseudo-call: the failure an except-site re-raises."""
-    if node is None:
+    if node is None or "raised(" not in code(node):
         return []
     out = []
     for sub in ast.walk(node):

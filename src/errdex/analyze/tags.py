@@ -23,8 +23,11 @@ _NOT_TAGS = frozenset({*keyword.kwlist, "self", "cls", "raised", "isinstance", "
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def tags_for(record: dict) -> list[str]:
-    """Path segments, class and identifiers, lower-case and deduplicated; "test" first for test code."""
+def tags_for(record: dict, test_text: str | None = None) -> list[str]:
+    """Path segments, class and identifiers, lower-case and deduplicated; "test" first for test code.
+
+    `test_text` is the condition's own test (identifiers of the earlier guards are noise here).
+    """
     ex = record["errdex"]
     out: dict[str, None] = {}
     if ex.get("test"):
@@ -37,7 +40,7 @@ def tags_for(record: dict) -> list[str]:
     if cls:
         out[class_tag(cls)] = None
     idents = 0
-    for text in (*(ex.get("placeholders") or {}).values(), _strip_strings(ex.get("condition") or "")):
+    for text in (*(ex.get("placeholders") or {}).values(), _strip_strings(test_text if test_text is not None else ex.get("condition") or "")):
         for name in _IDENT.findall(text):
             low = name.lower()
             if idents >= MAX_IDENTIFIERS:

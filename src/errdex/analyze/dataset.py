@@ -1,0 +1,83 @@
+"""Dataset-level analysis: fills callers, entry points, related errors, tags and the prose/code fields.
+
+Runs once per index over all records (after `build_records`), in the main
+process: the call graph needs every file. Every field it fills gets an entry
+in `errdex.provenance`: "fact" when it follows from the code (an exact
+condition, a resolved call), "heuristic:<rule>" when a rule chose it.
+"""
+
+from __future__ import annotations
+
+from errdex.analyze import codegen, prose
+from errdex.analyze.callgraph import CallGraph, build_call_graph
+from errdex.analyze.condexpr import Condition, code, parse_condition
+from errdex.analyze.related import related_ids
+from errdex.analyze.tags import background_tag, tags_for
+from errdex.models import FileFacts
+
+
+def analyze_dataset(records: list[dict], facts: list[FileFacts]) -> None:
+    """Fill each record in place (records in file/line order, as `build_records` returns them)."""
+    graph = build_call_graph(facts)
+    method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
+    for record, related in zip(records, related_ids(records)):
+        _fill(record, graph, method_of)
+        record["errdex"]["related"] = related
+        record["errdex"]["provenance"]["related"] = "heuristic:related-rank"
+
+
+def site_qualname(record: dict) -> str:
+    ex = record["errdex"]
+    return f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
+
+
+def _fill(record: dict, graph: CallGraph, method_of: dict) -> None:
+    ex = record["errdex"]
+    prov = ex["provenance"]
+    qual = site_qualname(record)
+    ex["callers"] = graph.callers(qual)
+    ex["entryPoints"] = graph.entry_points(qual, include_tests=bool(ex.get("test")))
+    prov["callers"] = prov["entryPoints"] = "fact"
+    cond = parse_condition(ex.get("condition"))
+    record["tags"] = tags_for(record, cond.own and code(cond.own))
+    prov["tags"] = "heuristic:tags"
+    tag, rule = background_tag(record)
+    record["backgroundTag"] = tag
+    prov["backgroundTag"] = f"heuristic:taxonomy:{rule}"
+    _fill_text(record, qual, tag, method_of, cond)
+
+
+def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Condition) -> None:
+    ex = record["errdex"]
+    exact = bool(ex.get("conditionExact")) and cond.tree is not None
+    cls = record.get("errorClass") or ("AssertionError" if record.get("errorType") == "assertion" else "Exception")
+    f = prose.SiteFacts(qual, qual.rpartition(".")[2], cls, cond, exact, ex.get("conditionReason"),
+                        ex.get("placeholders") or {}, ex.get("feeding") or [], ex["entryPoints"],
+                        ex["callers"], tag, record.get("errorType") or "exception", bool(ex.get("test")))
+    from_condition = "fact" if exact else "heuristic:approximate-condition"
+    _set(record, "documentation", prose.documentation(f), from_condition)
+    _set(record, "triggerScenarios", prose.trigger_scenarios(f), from_condition)
+    _set(record, "commonSituations", prose.common_situations(f), f"heuristic:situations:{tag}")
+    sols, sols_fact = prose.solutions(f)
+    _set(record, "solutions", sols, "fact" if sols_fact else "heuristic:solutions")
+    strategy, rule = prose.handling_strategy(f)
+    _set(record, "handlingStrategy", strategy, f"heuristic:{rule}")
+    _set(record, "preventionTips", prose.prevention_tips(f), "heuristic:tips")
+    _set(record, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
+                                                           f.reason), from_condition)
+    _set(record, "typeGuard", codegen.type_guard(cond), from_condition)
+    entry = ex["entryPoints"][0] if ex["entryPoints"] else qual
+    call = codegen.call_text(entry, method_of.get(entry))
+    _set(record, "tryCatchPattern", codegen.try_catch(call, cls, f.error_type, strategy),
+         f"heuristic:{rule}")
+    alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
+    site_call = codegen.call_text(qual, method_of.get(qual))
+    _set(record, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative),
+         "fact" if exact else "heuristic:approximate-condition")
+
+
+def _set(record: dict, name: str, value, provenance: str) -> None:
+    """Fill a field and record where it came from; an empty value leaves both unset."""
+    if value:
+        record[name] = value
+        record["errdex"]["provenance"][name] = provenance

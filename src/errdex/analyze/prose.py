@@ -1,0 +1,192 @@
+"""The prose fields of a record, written from its facts by templates (no model).
+
+documentation, triggerScenarios, commonSituations, solutions,
+handlingStrategy and preventionTips. Every sentence names what the code
+shows (the function, the test, the values); when the condition is not exact
+the text says "approximately" and why. Nothing here invents a number: the
+only numbers are those in the condition.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from errdex.analyze.condexpr import Condition, bounds, code, describe, negate_code, raised_calls
+
+_SITUATIONS = {
+    "input-validation": "An argument or value that {fn} checks and rejects: usually a caller passing data it did not validate.",
+    "unsupported-configuration": "A setting or combination of options that {fn} does not handle, typically from server or model arguments.",
+    "shape-dtype-mismatch": "Tensors whose shape, dtype or layout does not match what {fn} expects, often from a model or kernel variant it was not written for.",
+    "resource-exhaustion": "A request or batch larger than the capacity {fn} has left.",
+    "not-implemented": "A code path {fn} does not implement (yet) for this case.",
+    "internal-invariant": "A state {fn} assumes never happens: hitting it points at a bug or an unexpected call order upstream.",
+    "io-network": "A file, path or network endpoint {fn} needs that is missing or unreachable.",
+    "missing-dependency": "An optional package {fn} needs that is not installed in this environment.",
+    "permission": "An operation {fn} is not permitted to perform in this environment.",
+    "timeout": "An operation {fn} waits on that did not finish in time.",
+    "deprecation": "Code calling a deprecated option or API through {fn}.",
+    "http-error": "A request {fn} answers with an HTTP error status.",
+    "runtime-warning": "A condition {fn} warns about but continues past.",
+    "runtime-error": "A failure {fn} reports at run time.",
+}
+_STRATEGY = {
+    "input-validation": "validate", "shape-dtype-mismatch": "validate", "unsupported-configuration": "fix-configuration",
+    "missing-dependency": "fix-configuration", "permission": "fix-configuration", "deprecation": "fix-configuration",
+    "resource-exhaustion": "fallback", "not-implemented": "fallback", "timeout": "retry", "io-network": "retry",
+    "internal-invariant": "propagate", "http-error": "propagate", "runtime-warning": "propagate",
+    "runtime-error": "propagate",
+}
+
+
+@dataclass(slots=True)
+class SiteFacts:
+    """What the templates need about one record."""
+
+    function: str              # qualname of the raising function
+    short: str                 # its last name part
+    error_class: str
+    cond: Condition
+    exact: bool
+    reason: str | None
+    placeholders: dict
+    feeding: list[str]
+    entry_points: list[str]
+    callers: list[str]
+    tag: str
+    error_type: str
+    test: bool
+
+
+def handling_strategy(f: SiteFacts) -> tuple[str, str]:
+    """(strategy, rule): an except-site propagates an underlying failure unless it is transient."""
+    if f.cond.is_except and f.tag not in ("timeout", "io-network"):
+        return "propagate", "strategy:except-site"
+    return _STRATEGY.get(f.tag, "propagate"), f"strategy:{f.tag}"
+
+
+def approx(f: SiteFacts) -> str:
+    return "" if f.exact else f" (approximately: {f.reason or 'not every path was followed'})"
+
+
+def documentation(f: SiteFacts) -> str:
+    what = "warns with" if f.error_type == "warning" else "raises"
+    parts = [f"`{f.function}` {what} `{f.error_class}`"]
+    c = f.cond.constant
+    if c is False:
+        parts.append(" on no input: every path to this line is cut off earlier, so the site is unreachable as written.")
+    elif f.cond.tree is None:
+        parts.append(" under a condition that could not be worked out from the code.")
+    else:
+        parts.append(f" when {describe(f.cond.own)}{approx(f)}.")
+        if f.cond.guards:
+            parts.append(f" It is reached only after {len(f.cond.guards)} earlier check(s) in the function pass"
+                         " (the full condition is shown as code).")
+    for call, exc in raised_calls(f.cond.own):
+        parts.append(f" It re-reports a failure: the call `{call}` raised `{exc}`.")
+        break
+    shown = [f"`{{{k}}}` is the value of `{v}`" for k, v in f.placeholders.items()][:4]
+    if shown:
+        parts.append(" In the message, " + "; ".join(shown) + ".")
+    deps = f.feeding[:3]
+    if deps:
+        parts.append(" Values it depends on: " + "; ".join(f"`{d}`" for d in deps) + ".")
+    return "".join(parts)
+
+
+def trigger_scenarios(f: SiteFacts) -> str:
+    if f.cond.constant is False:
+        return f"None: no input reaches this line of `{f.function}`."
+    when = describe(f.cond.own) if f.cond.tree is not None else "its condition holds"
+    via = [e for e in f.entry_points if e != f.function][:3]
+    head = f"Calling `{f.function}`"
+    if via:
+        head += " (reached from " + ", ".join(f"`{e}`" for e in via) + ")"
+    return f"{head} when {when}{approx(f)}."
+
+
+def common_situations(f: SiteFacts) -> str:
+    return _SITUATIONS.get(f.tag, _SITUATIONS["runtime-error"]).format(fn=f"`{f.short}`")
+
+
+def solutions(f: SiteFacts) -> tuple[list[str], bool]:
+    """Ordered fixes, and whether every one rests on the condition alone (a fact)."""
+    out: list[str] = []
+    for call, exc in raised_calls(f.cond.own):
+        out.append(f"Fix the underlying failure first: `{call}` raised `{exc}`; its own error (chained as the"
+                   " cause) says why.")
+    own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
+    if own is not None and f.cond.constant is None:
+        route = _route(own)
+        if not route:
+            out.append(_keep(f, own))
+        if route:
+            out.append(f"Route to a value `{f.short}` handles (another branch takes it): `{route}`.")
+    fact = bool(out) and f.exact
+    if f.entry_points and own is not None:
+        out.append(f"Check it at the entry point (`{f.entry_points[0]}`) before the call reaches `{f.short}`.")
+    if f.tag in ("missing-dependency",):
+        out.append("Install the optional package the message names.")
+        fact = False
+    if f.tag == "resource-exhaustion":
+        out.append("Split the work into smaller requests or batches.")
+        fact = False
+    if not out:
+        out.append(f"Read the check in `{f.function}` (linked source) to see which input it rejects.")
+    return out, fact
+
+
+def _keep(f: SiteFacts, own) -> str:
+    """"keep m <= 512" for bounds on literals; otherwise the negated test as code."""
+    found = bounds(own)
+    parts = getattr(own, "values", [own])
+    if found and len(found) == len(parts):
+        kept = [f"{b.subject} {_flip_text(b.op)} {b.limit}" for b in found]
+        if isinstance(own, ast.BoolOp) and isinstance(own.op, ast.And):
+            return f"Keep at least one of {', '.join(kept)} when calling `{f.short}`{approx(f)}."
+        return f"Keep {' and '.join(kept)} when calling `{f.short}`{approx(f)}."
+    return f"Make sure `{negate_code(own)}` holds before calling `{f.short}`{approx(f)}."
+
+
+def _route(own) -> str | None:
+    """The values another branch handles, when the test rejects everything outside a literal set."""
+    tests = own.values if isinstance(own, ast.BoolOp) and isinstance(own.op, ast.And) else [own]
+    subjects, values = set(), []
+    for t in tests:
+        if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], (ast.NotIn, ast.NotEq))):
+            return None
+        right = t.comparators[0]
+        if isinstance(t.ops[0], ast.NotEq) and isinstance(right, ast.Constant):
+            values.append(code(right))
+        elif isinstance(t.ops[0], ast.NotIn) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) \
+                and all(isinstance(e, ast.Constant) for e in right.elts):
+            values.extend(code(e) for e in right.elts)
+        else:
+            return None
+        subjects.add(code(t.left))
+    if len(subjects) != 1 or len(values) < 2:
+        return None
+    return f"{subjects.pop()} in ({', '.join(values)})"
+
+
+_FLIPS = {">": "<=", ">=": "<", "<": ">=", "<=": ">", "==": "!=", "!=": "==", "is": "is not",
+          "is not": "is", "in": "not in", "not in": "in"}
+
+
+def _flip_text(op: str) -> str:
+    return _FLIPS.get(op, op)
+
+
+def prevention_tips(f: SiteFacts) -> list[str]:
+    tips = []
+    if f.cond.own is not None and not f.cond.is_except and f.cond.constant is None:
+        tips.append(f"Validate `{negate_code(f.cond.own)}` where the values are produced, not only in `{f.short}`.")
+    if f.feeding:
+        tips.append(f"Mind the derived values: {f.feeding[-1]}.")
+    tips.append({"unsupported-configuration": "Check option combinations at startup, before work begins.",
+                 "shape-dtype-mismatch": "Assert shapes and dtypes at module boundaries in tests.",
+                 "missing-dependency": "Pin optional dependencies in the environment that runs this path.",
+                 "internal-invariant": "Add a test that reproduces the call order that reached this state.",
+                 "deprecation": "Run tests with warnings as errors to find deprecated calls early.",
+                 }.get(f.tag, f"Catch `{f.error_class}` only where a caller can act on it."))
+    return tips
