@@ -59,43 +59,53 @@ def test_show_unknown_record(sample, tmp_path, run_cli):
     assert missing.returncode == 1 and "no record" in missing.stderr
 
 
-def _big_tree(root, files=600):
+def _big_tree(root, files=300, per_file=40):
     for i in range(files):
         p = root / f"pkg{i % 7}" / f"mod{i}.py"
         p.parent.mkdir(parents=True, exist_ok=True)
         body = "\n".join(f"def f{j}(x):\n    if x > {j}:\n        raise ValueError(f'x={{x}} over {j} in {i}')\n"
-                         for j in range(120))
+                         for j in range(per_file))
         p.write_text(body)
     return root
 
 
+def _wait_for_writes(db, proc, timeout=60.0):
+    """Until the run has written to the index (its WAL grew), so the kill lands part-way."""
+    wal = db.with_name(db.name + "-wal")
+    start = wal.stat().st_size if wal.exists() else 0
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if wal.exists() and wal.stat().st_size != start:
+            return
+        time.sleep(0.005)
+
+
 def test_killed_index_keeps_previous_dataset(tmp_path):
-    tree = _big_tree(tmp_path / "big")
+    files, per_file = 300, 40
+    tree = _big_tree(tmp_path / "big", files, per_file)
     db = tmp_path / "e.db"
     env = {**os.environ, "ERRDEX_HOME": str(tmp_path / "home")}
     cmd = [sys.executable, "-m", "errdex", "index", str(tree), "--db", str(db), "--repo", "acme/big", "-q", "-j", "2"]
     subprocess.run(cmd + ["--version", "1"], check=True, env=env, capture_output=True, timeout=300)
-    count = sqlite3.connect(db).execute("SELECT record_count FROM datasets").fetchone()[0]
-    assert count == 600 * 120
+    con = sqlite3.connect(db)
+    count = con.execute("SELECT record_count FROM datasets").fetchone()[0]
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    assert count == files * per_file
     (tree / "pkg0" / "mod0.py").write_text("def g():\n    raise KeyError('changed')\n")
-    killed = 0
-    for delay in (0.3, 0.8, 1.5):
-        proc = subprocess.Popen(cmd + ["--version", "2"], env=env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            killed += 1
-        proc.wait()
-        con = sqlite3.connect(db)
-        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        rows = dict(con.execute("SELECT version, record_count FROM datasets").fetchall())
-        assert rows["1"] == count
-        assert rows.get("2") in (None, count - 120 + 1)
-        con.close()
-        if rows.get("2"):
-            break
-    assert killed >= 1
+    for stale in tree.rglob("mod1*.py"):  # new content: the run must parse and cache, i.e. write
+        stale.write_text(stale.read_text() + "\n# changed\n")
+    proc = subprocess.Popen(cmd + ["--version", "2"], env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _wait_for_writes(db, proc)
+    assert proc.poll() is None, "the run finished before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    rows = dict(con.execute("SELECT version, record_count FROM datasets").fetchall())
+    con.close()
+    assert rows == {"1": count}
     subprocess.run(cmd + ["--version", "2"], check=True, env=env, capture_output=True, timeout=300)
     rows = dict(sqlite3.connect(db).execute("SELECT version, record_count FROM datasets").fetchall())
-    assert rows == {"1": count, "2": count - 120 + 1}
+    assert rows == {"1": count, "2": count - per_file + 1}
