@@ -6,18 +6,22 @@ stays cheap enough to sit at the top of any script:
 - `errdex.install(db=None, *, index_missing=True) -> bool`: explain uncaught exceptions.
 - `errdex.uninstall() -> None`: put the previous hooks back.
 - `errdex.explain(text_or_exception, db=None, dataset=None) -> list[Match]`: match error text.
+- `errdex.scan(path_or_stream, db=None, dataset=None) -> ScanReport`: every error in a log.
+- `errdex.index(spec, db_path="errdex.db", *, jobs=None, ...) -> IndexReport`: build a dataset.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["explain", "install", "uninstall"]
+__all__ = ["explain", "index", "install", "scan", "uninstall"]
 
 _LAZY = {
     "install": ("errdex.hook.install", "install"),
     "uninstall": ("errdex.hook.install", "uninstall"),
     "explain": ("errdex.match", "explain"),
+    "scan": ("errdex.match", "scan"),
+    "index": ("errdex.pipeline", "index_source"),
 }
 
 
