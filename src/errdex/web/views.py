@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from markupsafe import Markup
 from pygments import highlight
@@ -26,10 +27,16 @@ def highlighted_source(record: dict) -> Markup:
     start = int(record.get("sourceCodeStart") or 1)
     line = int(record.get("lineNumber") or start)
     end_line = int((record.get("errdex") or {}).get("endLine") or line)
-    marked = [n - start + 1 for n in range(line, max(line, end_line) + 1)]
+    return Markup(_highlight(code, start, line, max(line, end_line)))
+
+
+@lru_cache(maxsize=512)
+def _highlight(code: str, start: int, line: int, end_line: int) -> str:
+    """Pygments is the slowest part of an error page: popular records are highlighted once."""
+    marked = [n - start + 1 for n in range(line, end_line + 1)]
     formatter = HtmlFormatter(linenos="inline", linenostart=start, hl_lines=marked,
                               cssclass=SOURCE_CSS_CLASS, wrapcode=True)
-    return Markup(highlight(code, _LEXER, formatter))
+    return highlight(code, _LEXER, formatter)
 
 
 def pygments_css() -> str:
