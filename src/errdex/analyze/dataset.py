@@ -39,9 +39,10 @@ def _fill(record: dict, graph: CallGraph, method_of: dict) -> None:
     ex["entryPoints"] = graph.entry_points(qual, include_tests=bool(ex.get("test")))
     prov["callers"] = prov["entryPoints"] = "fact"
     cond = parse_condition(ex.get("condition"))
-    record["tags"] = tags_for(record, cond.own and code(cond.own))
+    own_text = code(cond.own) if cond.own is not None else None
+    record["tags"] = tags_for(record, own_text)
     prov["tags"] = "heuristic:tags"
-    tag, rule = background_tag(record)
+    tag, rule = background_tag(record, own_text)
     record["backgroundTag"] = tag
     prov["backgroundTag"] = f"heuristic:taxonomy:{rule}"
     _fill_text(record, qual, tag, method_of, cond)

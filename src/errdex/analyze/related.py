@@ -22,10 +22,11 @@ TOP = 5
 _SAME_FUNCTION, _SHARED_GUARD, _SAME_CLASS = 8.0, 4.0, 2.0
 _MIN_JACCARD = 0.25
 _MAX_POSTING = 40        # words shared by more records than this carry no signal
-_NEAR = 16               # of a tier key with more records, only the nearest in the source
+_NEAR = 10               # of a tier key with more records, only the nearest in the source
 _PROBE_WORDS = 3         # candidates for similarity come through a record's rarest words
-_CANDIDATES = 12
-_MAX_GUARDS = 6          # guard names looked up per record
+_CANDIDATES = 8
+_GUARD_TEXT = 300         # characters of the condition read for guard names
+_MAX_GUARDS = 4          # guard names looked up per record
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
@@ -44,7 +45,8 @@ def guard_names(condition: str | None) -> frozenset[str]:
     if not condition or condition in ("True", "False"):
         return frozenset()
     out = set()
-    for name in _NAME.findall(_strip_strings(condition)):
+    # The guards nearest the site come last; a long conjunction's head adds little but cost.
+    for name in _NAME.findall(_strip_strings(condition[-_GUARD_TEXT:])):
         if name.split(".")[0] not in _NOT_GUARDS and not name[0].isdigit():
             out.add(name)
     return frozenset(out)
@@ -78,6 +80,7 @@ def related_ids(records: list[dict]) -> list[list[str]]:
             by_class[ck].append(i)
         words.append(word_sets.add(literal_words(r.get("errorMessage") or ""), i))
     out = []
+    ids = [r["id"] for r in records]
     for i in range(n):
         scores: dict[int, float] = {}
         _add(scores, by_fn[fn_key[i]], _SAME_FUNCTION, i)
@@ -87,8 +90,9 @@ def related_ids(records: list[dict]) -> list[list[str]]:
             _add(scores, by_class[class_key[i]], _SAME_CLASS, i)
         word_sets.add_scores(scores, words[i], i)
         scores.pop(i, None)
-        best = heapq.nsmallest(TOP, scores.items(), key=lambda kv: (-kv[1], abs(kv[0] - i)))
-        out.append([records[j]["id"] for j, _ in best])
+        ranked = sorted(scores, key=lambda j: (-scores[j], abs(j - i))) if len(scores) <= 4 * TOP else \
+            heapq.nsmallest(TOP, scores, key=lambda j: (-scores[j], abs(j - i)))
+        out.append([ids[j] for j in ranked[:TOP]])
     return out
 
 

@@ -62,11 +62,20 @@ def _strip_strings(expr: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One taxonomy rule: the tag it gives, a name for provenance, and its test."""
+    """One taxonomy rule: the tag it gives, a name for provenance, and what it looks at.
+
+    It matches when `when` (if given) holds and any of its parts hits: one of
+    `classes` among the class and its ancestors, `words` in the message's
+    literal text, `condition` in the condition. A rule with no parts matches
+    on `when` alone.
+    """
 
     tag: str
     name: str
-    test: Callable[["Facts"], bool]
+    classes: frozenset[str] = frozenset()
+    words: str | None = None
+    condition: str | None = None
+    when: Callable[["Facts"], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,77 +99,86 @@ def _facts(record: dict) -> Facts:
     return Facts(record.get("errorType") or "", classes, words, ex.get("condition") or "", record.get("httpStatus"))
 
 
-def _cls(*names: str) -> Callable[[Facts], bool]:
-    wanted = frozenset(names)
-    return lambda f: bool(f.classes & wanted)
-
-
-def _words(pattern: str) -> Callable[[Facts], bool]:
-    rx = re.compile(pattern)
-    return lambda f: rx.search(f.words) is not None
-
-
-def _cond(pattern: str) -> Callable[[Facts], bool]:
-    rx = re.compile(pattern)
-    return lambda f: rx.search(f.condition) is not None
-
-
-def _any(*tests: Callable[[Facts], bool]) -> Callable[[Facts], bool]:
-    return lambda f: any(t(f) for t in tests)
-
-
 _DEPRECATION = r"deprecat|will be removed|no longer supported|is obsolete"
 _SHAPE_WORDS = r"\bshape|\bdtype|\bdim\b|\bdims\b|dimension|\bndim|contiguous|\bstride|\brank\b|size mismatch|mismatch"
 _CONFIG_WORDS = (r"not supported|unsupported|only supports?|does not support|doesn't support|not compatible|"
                  r"incompatible|cannot be used with|can't be used with|is not available|not enabled|must be enabled|"
                  r"requires? |please (set|use|enable|disable)|backend|mode\b")
+_WARNING = "warning"
 
 #: First match wins; the order is the priority.
 RULES: tuple[Rule, ...] = (
-    Rule("deprecation", "warning-deprecation",
-         lambda f: f.error_type == "warning" and (bool(f.classes & {"DeprecationWarning", "FutureWarning",
-                                                                  "PendingDeprecationWarning"})
-                                                  or re.search(_DEPRECATION, f.words) is not None)),
-    Rule("http-error", "http-status", lambda f: f.error_type == "http" or f.http_status is not None
-         or bool(f.classes & {"HTTPException", "HTTPError"})),
-    Rule("not-implemented", "not-implemented",
-         _any(_cls("NotImplementedError"), _words(r"not (yet )?implemented|unimplemented"))),
-    Rule("missing-dependency", "missing-dependency",
-         _any(_cls("ImportError", "ModuleNotFoundError"),
-              _words(r"pip install|not installed|is required but|install (it|the)|failed to import|cannot import"))),
-    Rule("permission", "permission",
-         _any(_cls("PermissionError"), _words(r"permission|unauthori[sz]ed|forbidden|access denied"))),
-    Rule("timeout", "timeout", _any(_cls("TimeoutError"), _words(r"time ?out|timed out|deadline"))),
-    Rule("resource-exhaustion", "resource-exhaustion",
-         _any(_cls("MemoryError", "OutOfMemoryError"),
-              _words(r"out of memory|\boom\b|not enough (memory|space|blocks|slots)|too many|exhaust|"
-                     r"no (free|available) |capacity|exceeds? (the )?(max|limit|available)"))),
+    Rule("deprecation", "warning-deprecation", frozenset({"DeprecationWarning", "FutureWarning",
+                                                          "PendingDeprecationWarning"}), _DEPRECATION,
+         when=lambda f: f.error_type == _WARNING),
+    Rule("http-error", "http-status", frozenset({"HTTPException", "HTTPError"}),
+         when=lambda f: f.error_type == "http" or f.http_status is not None or bool(f.classes & {"HTTPException", "HTTPError"})),
+    Rule("not-implemented", "not-implemented", frozenset({"NotImplementedError"}),
+         r"not (yet )?implemented|unimplemented"),
+    Rule("missing-dependency", "missing-dependency", frozenset({"ImportError", "ModuleNotFoundError"}),
+         r"pip install|not installed|is required but|install (it|the)|failed to import|cannot import"),
+    Rule("permission", "permission", frozenset({"PermissionError"}),
+         r"permission|unauthori[sz]ed|forbidden|access denied"),
+    Rule("timeout", "timeout", frozenset({"TimeoutError"}), r"time ?out|timed out|deadline"),
+    Rule("resource-exhaustion", "resource-exhaustion", frozenset({"MemoryError", "OutOfMemoryError"}),
+         r"out of memory|\boom\b|not enough (memory|space|blocks|slots)|too many|exhaust|"
+         r"no (free|available) |capacity|exceeds? (the )?(max|limit|available)"),
     Rule("io-network", "io-network",
-         _any(_cls("OSError", "IOError", "FileNotFoundError", "FileExistsError", "IsADirectoryError",
-                   "ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "BrokenPipeError"),
-              _words(r"\bfile\b|no such file|directory|\bpath\b|connect|socket|network|download|\burl\b|"
-                     r"\bport\b|\bhost\b"))),
-    Rule("shape-dtype-mismatch", "shape-dtype",
-         _any(_words(_SHAPE_WORDS), _cond(r"\.(shape|dtype|ndim|size\(\)|dim\(\)|is_contiguous\(\))"))),
-    Rule("unsupported-configuration", "unsupported-configuration", _words(_CONFIG_WORDS)),
-    Rule("internal-invariant", "unreachable", lambda f: f.condition == "False"),
+         frozenset({"OSError", "IOError", "FileNotFoundError", "FileExistsError", "IsADirectoryError",
+                    "ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "BrokenPipeError"}),
+         r"\bfile\b|no such file|directory|\bpath\b|connect|socket|network|download|\burl\b|\bport\b|\bhost\b"),
+    Rule("shape-dtype-mismatch", "shape-dtype", words=_SHAPE_WORDS,
+         condition=r"\.(shape|dtype|ndim|size\(\)|dim\(\)|is_contiguous\(\))"),
+    Rule("unsupported-configuration", "unsupported-configuration", words=_CONFIG_WORDS),
+    Rule("internal-invariant", "unreachable", when=lambda f: f.condition == "False"),
     Rule("internal-invariant", "invariant-words",
-         _words(r"should not happen|should never|unreachable|\bbug\b|invariant|internal error|unexpected")),
-    Rule("internal-invariant", "bare-assert", lambda f: f.error_type == "assertion"),
+         words=r"should not happen|should never|unreachable|\bbug\b|invariant|internal error|unexpected"),
+    Rule("internal-invariant", "bare-assert", when=lambda f: f.error_type == "assertion"),
     Rule("unsupported-configuration", "config-condition",
-         _cond(r"\b(server_args|config|args|envs?|settings|backend)\b\.")),
+         condition=r"\b(server_args|config|args|envs?|settings|backend)\b\."),
     Rule("input-validation", "validation-class",
-         _cls("ValueError", "TypeError", "KeyError", "IndexError", "LookupError", "AttributeError")),
-    Rule("input-validation", "validation-words", _words(r"invalid|must be|expected|should be|\bgot\b")),
-    Rule("runtime-warning", "warning", lambda f: f.error_type == "warning"),
-    Rule("runtime-error", "fallback", lambda f: True),
+         frozenset({"ValueError", "TypeError", "KeyError", "IndexError", "LookupError", "AttributeError"})),
+    Rule("input-validation", "validation-words", words=r"invalid|must be|expected|should be|\bgot\b"),
+    Rule("runtime-warning", "warning", when=lambda f: f.error_type == _WARNING),
+    Rule("runtime-error", "fallback"),
 )
 
 
-def background_tag(record: dict) -> tuple[str, str]:
-    """(tag, rule name) of the first rule that matches."""
-    facts = _facts(record)
-    for rule in RULES:
-        if rule.test(facts):
+def _scanner(field: str) -> re.Pattern:
+    """One regex over all rules' `field` patterns: each rule's pattern in a lookahead group of its own.
+
+    One `finditer` per record finds which rules' patterns occur, instead of a
+    search per rule. At a position only the first alternative that matches is
+    reported; the alternatives are in rule order, so a rule it hides is one of
+    lower priority than a rule that already matched.
+    """
+    parts = [f"(?=(?P<r{i}>{getattr(r, field)}))" for i, r in enumerate(RULES) if getattr(r, field)]
+    return re.compile("|".join(parts))
+
+
+_WORD_SCAN = _scanner("words")
+_COND_SCAN = _scanner("condition")
+
+
+def _hits(scanner: re.Pattern, text: str) -> set[str]:
+    return {m.lastgroup for m in scanner.finditer(text)} if text else set()
+
+
+def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str]:
+    """(tag, rule name) of the first rule that matches.
+
+    `test_text` is the condition's own test (the last conjunct): condition
+    rules read only that, since earlier guards say little about this raise.
+    """
+    f = _facts(record)
+    words = _hits(_WORD_SCAN, f.words)
+    text = f.condition if test_text is None else test_text
+    cond = _hits(_COND_SCAN, text) if text not in ("", "True", "False") else set()
+    for i, rule in enumerate(RULES):
+        if rule.when is not None and not rule.when(f):
+            continue
+        key = f"r{i}"
+        parts = (rule.classes, rule.words, rule.condition)
+        if not any(parts) or (f.classes & rule.classes) or key in words or key in cond:
             return rule.tag, rule.name
     return "runtime-error", "fallback"
