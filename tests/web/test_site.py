@@ -15,7 +15,7 @@ from errdex.errors import ErrdexError
 from errdex.web import export_site
 
 # The command itself (registration in `errdex` is wired by the CLI owner).
-EXPORT_SITE = [sys.executable, "-c", "from errdex.cli.serve import export_site_command as c; c()"]
+EXPORT_SITE = [sys.executable, "-m", "errdex", "export", "--format", "site"]
 HREF = re.compile(r'(?:href|src|action)="([^"]*)"')
 
 

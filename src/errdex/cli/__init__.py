@@ -32,28 +32,16 @@ def main() -> None:
 
 
 # --- command registration (one import + add_command per command module) ---
-from errdex.cli.index import index  # noqa: E402
 from errdex.cli.catalog import export, list_records, show, stats  # noqa: E402
-
-main.add_command(index)
-main.add_command(list_records)
-main.add_command(show)
-main.add_command(stats)
-main.add_command(export)
-from errdex.cli.explain import explain, scan  # noqa: E402
-
-main.add_command(explain)
-main.add_command(scan)
 from errdex.cli.enrich import enrich  # noqa: E402
-
-main.add_command(enrich)
+from errdex.cli.explain import explain, scan  # noqa: E402
+from errdex.cli.index import index  # noqa: E402
+from errdex.cli.run import run  # noqa: E402
+from errdex.cli.serve import serve  # noqa: E402
 from errdex.cli.versions import diff, history  # noqa: E402
 
-main.add_command(diff)
-main.add_command(history)
-from errdex.cli.run import run  # noqa: E402
-
-main.add_command(run)
+for _command in (index, list_records, show, stats, export, explain, scan, diff, history, serve, enrich, run):
+    main.add_command(_command)
 
 
 if __name__ == "__main__":

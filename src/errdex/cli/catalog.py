@@ -132,11 +132,19 @@ def stats(db, dataset, as_json, list_files) -> None:
 @click.argument("out", type=click.Path(dir_okay=True, writable=True))
 @db_option
 @dataset_option
-@click.option("--format", "fmt", type=click.Choice(["json", "jsonl"]), default="jsonl", show_default=True,
-              help="json: one array of {record, datasetVersion}; jsonl: one record per line.")
+@click.option("--format", "fmt", type=click.Choice(["json", "jsonl", "site"]), default="jsonl", show_default=True,
+              help="json: one array of {record, datasetVersion}; jsonl: one record per line; "
+                   "site: static HTML pages + one JSON file per record + a client-side search index (OUT is a folder).")
 @click.option("--seed-format", is_flag=True, help=SEED_FORMAT_HELP)
 def export(out, db, dataset, fmt, seed_format) -> None:
-    """Export a dataset's records to OUT (`-` for stdout)."""
+    """Export a dataset's records to OUT (`-` for stdout, a folder for --format site)."""
+    if fmt == "site":
+        from errdex.web import export_site
+
+        report = export_site(db, out, dataset)
+        click.echo(f"exported {report.records:,} records ({report.pages:,} pages) of "
+                   f"{', '.join(report.datasets)} to {report.out} in {report.seconds:.1f} s", err=True)
+        return
     with _store(db) as store:
         info = store.resolve_dataset(dataset)
         if out == "-":

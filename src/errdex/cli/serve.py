@@ -1,4 +1,4 @@
-"""`errdex serve` (the web pages and JSON API) and `errdex export-site` (the static site)."""
+"""`errdex serve`: the web pages and JSON API over one index (the static site is `errdex export --format site`)."""
 
 from __future__ import annotations
 
@@ -41,16 +41,3 @@ def app_from_env():
     from errdex.web import create_app
 
     return create_app(os.environ["ERRDEX_SERVE_DB"], os.environ.get("ERRDEX_SERVE_DATASET") or None)
-
-
-@click.command("export-site")
-@click.argument("out", type=click.Path(file_okay=False, writable=True))
-@db_option
-@dataset_option
-def export_site_command(out, db, dataset) -> None:
-    """Write the pages as a static site to the folder OUT (works from file://)."""
-    from errdex.web import export_site
-
-    report = export_site(db, out, dataset)
-    click.echo(f"exported {report.records:,} records ({report.pages:,} pages) of "
-               f"{', '.join(report.datasets)} to {report.out} in {report.seconds:.1f} s", err=True)
