@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left, bisect_right
 from typing import Callable
 
 from errdex.extract.messages import MessageBuilder, literal
@@ -25,7 +26,13 @@ _ABORT_FUNCS = frozenset({"flask.abort", "werkzeug.exceptions.abort", "abort"})
 # Calls that never raise through a codebase helper; skipped to keep the candidate list small.
 _NOT_HELPERS = frozenset({"print", "len", "isinstance", "super", "setattr", "getattr", "format"})
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "append", "write", "extend", "add"})
-_CALL = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*\(")
+# Calls are found on the *reversed* source: a pattern that starts with a literal
+# `(` is scanned far faster than one starting with a look-behind, and a
+# possessive name run cannot backtrack. Runs that are not dotted names are
+# dropped by `_DOTTED`, which makes the result that of
+# `(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*\(` on the forward text.
+_CALL_REVERSED = re.compile(r"\(\s*([\w.]++)")
+_DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*")
 _MESSAGE_PARAM = re.compile(r"msg|message|text|reason|detail|desc|what|err|why|explanation", re.I)
 
 #: Called for each site with (scope node, path from scope to site statement, site).
@@ -65,6 +72,7 @@ class ModuleWalker:
         self.builder = MessageBuilder(self.source_of, self._lookup)
         self.scopes: list[_Scope] = []
         self._call_cache: dict[tuple[str, str | None], str | None] = {}
+        self._calls: tuple[list[int], list[int], list[str]] | None = None
         self.path: list[ast.AST] = []
 
     # -- entry ---------------------------------------------------------------
@@ -128,28 +136,57 @@ class ModuleWalker:
     def _calls_in(self, node: ast.AST) -> list[str]:
         """Names this function calls, resolved through imports and `self`.
 
-        A regex over the function's source lines, not an AST walk: a full
-        walk of every expression costs as much as parsing the file.
+        A regex over the function's source lines (excluding the `def` line),
+        not an AST walk: a full walk of every expression costs as much as
+        parsing the file. The file is scanned once (`_call_index`).
         """
-        text = "\n".join(self.lines[node.lineno:node.end_lineno])
+        starts, ends, names = self._call_index()
+        first, last = node.lineno + 1, node.end_lineno
         out: dict[str, None] = {}
         cache = self._call_cache
         cls = self.scopes[-1].cls
-        for name in set(_CALL.findall(text)):
+        seen: set[str] = set()
+        for i in range(bisect_left(starts, first), bisect_right(starts, last)):
+            name = names[i]
+            if ends[i] > last or name in seen:
+                continue
+            seen.add(name)
             key = (name, cls)
             resolved = cache.get(key, False)
             if resolved is False:
-                head = name.partition(".")[0]
-                if head in ("self", "cls"):
-                    resolved = self._resolve(name) if "." in name else None
-                elif head in self.imports or head in self.local_defs:
-                    resolved = resolve_dotted(name, self.module, self.imports, self.local_defs)
-                else:
-                    resolved = None
-                cache[key] = resolved
+                resolved = cache[key] = self._resolve_call(name)
             if resolved is not None:
                 out[resolved] = None
         return sorted(out)
+
+    def _resolve_call(self, name: str) -> str | None:
+        head = name.partition(".")[0]
+        if head in ("self", "cls"):
+            return self._resolve(name) if "." in name else None
+        if head in self.imports or head in self.local_defs:
+            return resolve_dotted(name, self.module, self.imports, self.local_defs)
+        return None
+
+    def _call_index(self) -> tuple[list[int], list[int], list[str]]:
+        """Every `name(` of the file: its first line, the line of `(`, the name; by first line."""
+        if self._calls is not None:
+            return self._calls
+        source = "\n".join(self.lines)
+        size = len(source)
+        line_starts = [0]
+        for line in self.lines[:-1]:
+            line_starts.append(line_starts[-1] + len(line) + 1)
+        found: list[tuple[int, int, str]] = []
+        for match in _CALL_REVERSED.finditer(source[::-1]):
+            name = match.group(1)[::-1]
+            if _DOTTED.fullmatch(name) is None:
+                continue
+            paren = size - 1 - match.start()
+            begin = size - match.end()
+            found.append((bisect_right(line_starts, begin), bisect_right(line_starts, paren), name))
+        found.reverse()
+        self._calls = ([f[0] for f in found], [f[1] for f in found], [f[2] for f in found])
+        return self._calls
 
     def _lookup(self, name: str) -> Template | None:
         scope = self.scopes[-1] if self.scopes else None
