@@ -170,6 +170,8 @@ def previous_dataset(datasets: list, repo: str, version: str):
 
 def link_to_previous(store, repo: str, version: str, records: list[dict]) -> list[IdentityLink]:
     """The pipeline's hook: match `records` against the previous dataset of `repo` in `store`."""
+    from errdex.store.versions import site_bodies
+
     prev = previous_dataset(store.datasets(), repo, version)
-    previous = store.iter_records(prev.name) if prev is not None else ()
+    previous = site_bodies(store, prev) if prev is not None else ()
     return link_identities(records, previous)
