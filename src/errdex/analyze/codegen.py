@@ -46,7 +46,7 @@ def _assigned(line: str) -> frozenset[str]:
     """
     found = _ASSIGNED.get(line)
     if found is None:
-        m = _ASSIGN.match(line)
+        m = _ASSIGN.match(line) if "=" in line else None
         found = frozenset(_TARGET_NAME.findall(m.group(1))) if m else frozenset()
         if len(_ASSIGNED) < 200_000:
             _ASSIGNED[line] = found
@@ -63,7 +63,7 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     if not exact:
         lines.append(f"# approximate: {reason or 'not every path was followed'}")
     if cond.guards:
-        lines.append(f"# assumes the {len(cond.guards)} earlier check(s) in {function} passed")
+        lines.append(f"# assumes the earlier checks in {function} passed")
     lines += feeding_for(names_in(own), feeding)
     shown = [v for v in placeholders.values() if names_in(v) <= names_in(own) and v.isidentifier()][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""

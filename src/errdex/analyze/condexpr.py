@@ -29,7 +29,7 @@ class Condition:
 
     text: str
     tree: ast.expr | None
-    guards: list[str] = field(default_factory=list)   # earlier conjuncts, as text
+    guards: list[str] = field(default_factory=list)   # the earlier conjuncts, as one text (or none)
     own: ast.expr | None = None
 
     @property
@@ -42,28 +42,53 @@ class Condition:
 
 
 def parse_condition(text: str | None) -> Condition:
-    """Split the condition into its top-level conjuncts; only the last one is parsed.
+    """The condition's own test (last conjunct, or a trailing run of exclusions on one name), parsed.
 
-    Splitting is textual (depth-0 ` and `, outside strings) so a condition of
-    thirty guards costs one small parse, not a large one.
+    The conjuncts are found from the right (`tail_conjuncts`), so a condition
+    of thirty guards costs one small parse, not a large one; `guards` holds
+    the rest as one text.
     """
     text = text or ""
-    parts = split_conjuncts(text)
-    take = 1
-    subject = _excluded_subject(parts[-1]) if parts else None
-    while subject is not None and take < len(parts) and _excluded_subject(parts[-take - 1]) == subject:
-        take += 1
-    own_text = " and ".join(parts[-take:]) if parts else ""
-    parts = parts[:len(parts) - take + 1]
-    own = _parse_cached(own_text)
-    cond = Condition(text, own, [], own)
-    if own is None:
-        cond.tree = None
-        return cond
-    cond.guards = parts[:-1]
-    if cond.guards:
+    head, tail = tail_conjuncts(text)
+    own = _parse_cached(" and ".join(tail)) if tail else None
+    if own is None and head:
+        parts = split_conjuncts(text)   # brackets inside strings fooled the quick split
+        head, tail = " and ".join(parts[:-1]), parts[-1:]
+        own = _parse_cached(tail[0]) if tail else None
+    cond = Condition(text, own, [head] if head else [], own)
+    _CURRENT[0] = own
+    if own is not None and head:
         cond.tree = ast.BoolOp(ast.And(), [ast.Name("_guard"), own])
     return cond
+
+
+def tail_conjuncts(text: str) -> tuple[str, list[str]]:
+    """(the earlier conjuncts as text, the own test's parts), splitting at depth-0 ` and ` from the right."""
+    end = len(text)
+    parts: list[str] = []
+    subject = None
+    while True:
+        at = _balanced_split(text, end)
+        part = text[at + 5 if at >= 0 else 0:end].strip()
+        if parts and (subject is None or _excluded_subject(part) != subject):
+            return text[:end].strip(), parts
+        parts.insert(0, part)
+        subject = _excluded_subject(part)
+        if at < 0:
+            return "", parts
+        end = at
+
+
+def _balanced_split(text: str, end: int) -> int:
+    """Rightmost ` and ` before `end` whose right side has balanced brackets and quotes, else -1."""
+    at = text.rfind(" and ", 0, end)
+    while at >= 0:
+        seg = text[at + 5:end]
+        if (seg.count("(") == seg.count(")") and seg.count("[") == seg.count("]")
+                and seg.count("{") == seg.count("}") and seg.count("'") % 2 == 0 and seg.count('"') % 2 == 0):
+            return at
+        at = text.rfind(" and ", 0, at)
+    return -1
 
 
 _PARSED: dict[str, ast.expr | None] = {}
@@ -77,9 +102,7 @@ def _parse_cached(text: str) -> ast.expr | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         node = None
     if node is not None:
-        root = (text, None if text.isascii() else text.encode())
-        for sub in ast.walk(node):
-            sub._errdex_root = root  # type: ignore[attr-defined]
+        node._errdex_root = (text, None if text.isascii() else text.encode())  # type: ignore[attr-defined]
     if len(_PARSED) < 100_000:
         _PARSED[text] = node
     return node
@@ -130,10 +153,14 @@ def split_conjuncts(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+_CURRENT: list = [None]   # the own test parsed last: the generated fields work on one record at a time
+
+
 def code(node: ast.expr) -> str:
-    """Source text of a node of a parsed condition (sliced from the text, not unparsed)."""
-    root = getattr(node, "_errdex_root", None)
-    if root is not None and node.lineno == 1 and node.end_lineno == 1:
+    """Source text of a node of the current condition (sliced from its text, not unparsed)."""
+    root_node = _CURRENT[0]
+    root = getattr(root_node, "_errdex_root", None)
+    if root is not None and getattr(node, "lineno", 0) == 1 and getattr(node, "end_lineno", 0) == 1:
         text, raw = root
         return raw[node.col_offset:node.end_col_offset].decode() if raw else text[node.col_offset:node.end_col_offset]
     return ast.unparse(node)

@@ -80,7 +80,7 @@ def documentation(f: SiteFacts) -> str:
     else:
         parts.append(f" when {describe(f.cond.own)}{approx(f)}.")
         if f.cond.guards:
-            parts.append(f" It is reached only after {len(f.cond.guards)} earlier check(s) in the function pass"
+            parts.append(" It is reached only after the earlier checks in the function pass"
                          " (the full condition is shown as code).")
     for call, exc in raised_calls(f.cond.own):
         parts.append(f" It re-reports a failure: the call `{call}` raised `{exc}`.")

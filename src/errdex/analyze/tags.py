@@ -144,24 +144,10 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def _scanner(field: str) -> re.Pattern:
-    """One regex over all rules' `field` patterns: each rule's pattern in a lookahead group of its own.
-
-    One `finditer` per record finds which rules' patterns occur, instead of a
-    search per rule. At a position only the first alternative that matches is
-    reported; the alternatives are in rule order, so a rule it hides is one of
-    lower priority than a rule that already matched.
-    """
-    parts = [f"(?=(?P<r{i}>{getattr(r, field)}))" for i, r in enumerate(RULES) if getattr(r, field)]
-    return re.compile("|".join(parts))
-
-
-_WORD_SCAN = _scanner("words")
-_COND_SCAN = _scanner("condition")
-
-
-def _hits(scanner: re.Pattern, text: str) -> set[str]:
-    return {m.lastgroup for m in scanner.finditer(text)} if text else set()
+_WORD_RX = {i: re.compile(r.words) for i, r in enumerate(RULES) if r.words}
+_COND_RX = {i: re.compile(r.condition) for i, r in enumerate(RULES) if r.condition}
+_ANY_WORD = re.compile("|".join(f"(?:{r.words})" for r in RULES if r.words))
+_ANY_COND = re.compile("|".join(f"(?:{r.condition})" for r in RULES if r.condition))
 
 
 def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str]:
@@ -171,14 +157,16 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
     rules read only that, since earlier guards say little about this raise.
     """
     f = _facts(record)
-    words = _hits(_WORD_SCAN, f.words)
     text = f.condition if test_text is None else test_text
-    cond = _hits(_COND_SCAN, text) if text not in ("", "True", "False") else set()
+    # One search tells whether any word (condition) rule can fire; most records need no more.
+    words = bool(f.words) and _ANY_WORD.search(f.words) is not None
+    cond = text not in ("", "True", "False") and _ANY_COND.search(text) is not None
     for i, rule in enumerate(RULES):
         if rule.when is not None and not rule.when(f):
             continue
-        key = f"r{i}"
-        parts = (rule.classes, rule.words, rule.condition)
-        if not any(parts) or (f.classes & rule.classes) or key in words or key in cond:
+        if not (rule.classes or rule.words or rule.condition) or (f.classes & rule.classes):
+            return rule.tag, rule.name
+        if (words and rule.words and _WORD_RX[i].search(f.words)) or \
+                (cond and rule.condition and _COND_RX[i].search(text)):
             return rule.tag, rule.name
     return "runtime-error", "fallback"
