@@ -2,15 +2,17 @@
 
 The records and the compiled engine of a (db, datasets) pair are kept per
 process, keyed by the db path, its mtime and size, and the datasets asked
-for, so repeated calls are cheap; on disk, a slim copy of the records and the
-serialized hyperscan database live in `<db>.engine/`.
+for, so repeated calls are cheap; on disk, `<db>.engine/context-*.marshal`
+holds the slim records and the compiled hyperscan databases in one file, so
+a fresh process loads both in a fraction of a second.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import os
+import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +32,7 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "1"
+_SLIM_VERSION = "2"
 
 
 @dataclass(slots=True)
@@ -72,21 +74,60 @@ def load_context(db: str | os.PathLike | None = None, dataset: str | list[str] |
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, tuple(wanted), backend)
     ctx = _CONTEXTS.get(key)
     if ctx is None:
-        cache_dir = Path(str(path) + ".engine")
-        refs, names = _load_refs(path, wanted, key, cache_dir)
-        ctx = _CONTEXTS[key] = MatchContext._from_refs(refs, cache_dir, backend, names)
+        ctx = _CONTEXTS[key] = _context_from_disk(path, wanted, key, backend)
     return ctx
 
 
-def _load_refs(path: Path, wanted: list[str], key: tuple, cache_dir: Path) -> tuple[list[RecordRef], list[str]]:
-    digest = hashlib.sha256(repr((_SLIM_VERSION,) + key[:4]).encode()).hexdigest()[:24]
-    slim = cache_dir / f"records-{digest}.json"
-    if slim.exists():
-        try:
-            state = json.loads(slim.read_text())
-            return [RecordRef.from_state(s) for s in state["records"]], state["datasets"]
-        except (ValueError, KeyError, TypeError):
-            pass
+def _context_from_disk(path: Path, wanted: list[str], key: tuple, backend: str) -> MatchContext:
+    """From the snapshot next to the index when it is current, else from the store (then saved)."""
+    cache_dir = Path(str(path) + ".engine")
+    digest = hashlib.sha256(repr((_SLIM_VERSION,) + key).encode()).hexdigest()[:24]
+    snap_path = cache_dir / f"context-{digest}.marshal"
+    snap = _read_snapshot(snap_path)
+    if snap is not None:
+        refs = [RecordRef.from_row(row) for row in snap["records"]]
+        engine = PatternEngine(refs, cache_dir, backend, snapshot=snap["engine"])
+        return MatchContext(RecordIndex(refs), engine, list(snap["datasets"]))
+    refs, names = _load_refs(path, wanted)
+    ctx = MatchContext._from_refs(refs, cache_dir, backend, names)
+    _write_snapshot(snap_path, {
+        "version": _SLIM_VERSION, "datasets": names,
+        "records": [_interned(r.to_row()) for r in refs], "engine": ctx.engine.snapshot(),
+    })
+    return ctx
+
+
+def _read_snapshot(path: Path) -> dict | None:
+    """A context snapshot: one marshal file (records as tuples, compiled databases as bytes)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        snap = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(snap, dict) or snap.get("version") != _SLIM_VERSION:
+        return None
+    return snap
+
+
+def _write_snapshot(path: Path, snap: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(marshal.dumps(snap))
+        os.replace(tmp, path)
+    except OSError:  # a read-only location: the next run builds again
+        pass
+
+
+def _interned(row: tuple) -> tuple:
+    """Repeated strings (paths, datasets, repo, classes) stored once: marshal writes references."""
+    return tuple(sys.intern(v) if isinstance(v, str) and len(v) < 200 else v for v in row)
+
+
+def _load_refs(path: Path, wanted: list[str]) -> tuple[list[RecordRef], list[str]]:
     from errdex.store import Store
 
     store = Store.open(path, readonly=True)
@@ -101,10 +142,6 @@ def _load_refs(path: Path, wanted: list[str], key: tuple, cache_dir: Path) -> tu
         close = getattr(store, "close", None)
         if close:
             close()
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = slim.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps({"datasets": names, "records": [r.to_state() for r in refs]}))
-    os.replace(tmp, slim)
     return refs, names
 
 

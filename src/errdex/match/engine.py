@@ -67,20 +67,22 @@ class PatternEngine:
     """All matchable records of the chosen datasets, compiled once."""
 
     def __init__(self, records: list[RecordRef], cache_dir: Path | None = None,
-                 backend: str = "auto") -> None:
+                 backend: str = "auto", snapshot: dict | None = None) -> None:
         self.records = records
         self.count = len(records)
         self._line: dict[int, re.Pattern] = {}
         self.matchable = [r for r in records if r.matchable]
+        self._fallback: _AhoCorasickBackend | None = None
         started = time.perf_counter()
         if backend == "auto":
             backend = "hyperscan" if hyperscan is not None else "python"
         if backend == "hyperscan":
-            self._backend = _HyperscanBackend(self, cache_dir)
+            self._backend = _HyperscanBackend(self, cache_dir, snapshot)
         elif backend == "python":
             self._backend = _AhoCorasickBackend(self)
         else:
             raise ValueError(f"unknown engine backend {backend!r}")
+        self._backend_name = backend
         self.stats = EngineStats(
             backend=backend, patterns=len(self.matchable),
             build_seconds=time.perf_counter() - started,
@@ -92,29 +94,68 @@ class PatternEngine:
     def backend(self) -> str:
         return self.stats.backend
 
+    def snapshot(self) -> dict | None:
+        """The compiled state as plain data (bytes, tuples), or None for the pure-Python backend.
+
+        Given back to the constructor it skips deriving ~15k expressions and
+        hashing them: a process that only scans starts in a fraction of a second.
+        """
+        snap = getattr(self._backend, "snapshot", None)
+        return snap() if snap else None
+
     def line_pattern(self, idx: int) -> re.Pattern:
         compiled = self._line.get(idx)
         if compiled is None:
             compiled = self._line[idx] = re.compile(line_regex(self.records[idx].chunks))
         return compiled
 
-    def match_message(self, message: str) -> list[MessageHit]:
+    def match_message(self, message: str, hint: set[int] | None = None,
+                      seen_in: str | None = None) -> list[MessageHit]:
         """Every record whose template matches the message fully or inside it;
-        prefix matches (truncated text) only when no template matches at all."""
+        prefix matches (truncated text) only when no template matches at all.
+
+        `hint` is the candidate set a block scan already found on the line
+        `seen_in`; when the normalised message lies verbatim in that line the
+        hint is a superset of the message's own candidates, so the second
+        engine scan is skipped (verification decides either way).
+        """
         text = normalize_space(message)
         if not text:
             return []
         hits: list[MessageHit] = []
         done: set[int] = set()
-        for idx in sorted(self._backend.full_candidates(text)):
+        if hint is not None and seen_in is not None and text in seen_in:
+            candidates = hint
+        else:
+            candidates = self._backend.full_candidates(text)
+        for idx in sorted(candidates):
             hit = verify_full(self.records[idx], text)
             if hit is not None:
                 hits.append(hit)
                 done.add(idx)
+        if not hits and self._backend_name == "hyperscan":
+            hits = self._second_opinion(text)
         if hits:
             return hits
         for idx in sorted(self._backend.prefix_candidates(text) - done):
             hit = verify_prefix(self.records[idx], text)
+            if hit is not None:
+                hits.append(hit)
+        return hits
+
+    def _second_opinion(self, text: str) -> list[MessageHit]:
+        """Full matches by the pure-Python candidates, for text hyperscan found none in.
+
+        hyperscan 5.4 can lose a match when another pattern shares its
+        literal tail (`` `out` must have shape .+? \\(got`` next to
+        `` `.+?` must have shape .+?, got``), so a message with no full match gets
+        a second look; built on first need, it costs nothing on clean logs.
+        """
+        if self._fallback is None:
+            self._fallback = _AhoCorasickBackend(self)
+        hits = []
+        for idx in sorted(self._fallback.full_candidates(text)):
+            hit = verify_full(self.records[idx], text)
             if hit is not None:
                 hits.append(hit)
         return hits
@@ -127,9 +168,10 @@ class PatternEngine:
 class _HyperscanBackend:
     """Candidates from one hyperscan block-mode database."""
 
-    def __init__(self, engine: PatternEngine, cache_dir: Path | None) -> None:
+    def __init__(self, engine: PatternEngine, cache_dir: Path | None, snapshot: dict | None = None) -> None:
         self.engine = engine
-        n = engine.count
+        if snapshot is not None and self._restore(snapshot):
+            return
         # Many records share a template: compile each expression once and map
         # its hyperscan id back to every record it stands for. Two databases:
         # line regexes + markers (logs and text), prefix keys (pasted text only).
@@ -152,6 +194,33 @@ class _HyperscanBackend:
         self.db = self._load_or_compile(exprs, flags, cache_dir)
         self.prefix_db = self._load_or_compile(list(prefix), [0] * len(prefix), cache_dir) if prefix else None
         self.size_bytes = sum(db.size() for db in (self.db, self.prefix_db) if db is not None)
+
+    def snapshot(self) -> dict:
+        return {
+            "hyperscan": hyperscan.__version__ if hasattr(hyperscan, "__version__") else "",
+            "count": self.engine.count, "targets": self.targets,
+            "prefix_targets": self.prefix_targets, "marker_base": self.marker_base,
+            "markers": MARKER_NAMES, "db": hyperscan.dumpb(self.db),
+            "prefix_db": hyperscan.dumpb(self.prefix_db) if self.prefix_db is not None else None,
+        }
+
+    def _restore(self, snap: dict) -> bool:
+        """Take a snapshot's databases; False when it does not fit this build."""
+        version = hyperscan.__version__ if hasattr(hyperscan, "__version__") else ""
+        if (snap.get("hyperscan") != version or snap.get("count") != self.engine.count
+                or tuple(snap.get("markers") or ()) != MARKER_NAMES):
+            return False
+        try:
+            self.db = _loaded(snap["db"])
+            self.prefix_db = _loaded(snap["prefix_db"]) if snap["prefix_db"] is not None else None
+        except Exception:  # foreign platform or a damaged file: build again
+            return False
+        self.targets = [tuple(t) for t in snap["targets"]]
+        self.prefix_targets = [tuple(t) for t in snap["prefix_targets"]]
+        self.marker_base = snap["marker_base"]
+        self.loaded_from_cache = True
+        self.size_bytes = sum(db.size() for db in (self.db, self.prefix_db) if db is not None)
+        return True
 
     def _load_or_compile(self, exprs, flags, cache_dir: Path | None):
         ids = list(range(len(exprs)))
@@ -207,6 +276,12 @@ class _HyperscanBackend:
             else:
                 hits.markers.add(MARKER_NAMES[pid - base])
         return lines
+
+
+def _loaded(data: bytes):
+    db = hyperscan.loadb(data, hyperscan.HS_MODE_BLOCK)
+    db.scratch = hyperscan.Scratch(db)
+    return db
 
 
 def _collect_ids(pid, start, end, flags, context) -> None:

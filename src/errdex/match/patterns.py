@@ -57,6 +57,9 @@ class RecordRef:
     assert_test: str | None
     dataset: str = ""
     chunks: list[str] = field(default_factory=list)
+    # Derived on first use (a scan touches few records): not part of the state.
+    norm_chunks: list[str] | None = field(default=None, repr=False, compare=False)
+    literal_len: int = field(default=-1, repr=False, compare=False)
 
     @classmethod
     def from_record(cls, idx: int, record: dict, dataset: str = "") -> "RecordRef":
@@ -80,9 +83,17 @@ class RecordRef:
             assert_test=extra.get("assertTest"), dataset=dataset, chunks=chunks,
         )
 
+    def to_row(self) -> tuple:
+        """The stored fields as a tuple, in STATE_FIELDS order (the on-disk cache)."""
+        return tuple(getattr(self, name) for name in STATE_FIELDS)
+
+    @classmethod
+    def from_row(cls, row: tuple | list) -> "RecordRef":
+        return cls(*row)
+
     def to_state(self) -> dict:
-        """Plain dict for the on-disk cache."""
-        return {name: getattr(self, name) for name in self.__slots__}
+        """Plain dict of the stored fields."""
+        return {name: getattr(self, name) for name in STATE_FIELDS}
 
     @classmethod
     def from_state(cls, state: dict) -> "RecordRef":
@@ -90,7 +101,9 @@ class RecordRef:
 
     @property
     def literal_length(self) -> int:
-        return sum(len(c.strip()) for c in self.chunks)
+        if self.literal_len < 0:
+            self.literal_len = sum(len(c.strip()) for c in self.chunks)
+        return self.literal_len
 
     @property
     def matchable(self) -> bool:
@@ -100,6 +113,14 @@ class RecordRef:
     @property
     def function_name(self) -> str:
         return self.function.rsplit(".", 1)[-1]
+
+
+#: RecordRef fields kept in the on-disk cache, in constructor order.
+STATE_FIELDS = (
+    "idx", "id", "repo", "file_path", "line", "error_class", "error_message", "message_pattern",
+    "error_type", "is_test", "function", "class_bases", "placeholders", "groups", "condition",
+    "condition_exact", "assert_test", "dataset", "chunks",
+)
 
 
 def split_pattern(pattern: str) -> list[str]:
@@ -155,7 +176,8 @@ def line_regex(chunks: list[str]) -> str:
         inner = inner[1:]
     if len(inner) > 1 and inner[-1] == "":
         inner = inner[:-1]
-    inner[0], inner[-1] = inner[0].lstrip(), inner[-1].rstrip()
+    inner[0] = inner[0].lstrip()
+    inner[-1] = inner[-1].rstrip()   # after the lstrip: a one-chunk template loses both edges
     return ".+?".join(_chunk_regex(c, LINE_SPACE) for c in inner)
 
 
@@ -234,9 +256,13 @@ _MATCH_BUDGET = 5000
 
 
 def _normalized_chunks(record: RecordRef) -> list[str]:
-    chunks = [_WS.sub(" ", c) for c in record.chunks]
-    chunks[0] = chunks[0].lstrip()
-    chunks[-1] = chunks[-1].rstrip()
+    """Chunks with whitespace runs as one space and outer edges stripped; computed once per record."""
+    chunks = record.norm_chunks
+    if chunks is None:
+        chunks = [_WS.sub(" ", c) for c in record.chunks]
+        chunks[0] = chunks[0].lstrip()
+        chunks[-1] = chunks[-1].rstrip()
+        record.norm_chunks = chunks
     return chunks
 
 

@@ -11,7 +11,10 @@ Confidence is `high` when either
     the line within drift) and the class agrees or is unknown; or
   * the template matches the whole message, the printed class agrees with the
     record's class or one of its ancestors, at least 12 literal characters of
-    the template are present and they cover at least half of the message;
+    the template are present and they cover at least half of the message
+    (no class printed: at least 20 literal characters); or
+  * the message is a prefix of a rendering (a paste cut off), the class agrees
+    and at least 30 literal characters covering half of the message match;
 and, in both cases, the deepest frame printed (if any) lies in indexed code.
 A bare `assert` record named by its failing expression is `high` when that
 expression is the only one of its kind in the index. Everything else is `low`.
@@ -28,6 +31,8 @@ from errdex.match.events import ErrorEvent, Frame
 from errdex.match.patterns import MessageHit, RecordRef, normalize_space, verify_full, verify_prefix
 
 HIGH_MIN_LITERAL = 12
+HIGH_MIN_LITERAL_CLASSLESS = 20   # no class printed: nothing to agree with, so ask for more text
+HIGH_MIN_LITERAL_PREFIX = 30      # a cut-off paste (issue title, first sentence) with the class agreeing
 HIGH_MIN_COVERAGE = 0.5
 LINE_DRIFT = 40
 MAX_MATCHES_PER_EVENT = 10
@@ -137,16 +142,22 @@ class _Candidate:
 
 
 def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
-                top_only: bool = False) -> list[Match]:
+                top_only: bool = False, hint: set[int] | None = None,
+                seen_in: str | None = None) -> list[Match]:
     """Ranked matches for one event (frame matches shadow message-only ones).
 
     `top_only` keeps just the best score and its ties, and skips the
-    condition check (log scanning: thousands of occurrences).
+    condition check (log scanning: thousands of occurrences); only those
+    become `Match` objects. `hint`/`seen_in`: see `PatternEngine.match_message`.
     """
     raised_outside = bool(event.frames) and not index.files_for(event.frames[-1].path)
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
-        candidates = _message_candidates(event, index, engine)
+        candidates = _message_candidates(event, index, engine, hint, seen_in)
+    if top_only and len(candidates) > 1:
+        scores = [_score(c, event, class_agrees(event.error_class, c.record)) for c in candidates]
+        top = max(scores)
+        candidates = [c for c, s in zip(candidates, scores) if s == top]
     matches = [_to_match(c, event, engine, raised_outside) for c in candidates]
     best: dict[str, Match] = {}
     for m in matches:
@@ -210,14 +221,15 @@ def _verify(rec: RecordRef, message: str, engine: PatternEngine) -> MessageHit |
     return hit or verify_prefix(rec, message)
 
 
-def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngine) -> list[_Candidate]:
+def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
+                        hint: set[int] | None = None, seen_in: str | None = None) -> list[_Candidate]:
     out: list[_Candidate] = []
     if event.failing_expr or (event.error_class in (None, "AssertionError") and not event.message):
         expr = event.failing_expr or ""
         for rec in index.by_assert.get(_squash(expr), []) if expr else []:
             out.append(_Candidate(rec, "message", "assert", None))
     if event.message:
-        for hit in engine.match_message(event.message):
+        for hit in engine.match_message(event.message, hint, seen_in):
             if class_agrees(event.error_class, hit.record) is False:
                 continue
             out.append(_Candidate(hit.record, "message", hit.kind, hit))
@@ -227,6 +239,21 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
 def _to_match(c: _Candidate, event: ErrorEvent, engine: PatternEngine, raised_outside: bool) -> Match:
     rec, hit = c.record, c.hit
     agrees = class_agrees(event.error_class, rec)
+    bindings = dict(zip(rec.groups, hit.values)) if hit else {}
+    return Match(
+        id=rec.id, repo=rec.repo, file_path=rec.file_path, line_number=rec.line,
+        error_class=rec.error_class, error_message=rec.error_message,
+        score=_score(c, event, agrees),
+        confidence=_confidence(c, agrees, hit, raised_outside, engine, event),
+        via=c.via, bindings=bindings,
+        expressions={k: rec.placeholders.get(k, k) for k in bindings},
+        match_kind=hit.kind if hit else c.kind,
+        log_line=event.log_line, chain=event.chain, primary=event.primary, dataset=rec.dataset,
+    )
+
+
+def _score(c: _Candidate, event: ErrorEvent, agrees: bool | None) -> float:
+    rec, hit = c.record, c.hit
     score = 0.0
     if c.via == "frame":
         score += 100.0 + 10.0 * c.frame_quality
@@ -240,16 +267,7 @@ def _to_match(c: _Candidate, event: ErrorEvent, engine: PatternEngine, raised_ou
         score -= 15.0
     if not event.primary:
         score -= 3.0
-    bindings = dict(zip(rec.groups, hit.values)) if hit else {}
-    return Match(
-        id=rec.id, repo=rec.repo, file_path=rec.file_path, line_number=rec.line,
-        error_class=rec.error_class, error_message=rec.error_message, score=round(score, 2),
-        confidence=_confidence(c, agrees, hit, raised_outside, engine, event),
-        via=c.via, bindings=bindings,
-        expressions={k: rec.placeholders.get(k, k) for k in bindings},
-        match_kind=hit.kind if hit else c.kind,
-        log_line=event.log_line, chain=event.chain, primary=event.primary, dataset=rec.dataset,
-    )
+    return round(score, 2)
 
 
 def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
@@ -260,13 +278,28 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         return "high"
     if c.kind == "assert":
         expr = _squash(event.failing_expr or "")
-        return "high" if expr and sum(
-            1 for r in engine.records if r.assert_test and _squash(r.assert_test) == expr
-        ) == 1 else "low"
-    if (hit and hit.kind == "full" and agrees
-            and hit.literal_covered >= HIGH_MIN_LITERAL and hit.coverage >= HIGH_MIN_COVERAGE):
+        return "high" if expr and _assert_counts(engine).get(expr) == 1 else "low"
+    if hit is None or agrees is False:
+        return "low"
+    if hit.kind == "full" and hit.coverage >= HIGH_MIN_COVERAGE and \
+            hit.literal_covered >= (HIGH_MIN_LITERAL if agrees else HIGH_MIN_LITERAL_CLASSLESS):
+        return "high"
+    if hit.kind == "prefix" and agrees and hit.literal_covered >= HIGH_MIN_LITERAL_PREFIX \
+            and hit.coverage >= HIGH_MIN_COVERAGE:
         return "high"
     return "low"
+
+
+def _assert_counts(engine: PatternEngine) -> dict[str, int]:
+    """How many records assert each (whitespace-free) expression; once per engine."""
+    counts = getattr(engine, "assert_counts", None)
+    if counts is None:
+        counts = defaultdict(int)
+        for r in engine.records:
+            if r.assert_test:
+                counts[_squash(r.assert_test)] += 1
+        counts = engine.assert_counts = dict(counts)
+    return counts
 
 
 def _condition(rec: RecordRef, bindings: dict[str, str]) -> ConditionCheck | None:

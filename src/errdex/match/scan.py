@@ -132,12 +132,13 @@ class _BlockScanner:
         self.lines = 0
         self.events = 0
         self.matched = 0
+        self._answers: dict[tuple, object] = {}   # frame-less event text -> matches or unknown key
 
     def block(self, block: bytes, final: bool) -> int | None:
         """Scan one block; return the offset to carry over, or None."""
         hits = self.ctx.engine.scan_block(block)
         consumed: set[int] = set()
-        events: list[ErrorEvent] = []
+        events: list[tuple[ErrorEvent, set[int] | None, str | None]] = []
         hold = None
         for line_idx in sorted(hits):
             if line_idx in consumed:
@@ -151,17 +152,18 @@ class _BlockScanner:
                 if parsed is not None:
                     found, used = parsed
                     consumed |= used
-                    events.extend(found)
+                    events.extend((event, None, None) for event in found)
                     continue
             if h.candidates or "errline" in h.markers:
-                event = self._line_event(block, h.start, line_idx, bool(h.candidates))
-                if event is not None:
-                    events.append(event)
+                found = self._line_event(block, h.start, line_idx, h.candidates)
+                if found is not None:
+                    events.append((found[0], h.candidates, found[1]))
         counted = block if hold is None else block[:hold]
-        for event in events:
-            self._record(event)
-        self.next_line += counted.count(b"\n")
-        self.lines += counted.count(b"\n") + (0 if counted.endswith(b"\n") or not counted else 1)
+        for event, hint, seen_in in events:
+            self._record(event, hint, seen_in)
+        newlines = counted.count(b"\n")
+        self.next_line += newlines
+        self.lines += newlines + (0 if counted.endswith(b"\n") or not counted else 1)
         return hold
 
     def _parse_block(self, block: bytes, start: int, line_idx: int, final: bool):
@@ -184,28 +186,68 @@ class _BlockScanner:
         used = {line_idx - before + k for k in parsed.consumed}
         return parsed.events, used
 
-    def _line_event(self, block: bytes, start: int, line_idx: int, has_candidates: bool) -> ErrorEvent | None:
+    def _line_event(self, block: bytes, start: int, line_idx: int,
+                    candidates: set[int]) -> tuple[ErrorEvent, str] | None:
+        """The event on one flagged line, with the cleaned line (whose candidates are known)."""
         end = block.find(b"\n", start)
         line = clean_line(block[start: end if end >= 0 else len(block)].decode("utf-8", "replace"))
         parsed = parse_at([line], 0, self.next_line + line_idx)
         if parsed is not None and parsed.events:
-            return parsed.events[0]
-        if has_candidates:
-            return ErrorEvent(None, bare_message(line), [], self.next_line + line_idx, kind="line")
+            return parsed.events[0], line
+        if candidates:
+            return ErrorEvent(None, bare_message(line), [], self.next_line + line_idx, kind="line"), line
         return None
 
-    def _record(self, event: ErrorEvent) -> None:
+    def _record(self, event: ErrorEvent, hint: set[int] | None = None, seen_in: str | None = None) -> None:
+        """Match one event; a frame-less event repeats an earlier answer for the same text."""
         self.events += 1
-        matches = match_event(event, self.ctx.index, self.ctx.engine, top_only=True)
+        key = None
+        if not event.frames:
+            key = (event.error_class, event.message, event.kind, event.failing_expr,
+                   event.primary, event.chain)
+            known = self._answers.get(key)
+            if known is not None:
+                self._reuse(event, known)
+                return
+        matches = match_event(event, self.ctx.index, self.ctx.engine, top_only=True,
+                              hint=hint, seen_in=seen_in)
         if matches:
             self.matched += 1
             self.report.occurrences.extend(matches)
+            if key is not None:
+                self._answers[key] = matches
             return
         shown = f"{event.error_class}: {event.message}" if event.error_class else event.message
-        key = normalize_unknown(shown.split("\n", 1)[0])
-        entry = self.report.unknown.get(key)
+        normalized = normalize_unknown(shown.split("\n", 1)[0])
+        if key is not None:
+            self._answers[key] = (normalized, shown)
+        self._unknown(event, normalized, shown)
+
+    def _reuse(self, event: ErrorEvent, known) -> None:
+        if isinstance(known, tuple):
+            self._unknown(event, *known)
+            return
+        self.matched += 1
+        line = event.log_line
+        for m in known:
+            self.report.occurrences.append(_at_line(m, line))
+
+    def _unknown(self, event: ErrorEvent, normalized: str, shown: str) -> None:
+        entry = self.report.unknown.get(normalized)
         if entry is None:
-            self.report.unknown[key] = {"normalized": key, "count": 1,
-                                        "firstLine": event.log_line, "example": shown[:500]}
+            self.report.unknown[normalized] = {"normalized": normalized, "count": 1,
+                                               "firstLine": event.log_line, "example": shown[:500]}
         else:
             entry["count"] += 1
+
+
+def _at_line(m: Match, line: int | None) -> Match:
+    """A copy of a match for another occurrence of the same text."""
+    return Match(
+        id=m.id, repo=m.repo, file_path=m.file_path, line_number=m.line_number,
+        error_class=m.error_class, error_message=m.error_message, score=m.score,
+        confidence=m.confidence, via=m.via, bindings=dict(m.bindings),
+        expressions=dict(m.expressions), match_kind=m.match_kind,
+        condition_check=m.condition_check, log_line=line, chain=m.chain, primary=m.primary,
+        dataset=m.dataset,
+    )
