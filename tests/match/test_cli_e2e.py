@@ -69,7 +69,7 @@ def test_cli_explain_exit_codes_and_json(db):
     ok = _cli("explain", "--db", str(db), "--json",
               "ValueError: Packed decode kernel only supports NK=1 (got K=0, BK=1).")
     assert ok.returncode == 0, ok.stderr
-    (match,) = json.loads(ok.stdout)["matches"]
+    (match,) = json.loads(ok.stdout)
     assert match["bindings"] == {"K": "0", "BK": "1"} and match["confidence"] == "high"
     low = _cli("explain", "--db", str(db), "-", stdin="KeyError: 'x'\n")
     assert low.returncode == 1

@@ -45,7 +45,7 @@ def explain(text: str | None, db: str | None, datasets: tuple[str, ...], as_json
         _fail(exc)
         return
     if as_json:
-        click.echo(json.dumps({"matches": [m.to_dict() for m in matches]}, indent=2))
+        click.echo(json.dumps([m.to_dict() for m in matches], indent=2))  # a list, as the API's "matches"
     else:
         _print_matches(matches)
     sys.exit(0 if any(m.confidence == "high" for m in matches) else 1)
