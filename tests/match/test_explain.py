@@ -111,3 +111,19 @@ def test_exception_object_is_formatted(ctx):
     except ValueError as exc:
         (m,) = explain(exc, context=ctx)
     assert m.line_number == 350 and m.bindings == {"H": "3", "HV": "8"}
+
+
+@pytest.mark.parametrize("text, confidence", [
+    # the full message pasted without its class: enough literal text to be sure
+    ("Packed decode kernel only supports NK=1 (got K=0, BK=1).", "high"),
+    # a short message without a class could come from anywhere
+    ("out of memory", "low"),
+    # an issue title cut off mid-message, class agreeing and a long literal part
+    ("ValueError: Packed decode kernel only supports NK=1 (got K=0", "high"),
+    # a cut-off paste with too little text
+    ("ValueError: Packed decode kern", "low"),
+])
+def test_confidence_without_class_and_for_cut_off_pastes(ctx, text, confidence):
+    matches = explain(text, context=ctx)
+    assert matches and matches[0].line_number in (358, 3)
+    assert matches[0].confidence == confidence
