@@ -12,11 +12,10 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
@@ -32,7 +31,7 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "2"
+_SLIM_VERSION = "3"
 
 
 @dataclass(slots=True)
@@ -85,14 +84,14 @@ def _context_from_disk(path: Path, wanted: list[str], key: tuple, backend: str) 
     snap_path = cache_dir / f"context-{digest}.marshal"
     snap = _read_snapshot(snap_path)
     if snap is not None:
-        refs = [RecordRef.from_row(row) for row in snap["records"]]
+        refs = LazyRecords(snap["records"])
         engine = PatternEngine(refs, cache_dir, backend, snapshot=snap["engine"])
         return MatchContext(RecordIndex(refs), engine, list(snap["datasets"]))
     refs, names = _load_refs(path, wanted)
     ctx = MatchContext._from_refs(refs, cache_dir, backend, names)
     _write_snapshot(snap_path, {
         "version": _SLIM_VERSION, "datasets": names,
-        "records": [_interned(r.to_row()) for r in refs], "engine": ctx.engine.snapshot(),
+        "records": [marshal.dumps(r.to_row()) for r in refs], "engine": ctx.engine.snapshot(),
     })
     return ctx
 
@@ -122,9 +121,30 @@ def _write_snapshot(path: Path, snap: dict) -> None:
         pass
 
 
-def _interned(row: tuple) -> tuple:
-    """Repeated strings (paths, datasets, repo, classes) stored once: marshal writes references."""
-    return tuple(sys.intern(v) if isinstance(v, str) and len(v) < 200 else v for v in row)
+class LazyRecords(Sequence):
+    """Records stored one marshal blob each, decoded when first asked for.
+
+    A scan touches a few hundred of ~30k records; decoding all of them
+    would be most of a fresh process's start-up.
+    """
+
+    def __init__(self, blobs: list[bytes]) -> None:
+        self._blobs = blobs
+        self._refs: list[RecordRef | None] = [None] * len(blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return [self[i] for i in range(*idx.indices(len(self)))]
+        ref = self._refs[idx]
+        if ref is None:
+            ref = self._refs[idx] = RecordRef.from_row(marshal.loads(self._blobs[idx]))
+        return ref
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self._blobs)))
 
 
 def _load_refs(path: Path, wanted: list[str]) -> tuple[list[RecordRef], list[str]]:

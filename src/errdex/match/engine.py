@@ -54,6 +54,13 @@ class LineHits:
     markers: set[str] = field(default_factory=set)
 
 
+class BlockHits(dict):
+    """Line index -> LineHits for one block, plus the block's newline count
+    (found on the way, so the caller need not count the block again)."""
+
+    newlines: int = 0
+
+
 @dataclass(slots=True)
 class EngineStats:
     backend: str
@@ -71,8 +78,8 @@ class PatternEngine:
         self.records = records
         self.count = len(records)
         self._line: dict[int, re.Pattern] = {}
-        self.matchable = [r for r in records if r.matchable]
-        self._fallback: _AhoCorasickBackend | None = None
+        self._matchable: list[RecordRef] | None = None
+        self._fallback: _TokenCandidates | None = None
         started = time.perf_counter()
         if backend == "auto":
             backend = "hyperscan" if hyperscan is not None else "python"
@@ -84,11 +91,24 @@ class PatternEngine:
             raise ValueError(f"unknown engine backend {backend!r}")
         self._backend_name = backend
         self.stats = EngineStats(
-            backend=backend, patterns=len(self.matchable),
+            backend=backend, patterns=getattr(self._backend, "patterns", 0) or len(self.matchable),
             build_seconds=time.perf_counter() - started,
             loaded_from_cache=getattr(self._backend, "loaded_from_cache", False),
             size_bytes=getattr(self._backend, "size_bytes", 0),
         )
+
+    def token_table(self) -> dict[str, tuple[int, ...]]:
+        """From the snapshot when there is one: deriving it decodes every record."""
+        table = getattr(self._backend, "tokens", None)
+        return table if table is not None else token_table(self.matchable)
+
+    @property
+    def matchable(self) -> list[RecordRef]:
+        """Records with enough literal text to match on their own (built on first use:
+        a context loaded from a snapshot never needs the full list to scan)."""
+        if self._matchable is None:
+            self._matchable = [r for r in self.records if r.matchable]
+        return self._matchable
 
     @property
     def backend(self) -> str:
@@ -152,15 +172,15 @@ class PatternEngine:
         a second look; built on first need, it costs nothing on clean logs.
         """
         if self._fallback is None:
-            self._fallback = _AhoCorasickBackend(self)
+            self._fallback = _TokenCandidates(self.token_table())
         hits = []
-        for idx in sorted(self._fallback.full_candidates(text)):
+        for idx in sorted(self._fallback.candidates(text)):
             hit = verify_full(self.records[idx], text)
             if hit is not None:
                 hits.append(hit)
         return hits
 
-    def scan_block(self, data: bytes) -> dict[int, LineHits]:
+    def scan_block(self, data: bytes) -> BlockHits:
         """Lines (0-based within `data`) holding a template rendering or a marker."""
         return self._backend.scan_block(data)
 
@@ -198,9 +218,9 @@ class _HyperscanBackend:
     def snapshot(self) -> dict:
         return {
             "hyperscan": hyperscan.__version__ if hasattr(hyperscan, "__version__") else "",
-            "count": self.engine.count, "targets": self.targets,
+            "count": self.engine.count, "patterns": len(self.engine.matchable), "targets": self.targets,
             "prefix_targets": self.prefix_targets, "marker_base": self.marker_base,
-            "markers": MARKER_NAMES, "db": hyperscan.dumpb(self.db),
+            "markers": MARKER_NAMES, "tokens": self.engine.token_table(), "db": hyperscan.dumpb(self.db),
             "prefix_db": hyperscan.dumpb(self.prefix_db) if self.prefix_db is not None else None,
         }
 
@@ -218,6 +238,8 @@ class _HyperscanBackend:
         self.targets = [tuple(t) for t in snap["targets"]]
         self.prefix_targets = [tuple(t) for t in snap["prefix_targets"]]
         self.marker_base = snap["marker_base"]
+        self.patterns = snap.get("patterns", 0)
+        self.tokens = snap.get("tokens")
         self.loaded_from_cache = True
         self.size_bytes = sum(db.size() for db in (self.db, self.prefix_db) if db is not None)
         return True
@@ -257,12 +279,11 @@ class _HyperscanBackend:
         self.prefix_db.scan(text.encode("utf-8"), match_event_handler=_collect_ids, context=hs_ids)
         return {t for h in hs_ids for t in self.prefix_targets[h]}
 
-    def scan_block(self, data: bytes) -> dict[int, LineHits]:
-        n = self.engine.count
+    def scan_block(self, data: bytes) -> BlockHits:
         raw: list[tuple[int, int]] = []
         self.db.scan(data, match_event_handler=_collect_offsets, context=raw)
         raw.sort(key=lambda item: item[1])
-        lines: dict[int, LineHits] = {}
+        lines = BlockHits()
         line_no, pos = 0, 0
         targets, base = self.targets, self.marker_base
         for pid, end in raw:
@@ -275,6 +296,7 @@ class _HyperscanBackend:
                 hits.candidates.update(targets[pid])
             else:
                 hits.markers.add(MARKER_NAMES[pid - base])
+        lines.newlines = line_no + data.count(b"\n", pos)
         return lines
 
 
@@ -294,6 +316,37 @@ def _collect_offsets(pid, start, end, flags, context) -> None:
 
 def _space_regex(text: str) -> str:
     return LINE_SPACE.join(re.escape(p) for p in text.split())
+
+
+def token_table(records) -> dict[str, tuple[int, ...]]:
+    """Each matchable record's longest literal token -> the records it stands for."""
+    table: dict[str, list[int]] = defaultdict(list)
+    for rec in records:
+        token = max((longest_token(c) for c in rec.chunks), key=len, default="")
+        if token:
+            table[token].append(rec.idx)
+    return {token: tuple(ids) for token, ids in table.items()}
+
+
+class _TokenCandidates:
+    """Records whose longest literal token occurs in a text (pyahocorasick; ~10 ms to build)."""
+
+    def __init__(self, table: dict[str, tuple[int, ...]]) -> None:
+        import ahocorasick
+
+        self.automaton = ahocorasick.Automaton()
+        for token, ids in table.items():
+            self.automaton.add_word(token, tuple(ids))
+        self.empty = not table
+        if table:
+            self.automaton.make_automaton()
+
+    def candidates(self, text: str) -> set[int]:
+        found: set[int] = set()
+        if not self.empty:
+            for _end, ids in self.automaton.iter(text):
+                found.update(ids)
+        return found
 
 
 class _AhoCorasickBackend:
@@ -340,11 +393,12 @@ class _AhoCorasickBackend:
         n = self.engine.count
         return {i - n for i in self._tokens(text) if i >= n}
 
-    def scan_block(self, data: bytes) -> dict[int, LineHits]:
+    def scan_block(self, data: bytes) -> BlockHits:
         n = self.engine.count
         text = data.decode("latin-1")   # one char per byte: offsets are byte offsets
         starts = _LineStarts(text)
-        lines: dict[int, LineHits] = {}
+        lines = BlockHits()
+        lines.newlines = len(starts.starts) - 1
         if not self.empty:
             per_line: dict[int, set[int]] = defaultdict(set)
             for end, ids in self.bytes_automaton.iter(text):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from errdex.match.conditions import ConditionCheck, check_condition
 from errdex.match.engine import PatternEngine
@@ -80,18 +81,41 @@ class Match:
 class RecordIndex:
     """Records by file, by path suffix and by assert expression."""
 
-    def __init__(self, records: list[RecordRef]) -> None:
+    def __init__(self, records: Sequence[RecordRef]) -> None:
         self.records = records
-        self.by_file: dict[str, list[RecordRef]] = defaultdict(list)
-        self.by_basename: dict[str, set[str]] = defaultdict(set)
-        self.by_assert: dict[str, list[RecordRef]] = defaultdict(list)
-        self.by_id: dict[str, RecordRef] = {}
-        for rec in records:
-            self.by_id[rec.id] = rec
-            self.by_file[rec.file_path].append(rec)
-            self.by_basename[rec.file_path.rsplit("/", 1)[-1]].add(rec.file_path)
-            if rec.assert_test and not rec.error_message:
-                self.by_assert[_squash(rec.assert_test)].append(rec)
+        self._maps: tuple | None = None
+
+    def _build(self) -> tuple:
+        """The lookup tables, on first use: scanning a log without tracebacks needs none."""
+        if self._maps is None:
+            by_file: dict[str, list[RecordRef]] = defaultdict(list)
+            by_basename: dict[str, set[str]] = defaultdict(set)
+            by_assert: dict[str, list[RecordRef]] = defaultdict(list)
+            by_id: dict[str, RecordRef] = {}
+            for rec in self.records:
+                by_id[rec.id] = rec
+                by_file[rec.file_path].append(rec)
+                by_basename[rec.file_path.rsplit("/", 1)[-1]].add(rec.file_path)
+                if rec.assert_test and not rec.error_message:
+                    by_assert[_squash(rec.assert_test)].append(rec)
+            self._maps = (by_file, by_basename, by_assert, by_id)
+        return self._maps
+
+    @property
+    def by_file(self) -> dict[str, list[RecordRef]]:
+        return self._build()[0]
+
+    @property
+    def by_basename(self) -> dict[str, set[str]]:
+        return self._build()[1]
+
+    @property
+    def by_assert(self) -> dict[str, list[RecordRef]]:
+        return self._build()[2]
+
+    @property
+    def by_id(self) -> dict[str, RecordRef]:
+        return self._build()[3]
 
     def files_for(self, path: str) -> list[str]:
         """Indexed files a printed path refers to: the longest common suffix wins."""

@@ -147,7 +147,7 @@ class _BlockScanner:
             if h.markers & _BLOCK_MARKERS:
                 parsed = self._parse_block(block, h.start, line_idx, final)
                 if parsed == "hold":
-                    hold = h.start
+                    hold, hold_line = h.start, line_idx
                     break
                 if parsed is not None:
                     found, used = parsed
@@ -158,12 +158,15 @@ class _BlockScanner:
                 found = self._line_event(block, h.start, line_idx, h.candidates)
                 if found is not None:
                     events.append((found[0], h.candidates, found[1]))
-        counted = block if hold is None else block[:hold]
         for event, hint, seen_in in events:
             self._record(event, hint, seen_in)
-        newlines = counted.count(b"\n")
+        if hold is None:
+            newlines = hits.newlines
+            self.lines += newlines + (0 if block.endswith(b"\n") or not block else 1)
+        else:
+            newlines = hold_line
+            self.lines += newlines
         self.next_line += newlines
-        self.lines += newlines + (0 if counted.endswith(b"\n") or not counted else 1)
         return hold
 
     def _parse_block(self, block: bytes, start: int, line_idx: int, final: bool):
