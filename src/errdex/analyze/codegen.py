@@ -35,7 +35,10 @@ def feeding_for(names: set[str], feeding: list[str]) -> list[str]:
 _ASSIGNED: dict[str, frozenset[str]] = {}
 
 
-_ASSIGN = re.compile(r"^\s*([(\[]*[A-Za-z_][\w\s,()\[\].*]*?)\s*(?::[^=]*)?(?:[-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)")
+_ASSIGN = re.compile(r"^\s*(\(?[A-Za-z_][\w\s,.\[\]*]*?\)?)\s*(?::[^=]*)?(?:[-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)")
+_STATEMENT_WORDS = frozenset({"for", "if", "elif", "else", "while", "with", "except", "def", "class", "return",
+                              "async", "try", "assert", "del", "global", "nonlocal", "import", "from", "yield",
+                              "raise", "lambda", "print", "match", "case"})
 _TARGET_NAME = re.compile(r"(?<![\w.\[])[A-Za-z_]\w*(?![\w(\[.])")
 
 
@@ -46,7 +49,9 @@ def _assigned(line: str) -> frozenset[str]:
     """
     found = _ASSIGNED.get(line)
     if found is None:
-        m = _ASSIGN.match(line) if "=" in line else None
+        first = line.lstrip().partition(" ")[0].rstrip(":")
+        plain = "=" in line and ":=" not in line and not line.rstrip().endswith(":")
+        m = _ASSIGN.match(line) if plain and first not in _STATEMENT_WORDS else None
         found = frozenset(_TARGET_NAME.findall(m.group(1))) if m else frozenset()
         if len(_ASSIGNED) < 200_000:
             _ASSIGNED[line] = found
@@ -93,7 +98,9 @@ def type_guard(cond: Condition) -> str | None:
 
 def call_text(entry: str, method_of: str | None) -> str:
     """How code calls a function: `f(...)`, `Cls(...)` for a constructor, `obj.meth(...)` for a method."""
-    short = entry.rpartition(".")[2]
+    module, _, short = entry.rpartition(".")
+    if short == "<module>":
+        return f"import {module}" if module and all(p.isidentifier() for p in module.split(".")) else "..."
     if method_of:
         cls = method_of.rpartition(".")[2]
         return f"{cls}(...)" if short == "__init__" else f"obj.{short}(...)  # obj: {cls}"
@@ -114,7 +121,7 @@ def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> st
 
 def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str) -> str | None:
     """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path."""
-    if cond.own is None or cond.is_except or cond.constant is not None:
+    if cond.own is None or cond.is_except or cond.constant is not None or function.endswith("<module>"):
         return None
     bare = call.split("  #")[0]
     after = (f"# names as in {function}\nif {negate_code(cond.own)}:\n    {bare}\n"

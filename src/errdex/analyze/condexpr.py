@@ -57,6 +57,7 @@ def parse_condition(text: str | None) -> Condition:
         own = _parse_cached(tail[0]) if tail else None
     cond = Condition(text, own, [head] if head else [], own)
     _CURRENT[0] = own
+    _CURRENT_TEXT[0] = text
     if own is not None and head:
         cond.tree = ast.BoolOp(ast.And(), [ast.Name("_guard"), own])
     return cond
@@ -153,6 +154,7 @@ def split_conjuncts(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+_CURRENT_TEXT: list = [""]
 _CURRENT: list = [None]   # the own test parsed last: the generated fields work on one record at a time
 
 
@@ -181,7 +183,8 @@ def negate_code(node: ast.expr) -> str:
         op = _OP_TEXT[_FLIP[type(node.ops[0])]]
         return f"{_wrap(node.left)} {op} {_wrap(node.comparators[0])}"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return code(node.operand)
+        inner = node.operand
+        return f"({code(inner)})" if isinstance(inner, (ast.NamedExpr, ast.Lambda, ast.IfExp)) else code(inner)
     if isinstance(node, ast.Constant) and isinstance(node.value, bool):
         return str(not node.value)
     if isinstance(node, ast.BoolOp) and len(node.values) <= 4:
@@ -242,7 +245,7 @@ def type_tests(node: ast.expr | None) -> list[tuple[str, str, bool]]:
 
 def raised_calls(node: ast.expr | None) -> list[tuple[str, str]]:
     """(call, exception) of each `raised(call, E)` pseudo-call: the failure an except-site re-raises."""
-    if node is None or "raised(" not in code(node):
+    if node is None or "raised(" not in _CURRENT_TEXT[0]:
         return []
     out = []
     for sub in ast.walk(node):

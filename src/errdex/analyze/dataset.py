@@ -8,22 +8,35 @@ condition, a resolved call), "heuristic:<rule>" when a rule chose it.
 
 from __future__ import annotations
 
+import gc
+
 from errdex.analyze import codegen, prose
 from errdex.analyze.callgraph import CallGraph, build_call_graph
-from errdex.analyze.condexpr import Condition, code, parse_condition
+from errdex.analyze.condexpr import Condition, code, describe, negate_code, parse_condition
 from errdex.analyze.related import related_ids
 from errdex.analyze.tags import background_tag, tags_for
 from errdex.models import FileFacts
 
 
 def analyze_dataset(records: list[dict], facts: list[FileFacts]) -> None:
-    """Fill each record in place (records in file/line order, as `build_records` returns them)."""
-    graph = build_call_graph(facts)
-    method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
-    for record, related in zip(records, related_ids(records)):
-        _fill(record, graph, method_of)
-        record["errdex"]["related"] = related
-        record["errdex"]["provenance"]["related"] = "heuristic:related-rank"
+    """Fill each record in place (records in file/line order, as `build_records` returns them).
+
+    The cyclic garbage collector is paused meanwhile: this pass allocates many
+    small objects next to a large live heap (every record), so its full
+    collections would cost more than the pass itself, and it makes no cycles.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        graph = build_call_graph(facts)
+        method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
+        for record, related in zip(records, related_ids(records)):
+            _fill(record, graph, method_of)
+            record["errdex"]["related"] = related
+            record["errdex"]["provenance"]["related"] = "heuristic:related-rank"
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def site_qualname(record: dict) -> str:
@@ -55,6 +68,8 @@ def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Conditi
     f = prose.SiteFacts(qual, qual.rpartition(".")[2], cls, cond, exact, ex.get("conditionReason"),
                         ex.get("placeholders") or {}, ex.get("feeding") or [], ex["entryPoints"],
                         ex["callers"], tag, record.get("errorType") or "exception", bool(ex.get("test")))
+    if cond.own is not None:
+        f.neg, f.said = negate_code(cond.own), describe(cond.own)
     from_condition = "fact" if exact else "heuristic:approximate-condition"
     _set(record, "documentation", prose.documentation(f), from_condition)
     _set(record, "triggerScenarios", prose.trigger_scenarios(f), from_condition)

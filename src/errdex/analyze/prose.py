@@ -56,6 +56,8 @@ class SiteFacts:
     tag: str
     error_type: str
     test: bool
+    neg: str = ""              # the own test negated, as code ("" when there is none)
+    said: str = ""             # the own test in words
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -78,7 +80,7 @@ def documentation(f: SiteFacts) -> str:
     elif f.cond.tree is None:
         parts.append(" under a condition that could not be worked out from the code.")
     else:
-        parts.append(f" when {describe(f.cond.own)}{approx(f)}.")
+        parts.append(f" when {f.said}{approx(f)}.")
         if f.cond.guards:
             parts.append(" It is reached only after the earlier checks in the function pass"
                          " (the full condition is shown as code).")
@@ -97,7 +99,7 @@ def documentation(f: SiteFacts) -> str:
 def trigger_scenarios(f: SiteFacts) -> str:
     if f.cond.constant is False:
         return f"None: no input reaches this line of `{f.function}`."
-    when = describe(f.cond.own) if f.cond.tree is not None else "its condition holds"
+    when = f.said if f.cond.tree is not None else "its condition holds"
     via = [e for e in f.entry_points if e != f.function][:3]
     head = f"Calling `{f.function}`"
     if via:
@@ -145,7 +147,7 @@ def _keep(f: SiteFacts, own) -> str:
         if isinstance(own, ast.BoolOp) and isinstance(own.op, ast.And):
             return f"Keep at least one of {', '.join(kept)} when calling `{f.short}`{approx(f)}."
         return f"Keep {' and '.join(kept)} when calling `{f.short}`{approx(f)}."
-    return f"Make sure `{negate_code(own)}` holds before calling `{f.short}`{approx(f)}."
+    return f"Make sure `{f.neg if own is f.cond.own else negate_code(own)}` holds before calling `{f.short}`{approx(f)}."
 
 
 def _route(own) -> str | None:
@@ -180,7 +182,7 @@ def _flip_text(op: str) -> str:
 def prevention_tips(f: SiteFacts) -> list[str]:
     tips = []
     if f.cond.own is not None and not f.cond.is_except and f.cond.constant is None:
-        tips.append(f"Validate `{negate_code(f.cond.own)}` where the values are produced, not only in `{f.short}`.")
+        tips.append(f"Validate `{f.neg}` where the values are produced, not only in `{f.short}`.")
     if f.feeding:
         tips.append(f"Mind the derived values: {f.feeding[-1]}.")
     tips.append({"unsupported-configuration": "Check option combinations at startup, before work begins.",

@@ -150,6 +150,22 @@ _ANY_WORD = re.compile("|".join(f"(?:{r.words})" for r in RULES if r.words))
 _ANY_COND = re.compile("|".join(f"(?:{r.condition})" for r in RULES if r.condition))
 
 
+_WORD_HITS: dict[str, frozenset[int]] = {}
+
+
+def _word_hits(words: str) -> frozenset[int]:
+    """Indices of the rules whose word pattern occurs in `words` (cached: messages repeat)."""
+    found = _WORD_HITS.get(words)
+    if found is None:
+        if words and _ANY_WORD.search(words) is not None:
+            found = frozenset(i for i, rx in _WORD_RX.items() if rx.search(words))
+        else:
+            found = frozenset()
+        if len(_WORD_HITS) < 200_000:
+            _WORD_HITS[words] = found
+    return found
+
+
 def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str]:
     """(tag, rule name) of the first rule that matches.
 
@@ -158,15 +174,13 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
     """
     f = _facts(record)
     text = f.condition if test_text is None else test_text
-    # One search tells whether any word (condition) rule can fire; most records need no more.
-    words = bool(f.words) and _ANY_WORD.search(f.words) is not None
+    words = _word_hits(f.words)
     cond = text not in ("", "True", "False") and _ANY_COND.search(text) is not None
     for i, rule in enumerate(RULES):
         if rule.when is not None and not rule.when(f):
             continue
-        if not (rule.classes or rule.words or rule.condition) or (f.classes & rule.classes):
+        if not (rule.classes or rule.words or rule.condition) or (f.classes & rule.classes) or i in words:
             return rule.tag, rule.name
-        if (words and rule.words and _WORD_RX[i].search(f.words)) or \
-                (cond and rule.condition and _COND_RX[i].search(text)):
+        if cond and rule.condition and _COND_RX[i].search(text):
             return rule.tag, rule.name
     return "runtime-error", "fallback"
