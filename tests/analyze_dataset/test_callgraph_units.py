@@ -1,0 +1,97 @@
+"""Call graph depth and re-exports, module-level sites, and condition negation checked by evaluation."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from errdex.analyze.condexpr import negate_code, parse_condition, tail_conjuncts
+from errdex.pipeline import index_source
+from errdex.store import Store
+
+
+def _index(tmp_path: Path, files: dict[str, str]) -> dict[str, dict]:
+    src = tmp_path / "src"
+    for rel, text in files.items():
+        p = src / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    index_source(str(src), tmp_path / "e.db", jobs=1, repo="o/chain", version="1")
+    with Store.open(tmp_path / "e.db", readonly=True) as store:
+        return {r["errorMessage"]: r for r in store.iter_records(limit=100)}
+
+
+def test_entry_points_depth_reexport_and_module_level(tmp_path):
+    recs = _index(tmp_path, {
+        "chain/__init__.py": "from chain.deep import _f1 as top\n",
+        "chain/deep.py": """
+            def _f5(x):
+                if x < 0:
+                    raise ValueError(f"negative {x}")
+
+            def _f4(x):
+                return _f5(x)
+
+            def _f3(x):
+                return _f4(x)
+
+            def _f2(x):
+                return _f3(x)
+
+            def _f1(x):
+                return _f2(x)
+
+            def near(x):
+                return _f4(x)
+
+            def far(x):
+                return top_level(x)
+
+            def top_level(x):
+                return _f1(x)
+            """,
+        "chain/boot.py": """
+            import sys
+            if sys.version_info < (3, 8):
+                raise RuntimeError("python too old")
+            """,
+    })
+    r = recs["negative {x}"]
+    assert r["errdex"]["callers"] == ["chain.deep._f4"]
+    # near is 2 calls away; _f1 (public through the package __init__) is 4 away; top_level is 5 away
+    # (beyond the depth), so neither it nor far appears.
+    assert r["errdex"]["entryPoints"] == ["chain.deep.near", "chain.deep._f1"]
+    assert any("Keep x >= 0" in s for s in r["solutions"])
+    boot = recs["python too old"]
+    assert boot["errdex"]["function"] == "<module>"
+    assert "import chain.boot" in boot["tryCatchPattern"]
+    ast.parse(boot["tryCatchPattern"])
+    assert boot["exampleFix"] is None
+
+
+@pytest.mark.parametrize("cond", [
+    "a > 3", "a != 2 and b", "not b", "a in (1, 2)", "a is None or b", "not (a < 1 or b)",
+    "c and (a >= 2 or not b)", "(a == 1) == b", "a % 2 != 0 and a > 0",
+])
+def test_negation_is_exact(cond):
+    parsed = parse_condition(cond)
+    own = negate_code(parsed.own)
+    head = " and ".join(parsed.guards)
+    for a, b, c in itertools.product([None, 0, 1, 2, 3, 5], [True, False], [True, False]):
+        env = {"a": a, "b": b, "c": c}
+        try:
+            want = eval(parsed.text and " and ".join(tail_conjuncts(cond)[1]), {}, env)
+            got = eval(own, {}, env)
+        except TypeError:
+            continue
+        assert bool(got) == (not want), (cond, own, env, head)
+
+
+def test_tail_split_respects_brackets_and_strings():
+    assert tail_conjuncts("a and (b and c)") == ("a", ["(b and c)"])
+    assert tail_conjuncts("x == ' and ' and y") == ("x == ' and '", ["y"])
+    assert tail_conjuncts("q and k != 'a' and k != 'b'") == ("q", ["k != 'a'", "k != 'b'"])
