@@ -13,12 +13,11 @@ import json
 import sys
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
-from rich.table import Table
-from rich.text import Text
 
 from errdex.errors import ErrdexError
+
+# rich is imported inside the printing functions: `scan --json` on a big log
+# should not pay for it at start-up.
 
 
 def _fail(exc: ErrdexError) -> None:
@@ -52,6 +51,9 @@ def explain(text: str | None, db: str | None, datasets: tuple[str, ...], as_json
 
 
 def _print_matches(matches) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
     console = Console()
     if not matches:
         console.print("[yellow]No indexed error matches this text.[/]")
@@ -74,8 +76,10 @@ def _print_matches(matches) -> None:
         console.print()
 
 
-def _template_text(template: str, bindings: dict[str, str]) -> Text:
-    """The template with each placeholder replaced by its bound value, highlighted."""
+def _template_text(template: str, bindings: dict[str, str]):
+    """The template with each placeholder replaced by its bound value, highlighted (a rich Text)."""
+    from rich.text import Text
+
     out = Text()
     rest = template
     while "{" in rest:
@@ -103,10 +107,14 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool) -> 
     from errdex.match import scan as scan_log
 
     source = sys.stdin.buffer if log == "-" else log
-    console = Console(stderr=True)
-    show_bar = not as_json and console.is_terminal and log != "-"
+    show_bar = not as_json and log != "-" and sys.stderr.isatty()
     try:
         if show_bar:
+            from rich.console import Console
+            from rich.progress import (BarColumn, DownloadColumn, Progress, TimeRemainingColumn,
+                                       TransferSpeedColumn)
+
+            console = Console(stderr=True)
             with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                           TransferSpeedColumn(), TimeRemainingColumn(), console=console) as bar:
                 task = bar.add_task("scanning", total=None)
@@ -118,12 +126,22 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool) -> 
         _fail(exc)
         return
     if as_json:
-        click.echo(json.dumps(report.to_dict()))
+        _write_json(report.to_dict())
         return
     _print_report(report)
 
 
+def _write_json(data: dict) -> None:
+    """The report as one JSON line; plain write: `click.echo` would scan tens of MB for ANSI codes."""
+    sys.stdout.write(json.dumps(data))
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
 def _print_report(report) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console()
     data = report.to_dict()
     table = Table(title="Indexed errors in the log")

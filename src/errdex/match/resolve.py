@@ -204,6 +204,8 @@ def cut_ranked(matches: list[Match], limit: int = MAX_MATCHES_PER_EVENT) -> list
 
 def _frame_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngine) -> list[_Candidate]:
     """Walk indexed frames from the deepest up; stop at the first one that resolves."""
+    if not event.frames:
+        return []
     message = normalize_space(event.message)
     fallback: list[_Candidate] = []
     for depth, frame in enumerate(reversed(event.frames)):
