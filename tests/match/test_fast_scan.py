@@ -1,0 +1,112 @@
+"""The scan fast paths give the same answers as the slow ones: snapshot load,
+reused line candidates, reused answers per message, and hyperscan's lost match."""
+
+import subprocess
+import sys
+
+import pytest
+
+from errdex.match import MatchContext, explain, scan
+from errdex.match.api import LazyRecords, load_context
+from errdex.match.patterns import line_regex
+
+from conftest import make_record
+
+SHAPE_A = "`out` must have shape {(B, 1, HV, V)} (got out.shape={tuple(out.shape)})."
+SHAPE_B = "`{name}` must have shape {list(shape)}, got {list(tensor.shape)}."
+EDGES = " you have to pass a value for `mu` when `use_dynamic_shifting` is set to be `True`"
+
+
+def _records():
+    return [
+        make_record(SHAPE_A, file_path="pkg/ops/a.py", line=10),
+        make_record(SHAPE_B, file_path="pkg/ops/b.py", line=20),
+        make_record(EDGES, file_path="pkg/sched.py", line=30),
+        make_record("Request {rid} exceeded the token budget of {n}", file_path="pkg/admit.py",
+                    line=40, error_class="RuntimeError"),
+    ]
+
+
+def test_one_chunk_template_loses_both_edge_spaces_in_its_line_regex():
+    assert line_regex([EDGES]) == line_regex([EDGES.strip()])
+    assert not line_regex([EDGES]).startswith(" ")
+
+
+@pytest.mark.parametrize("backend", ["hyperscan", "python"])
+def test_matches_hyperscan_alone_loses_are_found(backend, tmp_path):
+    ctx = MatchContext.from_records(_records(), cache_dir=tmp_path / "engine", backend=backend)
+    (m,) = explain("ValueError: `out` must have shape None (got out.shape='model.layers.3').", context=ctx)
+    assert (m.file_path, m.match_kind) == ("pkg/ops/a.py", "full")
+    (m,) = explain("ValueError:  you have to pass a value for `mu` when `use_dynamic_shifting` is set to be `True`",
+                   context=ctx)
+    assert (m.file_path, m.match_kind) == ("pkg/sched.py", "full")
+
+
+def _log_lines():
+    lines = []
+    for i in range(600):
+        if i % 50 == 7:   # the same text again and again: answered once, reported at every line
+            lines.append("2024-01-01 00:00:01 ERROR w: RuntimeError: Request r1 exceeded the token budget of 4096")
+        elif i % 50 == 21:  # new values each time
+            lines.append(f"2024-01-01 00:00:01 ERROR w: RuntimeError: Request r{i} exceeded the token budget of {i * 2}")
+        elif i % 50 == 33:
+            lines.append("2024-01-01 00:00:02 ERROR w: ValueError: `out` must have shape 7 (got out.shape=(1, 2)).")
+        elif i % 50 == 44:  # ANSI colour inside the message: the line candidates cannot be reused
+            lines.append("ERROR RuntimeError: Request \x1b[1mr9\x1b[0m exceeded the token budget of 12")
+        else:
+            lines.append(f"2024-01-01 00:00:00 INFO step {i} ok")
+    return lines
+
+
+def _answers(report):
+    return [(m.log_line, m.file_path, m.bindings, m.score, m.confidence, m.match_kind)
+            for m in report.occurrences]
+
+
+@pytest.mark.parametrize("backend", ["hyperscan", "python"])
+def test_reused_answers_and_candidates_equal_per_line_explain(backend, tmp_path):
+    ctx = MatchContext.from_records(_records(), cache_dir=tmp_path / "engine", backend=backend)
+    lines = _log_lines()
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(lines) + "\n")
+    report = scan(log, context=ctx, chunk_size=1000)
+    got = _answers(report)
+    expected = []
+    for number, line in enumerate(lines, 1):
+        ms = explain(line, context=ctx)
+        top = [m for m in ms if m.score == ms[0].score] if ms else []
+        expected += [(number, m.file_path, m.bindings, m.score, m.confidence, m.match_kind) for m in top]
+    assert got == expected
+    assert len({g[0] for g in got}) == 4 * 12
+    bindings = {g[2]["rid"] for g in got if g[1] == "pkg/admit.py"}
+    assert {"r1", "r9"} <= bindings and len(bindings) == 14   # ANSI codes cleaned off the value
+
+
+def test_snapshot_next_to_the_index_answers_like_a_fresh_build(tmp_path):
+    from errdex.pipeline import index_source
+
+    src = tmp_path / "src" / "pkg"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    (src / "pkg" / "admit.py").write_text(
+        "def admit(rid, n):\n    raise RuntimeError(f'Request {rid} exceeded the token budget of {n}')\n")
+    db = tmp_path / "errdex.db"
+    index_source(str(src), db)
+    log = tmp_path / "run.log"
+    log.write_text("x\nERROR RuntimeError: Request r5 exceeded the token budget of 9\n" * 3)
+    first = scan(log, db=db)
+    assert list((tmp_path / "errdex.db.engine").glob("context-*.marshal"))
+    code = ("import sys, json; from errdex.match import scan; from errdex.match.api import load_context;"
+            "c = load_context(sys.argv[1]); r = scan(sys.argv[2], context=c);"
+            "print(json.dumps([c.engine.stats.loaded_from_cache, type(c.index.records).__name__,"
+            " [(m.log_line, m.id, m.bindings) for m in r.occurrences]]))")
+    out = subprocess.run([sys.executable, "-c", code, str(db), str(log)], capture_output=True, text=True,
+                         check=True).stdout
+    import json
+
+    cached, kind, occurrences = json.loads(out)
+    assert cached and kind == LazyRecords.__name__
+    assert occurrences == [[m.log_line, m.id, m.bindings] for m in first.occurrences]
+    assert [o[0] for o in occurrences] == [2, 4, 6]
+    ctx = load_context(db)
+    assert len(ctx.index.records) == len(list(ctx.index.records)) >= 1
