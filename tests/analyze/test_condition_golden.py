@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyze_support import site_path
+from .analyze_support import site_path
 from errdex.analyze import trigger_condition
 
 GOLDEN = [

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from analyze_support import mismatches, site_path
+from .analyze_support import mismatches, site_path
 from errdex.analyze import trigger_condition
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analyze_support import site_path
+from .analyze_support import site_path
 from errdex.analyze import feeding_values, trigger_condition
 
 

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from analyze_support import mismatches
+from .analyze_support import mismatches
 from errdex.analyze.simplify import render, simplify
 
 REWRITES = [

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from fakellm import FakeLLM, Reply, answer
+from .fakellm import FakeLLM, Reply, answer
 
 from errdex.store import Store
 
@@ -22,7 +22,8 @@ def cli(db, url, *extra):
 
 def stored_ids(db):
     with Store.open(db) as store:
-        return {r["id"] for r in store.iter_records() if r["errdex"]["provenance"]}
+        return {r["id"] for r in store.iter_records()
+                if any(str(v).startswith("model") for v in r["errdex"]["provenance"].values())}
 
 
 def test_cli_final_line_and_api_key(indexed, tmp_path):

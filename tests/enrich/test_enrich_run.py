@@ -3,7 +3,7 @@
 import time
 
 import pytest
-from fakellm import FakeLLM, Reply, answer
+from .fakellm import FakeLLM, Reply, answer
 
 from errdex.enrich import ClientConfig, EndpointError, EnrichConfig, enrich_dataset
 from errdex.store import Store
@@ -104,7 +104,7 @@ def test_malformed_json_retried_one_by_one(indexed):
     with FakeLLM(script) as server, Store.open(db) as store:
         report = enrich_dataset(store, config(server.url, batch_size=3))
     assert report.enriched == 2 and report.failed == 1 and calls["gemm"] == 2
-    assert read(db)[GEMM]["errdex"]["provenance"] == {}
+    assert model_provenance(read(db)[GEMM]) == {}
     # The failed record is not cached: the next run asks about it alone.
     with FakeLLM(lambda n, ids, b: Reply(content=answer(*map(good, ids)))) as server:
         with Store.open(db) as store:
@@ -165,7 +165,7 @@ def test_server_dies_mid_run_then_resume_repeats_nothing(indexed_many):
         with pytest.raises(EndpointError):
             enrich_dataset(store, config(server.url, batch_size=2, concurrency=1, retries=2))
         first_asked = server.asked()
-    done = {r["id"] for r in read(db).values() if r["errdex"]["provenance"]}
+    done = {r["id"] for r in read(db).values() if model_provenance(r)}
     assert len(done) == 6 and set(first_asked[:6]) == done
     with FakeLLM(lambda n, ids, b: Reply(content=answer(*map(good, ids)))) as server:
         with Store.open(db) as store:
@@ -174,3 +174,8 @@ def test_server_dies_mid_run_then_resume_repeats_nothing(indexed_many):
     assert not set(asked) & done
     assert set(asked) | done == {r["id"] for r in records}
     assert report.cached == 6 and report.enriched == len(records) - 6
+
+
+def model_provenance(record: dict) -> dict:
+    """The fields a model wrote (the static analyzer fills provenance for its own fields too)."""
+    return {k: v for k, v in record["errdex"]["provenance"].items() if str(v).startswith("model")}

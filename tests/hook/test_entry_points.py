@@ -7,7 +7,7 @@ import subprocess
 import sys
 import threading
 
-from conftest import PY, extra_lines, run
+from .conftest import PY, extra_lines, run
 
 HEAVY = ("sqlite3", "rich", "click", "ast", "errdex.hook.install", "errdex.hook.explainer", "errdex.match", "errdex.store", "platformdirs")
 
@@ -68,7 +68,8 @@ def test_plain_assert():
 
 def _pytest(tmp_path, home, *flags):
     (tmp_path / "test_sample.py").write_text(TEST_FILE)
-    return subprocess.run([PY, "-m", "pytest", "-p", "errdex.hook.pytest_plugin", "-p", "no:cacheprovider",
+    # The plugin comes in through its pytest11 entry point, as for any user who installs errdex.
+    return subprocess.run([PY, "-m", "pytest", "-p", "no:cacheprovider",
                            "-q", *flags, str(tmp_path / "test_sample.py")],
                           capture_output=True, text=True, env=_env(home), cwd=tmp_path, timeout=120)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from conftest import extra_lines, run, with_hook
+from .conftest import extra_lines, run, with_hook
 
 BAD_VERSION = """
 from packaging.version import Version

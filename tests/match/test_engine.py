@@ -8,7 +8,7 @@ import pytest
 from errdex.match.engine import PatternEngine
 from errdex.match.patterns import RecordRef
 
-from conftest import make_record
+from .conftest import make_record
 
 pytest.importorskip("hyperscan")
 

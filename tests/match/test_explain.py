@@ -4,7 +4,7 @@ import pytest
 
 from errdex.match import MatchContext, explain
 
-from conftest import make_record
+from .conftest import make_record
 
 KERNEL = "python/sglang/kernels/ops/fused.py"
 

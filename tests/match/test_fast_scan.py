@@ -10,7 +10,7 @@ from errdex.match import MatchContext, explain, scan
 from errdex.match.api import LazyRecords, load_context
 from errdex.match.patterns import line_regex
 
-from conftest import make_record
+from .conftest import make_record
 
 SHAPE_A = "`out` must have shape {(B, 1, HV, V)} (got out.shape={tuple(out.shape)})."
 SHAPE_B = "`{name}` must have shape {list(shape)}, got {list(tensor.shape)}."

@@ -4,7 +4,7 @@ import pytest
 
 from errdex.match import MatchContext, scan
 
-from conftest import make_record
+from .conftest import make_record
 
 
 @pytest.fixture(params=["hyperscan", "python"])

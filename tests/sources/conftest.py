@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from source_helpers import LocalIndex
+from .source_helpers import LocalIndex
 
 
 @pytest.fixture

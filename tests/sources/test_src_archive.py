@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from source_helpers import add_tar_file
+from .source_helpers import add_tar_file
 
 from errdex.errors import SourceError, UnsafeArchiveError
 from errdex.sources.archive import MANIFEST_NAME, UnpackLimits, unpack_archive

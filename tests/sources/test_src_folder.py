@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from source_helpers import write
+from .source_helpers import write
 
 from errdex.errors import SourceError
 from errdex.sources import resolve_source

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from source_helpers import git, make_repo, write
+from .source_helpers import git, make_repo, write
 
 from errdex.sources import resolve_source
 

@@ -7,7 +7,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from source_helpers import make_repo, write
+from .source_helpers import make_repo, write
 
 from errdex.errors import SourceError
 from errdex.sources import resolve_source

@@ -9,7 +9,7 @@ from email.parser import BytesHeaderParser
 from pathlib import Path
 
 import pytest
-from source_helpers import build_sdist, build_wheel
+from .source_helpers import build_sdist, build_wheel
 
 from errdex.errors import SourceError
 from errdex.sources import resolve_source

@@ -6,7 +6,7 @@ from email.message import Message
 from pathlib import Path
 
 import pytest
-from source_helpers import write
+from .source_helpers import write
 
 from errdex.config import cache_dir, errdex_home
 from errdex.errors import ErrdexError, SourceError

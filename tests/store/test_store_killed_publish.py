@@ -19,7 +19,7 @@ import pytest
 
 from errdex.store import Store
 from errdex.store.publish import PUBLISH_CHUNK
-from store_factories import make_meta, make_record
+from .store_factories import make_meta, make_record
 
 _CHILD = textwrap.dedent("""
     import sys, time

@@ -10,7 +10,7 @@ import pytest
 from errdex.errors import ErrdexError
 from errdex.store import Store, StoreError
 from errdex.store.schema import MIGRATIONS
-from store_factories import make_meta, make_record
+from .store_factories import make_meta, make_record
 
 
 def _ledger(path: Path) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ import pytest
 
 from errdex.models import SCHEMA_VERSION, SEED_FIELDS, Diagnostic
 from errdex.store import Store, StoreError
-from store_factories import make_meta, make_record
+from .store_factories import make_meta, make_record
 
 
 def _count(path: Path, table: str) -> int:

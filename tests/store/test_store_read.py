@@ -6,7 +6,7 @@ import pytest
 
 from errdex.models import Diagnostic
 from errdex.store import Store, StoreError
-from store_factories import make_meta, make_record
+from .store_factories import make_meta, make_record
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import CORE_V1, UTIL_V1, write_files
+from .conftest import CORE_V1, UTIL_V1, write_files
 from errdex.pipeline import index_source
 from errdex.store import Store
 from errdex.versions import diff_datasets, link_identities, site_history

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import CORE_V1, UTIL_V1, commit, git
+from .conftest import CORE_V1, UTIL_V1, commit, git
 from errdex.store import Store
 from errdex.versions import index_git_range, site_history
 from errdex.versions.gitrange import range_commits
