@@ -126,6 +126,9 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool) -> 
         _fail(exc)
         return
     if as_json:
+        import gc
+
+        gc.disable()   # the process ends right after; the report is acyclic
         _write_json(report.to_dict())
         return
     _print_report(report)

@@ -30,8 +30,11 @@ _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 
 
 def normalize_space(text: str) -> str:
-    """Every whitespace run becomes one space; the ends are stripped."""
-    return _WS.sub(" ", text).strip()
+    """Every whitespace run becomes one space; the ends are stripped.
+
+    `str.split()` and `re`'s `\\s` agree on what whitespace is (str.isspace).
+    """
+    return " ".join(text.split())
 
 
 @dataclass(slots=True)
