@@ -29,7 +29,7 @@ def names_in(expr: str) -> set[str]:
 
 def feeding_for(names: set[str], feeding: list[str]) -> list[str]:
     """The feeding assignments whose targets the names use (one level of the slice), in order."""
-    return [line.strip() for line in feeding if _assigned(line) & names]
+    return [line.strip() for line in feeding if not _assigned(line).isdisjoint(names)]
 
 
 _ASSIGNED: dict[str, frozenset[str]] = {}
@@ -69,8 +69,9 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"# approximate: {reason or 'not every path was followed'}")
     if cond.guards:
         lines.append(f"# assumes the earlier checks in {function} passed")
-    lines += feeding_for(names_in(own), feeding)
-    shown = [v for v in placeholders.values() if names_in(v) <= names_in(own) and v.isidentifier()][:4]
+    used = names_in(own)
+    lines += feeding_for(used, feeding)
+    shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
     lines.append(f"assert {negate_code(cond.own)}{message}")
     return "\n".join(lines)

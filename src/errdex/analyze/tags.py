@@ -175,7 +175,7 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
     f = _facts(record)
     text = f.condition if test_text is None else test_text
     words = _word_hits(f.words)
-    cond = text not in ("", "True", "False") and _ANY_COND.search(text) is not None
+    cond = text not in ("", "True", "False") and "." in text and _ANY_COND.search(text) is not None
     for i, rule in enumerate(RULES):
         if rule.when is not None and not rule.when(f):
             continue
