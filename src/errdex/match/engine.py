@@ -52,6 +52,7 @@ class LineHits:
     start: int = 0                                       # byte offset of the line in the block
     candidates: set[int] = field(default_factory=set)   # record indexes (line regex hit)
     markers: set[str] = field(default_factory=set)
+    end: int = -1                                        # offset of its newline (or the block end); -1: unknown
 
 
 class BlockHits(dict):
@@ -282,16 +283,20 @@ class _HyperscanBackend:
     def scan_block(self, data: bytes) -> BlockHits:
         raw: list[tuple[int, int]] = []
         self.db.scan(data, match_event_handler=_collect_offsets, context=raw)
-        raw.sort(key=lambda item: item[1])
+        raw.sort()   # (end, pattern id): by position
         lines = BlockHits()
-        line_no, pos = 0, 0
+        line_no, pos, line_end = 0, 0, -1
+        hits = None
         targets, base = self.targets, self.marker_base
-        for pid, end in raw:
-            line_no += data.count(b"\n", pos, end - 1) if end - 1 > pos else 0
-            pos = max(pos, end - 1)
-            hits = lines.get(line_no)
-            if hits is None:
-                hits = lines[line_no] = LineHits(data.rfind(b"\n", 0, end - 1) + 1)
+        for end, pid in raw:
+            if end > line_end:   # the match's last byte (end - 1) lies past the current line
+                at = end - 1
+                line_no += data.count(b"\n", pos, at)
+                pos = at
+                line_end = data.find(b"\n", at)
+                if line_end < 0:
+                    line_end = len(data)
+                hits = lines[line_no] = LineHits(data.rfind(b"\n", 0, at) + 1, end=line_end)
             if pid < base:
                 hits.candidates.update(targets[pid])
             else:
@@ -311,7 +316,7 @@ def _collect_ids(pid, start, end, flags, context) -> None:
 
 
 def _collect_offsets(pid, start, end, flags, context) -> None:
-    context.append((pid, end))
+    context.append((end, pid))
 
 
 def _space_regex(text: str) -> str:

@@ -171,7 +171,7 @@ class _BlockScanner:
                     events.extend((event, None, None) for event in found)
                     continue
             if h.candidates or "errline" in h.markers:
-                found = self._line_event(block, h.start, line_idx, h.candidates)
+                found = self._line_event(block, h.start, h.end, line_idx, h.candidates)
                 if found is not None:
                     events.append((found[0], h.candidates, found[1]))
         for event, hint, seen_in in events:
@@ -205,10 +205,11 @@ class _BlockScanner:
         used = {line_idx - before + k for k in parsed.consumed}
         return parsed.events, used
 
-    def _line_event(self, block: bytes, start: int, line_idx: int,
+    def _line_event(self, block: bytes, start: int, end: int, line_idx: int,
                     candidates: set[int]) -> tuple[ErrorEvent, str] | None:
         """The event on one flagged line, with the cleaned line (whose candidates are known)."""
-        end = block.find(b"\n", start)
+        if end < 0:
+            end = block.find(b"\n", start)
         line = clean_line(block[start: end if end >= 0 else len(block)].decode("utf-8", "replace"))
         parsed = parse_at([line], 0, self.next_line + line_idx)
         if parsed is not None and parsed.events:
