@@ -84,9 +84,9 @@ def documentation(f: SiteFacts) -> str:
         if f.cond.guards:
             parts.append(" It is reached only after the earlier checks in the function pass"
                          " (the full condition is shown as code).")
-    for call, exc in raised_calls(f.cond.own):
-        parts.append(f" It re-reports a failure: the call `{call}` raised `{exc}`.")
-        break
+    if f.cond.is_except and not f.said.startswith("the call"):
+        for call, exc in raised_calls(f.cond.own)[:1]:
+            parts.append(f" It re-reports a failure: the call `{call}` raised `{exc}`.")
     shown = [f"`{{{k}}}` is the value of `{v}`" for k, v in f.placeholders.items()][:4]
     if shown:
         parts.append(" In the message, " + "; ".join(shown) + ".")
