@@ -110,3 +110,11 @@ def test_snapshot_next_to_the_index_answers_like_a_fresh_build(tmp_path):
     assert [o[0] for o in occurrences] == [2, 4, 6]
     ctx = load_context(db)
     assert len(ctx.index.records) == len(list(ctx.index.records)) >= 1
+    import os
+
+    (old,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
+    later = old.stat().st_mtime_ns + 10**10
+    os.utime(db, ns=(later, later))   # the index changed after the snapshot was written
+    load_context(db)
+    (new,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
+    assert new.name != old.name

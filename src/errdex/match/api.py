@@ -92,7 +92,7 @@ def _context_from_disk(path: Path, wanted: list[str], key: tuple, backend: str) 
     _write_snapshot(snap_path, {
         "version": _SLIM_VERSION, "datasets": names,
         "records": [marshal.dumps(r.to_row()) for r in refs], "engine": ctx.engine.snapshot(),
-    })
+    }, key[1])
     return ctx
 
 
@@ -111,14 +111,25 @@ def _read_snapshot(path: Path) -> dict | None:
     return snap
 
 
-def _write_snapshot(path: Path, snap: dict) -> None:
+def _write_snapshot(path: Path, snap: dict, db_mtime_ns: int) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _drop_stale(path.parent, db_mtime_ns)
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         tmp.write_bytes(marshal.dumps(snap))
         os.replace(tmp, path)
     except OSError:  # a read-only location: the next run builds again
         pass
+
+
+def _drop_stale(cache_dir: Path, db_mtime_ns: int) -> None:
+    """Snapshots written before the index last changed can never be used again (nor old JSON slims)."""
+    for old in [*cache_dir.glob("context-*.marshal"), *cache_dir.glob("records-*.json")]:
+        try:
+            if old.suffix == ".json" or old.stat().st_mtime_ns < db_mtime_ns:
+                old.unlink()
+        except OSError:
+            pass
 
 
 class LazyRecords(Sequence):
