@@ -73,7 +73,8 @@ def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None
         analyzed_at = _now()
         modules = {f.file_path: f.module for f in facts}
         records = build_records(tree, sites, classes, modules, analyzed_at)
-        analyze_dataset(records, facts)
+        if analysis:
+            analyze_dataset(records, facts)
         link_to_previous(store, tree.repo, tree.version, records)
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]

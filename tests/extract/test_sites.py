@@ -181,3 +181,24 @@ def test_bad_files_become_diagnostics(tmp_path):
     assert got["bom.py"] == (None, ["bom"])
     missing = extract_file(str(tmp_path), "nope.py", "nope")
     assert missing.diagnostic.reason == "io"
+
+
+def test_namespace_packages_and_import_roots_name_modules(extract):
+    facts, _, _ = extract({
+        "python/pkg/__init__.py": "",
+        "python/pkg/ns/deep.py": "def f():\n    raise ValueError('x')\n",
+        "python/pkg/sub/__init__.py": "",
+        "tests/test_x.py": "def test():\n    assert 1\n",
+    })
+    names = {f.file_path: f.module for f in facts}
+    assert names == {"python/pkg/__init__.py": "pkg", "python/pkg/ns/deep.py": "pkg.ns.deep",
+                     "python/pkg/sub/__init__.py": "pkg.sub", "tests/test_x.py": "test_x"}
+
+
+def test_alias_cycles_end(extract):
+    _, sites, cb = extract({
+        "a/__init__.py": "from b import X\n",
+        "b/__init__.py": "from a import X\n",
+        "c.py": "import a\ndef f():\n    raise a.X.Y('cycle')\n",
+    })
+    assert cb.class_info(sites[0].class_ref).qualname.endswith("X.Y")

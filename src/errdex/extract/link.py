@@ -47,17 +47,20 @@ class Codebase:
                 cb.helpers.setdefault(h.qualname, h)
         return cb
 
-    def resolve(self, ref: str, table: dict) -> str:
-        """Follow re-exports until `ref` names something in `table` (or give up as is)."""
+    def resolve(self, ref: str, table: dict, _depth: int = 0) -> str:
+        """Follow re-exports until `ref` names something in `table` (or give up as is).
+
+        Bounded in hops and in depth, so alias cycles (`a.X -> b.X -> a.X`) end.
+        """
         seen = 0
         while ref not in table and seen < _MAX_HOPS:
             seen += 1
             target = self.aliases.get(ref)
             if target is None:
                 head, _, tail = ref.rpartition(".")
-                if not head:
+                if not head or _depth >= _MAX_HOPS:
                     break
-                base = self.resolve(head, {}) if head in self.aliases else None
+                base = self.resolve(head, {}, _depth + 1) if head in self.aliases else None
                 if base is None or base == head:
                     break
                 target = f"{base}.{tail}"

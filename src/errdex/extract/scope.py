@@ -10,26 +10,52 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def module_name(rel_path: str, package_dirs: frozenset[str]) -> str:
-    """Dotted module name for a file, starting at its topmost package folder.
+    """Dotted module name for a file, relative to the import root it sits under.
 
-    `python/sglang/srt/x.py` with `python/` not a package gives `sglang.srt.x`.
+    An import root is the folder holding a top-level package (a package whose
+    parent is not one): `""` for a wheel's `sglang/`, `python/` for a repo's
+    `python/sglang/`. Below a root every folder is a package, with or without
+    `__init__.py` (namespace packages), so `sglang/srt/ns/x.py` is
+    `sglang.srt.ns.x`. A file under no root (a loose script, `tests/` without
+    `__init__.py`) is named from its nearest chain of `__init__.py` folders.
     """
     parts = rel_path[:-3].split("/") if rel_path.endswith(".py") else rel_path.split("/")
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-        dirs = parts
+    is_init = parts[-1] == "__init__"
+    dirs = parts[:-1]
+    root = _root_of(dirs, _import_roots(package_dirs))
+    if root is not None:
+        start = root
     else:
-        dirs = parts[:-1]
-    # Walk up while the folder holds an __init__.py.
-    start = len(dirs)
-    while start > 0 and "/".join(dirs[:start]) in package_dirs:
-        start -= 1
-    return ".".join(parts[start:]) or "__init__"
+        start = len(dirs)
+        while start > 0 and "/".join(dirs[:start]) in package_dirs:
+            start -= 1
+    named = parts[start:-1] if is_init else parts[start:]
+    return ".".join(named) or "__init__"
+
+
+@functools.lru_cache(maxsize=8)
+def _import_roots(package_dirs: frozenset[str]) -> frozenset[str]:
+    """Folders that hold a top-level package ("" is the tree's own root)."""
+    roots = set()
+    for d in package_dirs:
+        parent = d.rsplit("/", 1)[0] if "/" in d else ""
+        if parent not in package_dirs and d:
+            roots.add(parent)
+    return frozenset(roots)
+
+
+def _root_of(dirs: list[str], roots: frozenset[str]) -> int | None:
+    """How many leading folders of `dirs` form the deepest import root holding the file."""
+    for depth in range(len(dirs), -1, -1):
+        if "/".join(dirs[:depth]) in roots:
+            return depth
+    return None
 
 
 def resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
