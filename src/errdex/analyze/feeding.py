@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from errdex.analyze.names import dotted, read_chains, shallow_walruses, target_names
+from errdex.analyze.source import node_text
 
 MAX_FEEDING = 8
 
@@ -66,13 +67,13 @@ class _Definition:
     def text(self) -> str:
         node = self.text_of
         if isinstance(node, (ast.For, ast.AsyncFor)):
-            return f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}"
+            return f"for {node_text(node.target)} in {node_text(node.iter)}"
         if isinstance(node, ast.withitem):
             return f"with {ast.unparse(node)}"
         if isinstance(node, ast.ExceptHandler):
-            kind = ast.unparse(node.type) if node.type is not None else "BaseException"
+            kind = node_text(node.type) if node.type is not None else "BaseException"
             return f"except {kind} as {node.name}"
-        return ast.unparse(node)
+        return node_text(node)
 
 
 def _walrus_definitions(expr: ast.expr | None) -> list[_Definition]:

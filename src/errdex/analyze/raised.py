@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from errdex.analyze.exprs import memo
+from errdex.analyze.source import call_text
 
 SEVERAL_CALLS = "several calls in try body may raise"
 NO_CALL = "no call in try body"
@@ -62,7 +63,7 @@ def _outer_calls(expr: ast.AST) -> tuple[str, ...]:
         if isinstance(call.func, ast.Name) and call.func.id == "all" and call.args:
             found.extend(c for c in outer_calls(call.args[0]) if c not in found)
             continue
-        text = ast.unparse(call)
+        text = call_text(call)
         if text not in found:
             found.append(text)
     return tuple(found)
@@ -90,7 +91,7 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
     expr = ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[])
     candidates: list[str] = []
     for call in calls[:MAX_CANDIDATES]:
-        text = ast.unparse(call)
+        text = call_text(call)
         if text not in candidates:
             candidates.append(text)
     return RaisedCondition(expr, approx, candidates)

@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from errdex.analyze.exprs import expr_key, memo
 from errdex.analyze.intervals import merge_bounds
 from errdex.analyze.purity import is_pure
+from errdex.analyze.source import node_text
 
 TRUE = ast.Constant(True)
 FALSE = ast.Constant(False)
@@ -260,15 +261,36 @@ def render(node: ast.expr) -> str:
 
 
 def _render(node: ast.expr) -> str:
-    if isinstance(node, ast.BoolOp):
+    kind = type(node)
+    if kind is ast.BoolOp:
         sep = " and " if isinstance(node.op, ast.And) else " or "
         return sep.join(_operand_text(v) for v in node.values)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.BoolOp):
-        return f"not ({render(node.operand)})"
-    if (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+    if kind is ast.UnaryOp and isinstance(node.op, ast.Not) and not hasattr(node, "lineno"):
+        operand = node.operand
+        text = render(operand)
+        return f"not ({text})" if isinstance(operand, _LOOSER_THAN_NOT) else f"not {text}"
+    if kind is ast.Compare and len(node.ops) == 1 and not hasattr(node, "lineno"):
+        return f"{_compared_text(node.left)} {_OP_TEXT[type(node.ops[0])]} {_compared_text(node.comparators[0])}"
+    if (kind is ast.Call and len(node.args) == 1 and not node.keywords
             and isinstance(node.args[0], ast.GeneratorExp)):
-        return f"{ast.unparse(node.func)}{ast.unparse(node.args[0])}"
-    return ast.unparse(node)
+        return f"{node_text(node.func)}{ast.unparse(node.args[0])}"
+    return node_text(node)
+
+
+#: Operands written in parentheses after `not` / around a comparison operator (as ast.unparse does).
+_LOOSER_THAN_NOT = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr)
+_OP_TEXT: dict[type, str] = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+}
+
+
+def _compared_text(node: ast.expr) -> str:
+    text = render(node)
+    if isinstance(node, (*_LOOSER_THAN_NOT, ast.Compare)) or (
+            isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return f"({text})"
+    return text
 
 
 def _operand_text(node: ast.expr) -> str:

@@ -12,13 +12,22 @@ import re
 
 from errdex.analyze.condition import trigger_condition
 from errdex.analyze.feeding import feeding_values
+from errdex.analyze.source import analyzing
 from errdex.models import ErrorSite, Placeholder
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def analyze_site(scope: ast.AST, path: list, site: ErrorSite) -> None:
-    """Trigger condition and the assignments feeding it and the message's placeholders."""
+def analyze_site(scope: ast.AST, path: list, site: ErrorSite, lines: list[str] | None = None) -> None:
+    """Trigger condition and the assignments feeding it and the message's placeholders.
+
+    `lines` (the file's source lines) lets texts be cut from the source instead of unparsed.
+    """
+    with analyzing(lines):
+        _analyze(scope, path, site)
+
+
+def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         site.condition, site.condition_exact = "True", False
         site.condition_reason = "raised in a class body"

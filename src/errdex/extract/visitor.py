@@ -35,8 +35,8 @@ _CALL_REVERSED = re.compile(r"\(\s*([\w.]++)")
 _DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*")
 _MESSAGE_PARAM = re.compile(r"msg|message|text|reason|detail|desc|what|err|why|explanation", re.I)
 
-#: Called for each site with (scope node, path from scope to site statement, site).
-SiteAnalyzer = Callable[[ast.AST, list, ErrorSite], None]
+#: Called for each site with (scope node, path from scope to site statement, site, file's source lines).
+SiteAnalyzer = Callable[[ast.AST, list, ErrorSite, list[str]], None]
 
 
 class _Scope:
@@ -423,7 +423,7 @@ class ModuleWalker:
 
     def _analyze(self, site: ErrorSite) -> None:
         try:
-            self.analyze(self.scopes[-1].node, list(self.path), site)
+            self.analyze(self.scopes[-1].node, list(self.path), site, self.lines)
         except RecursionError:
             site.condition_reason = "analysis recursion limit"
         except Exception as exc:  # an analyzer bug must not lose the site

@@ -1,0 +1,102 @@
+"""Source text of the analysed file's AST nodes: sliced from its lines, not unparsed.
+
+`ast.unparse` was the largest single cost of per-site analysis. While
+`analyzing(lines)` is active (the walker sets it once per site, see
+`errdex.analyze.site`), `node_text` returns a node's text as written when it
+sits on one line and the cut looks right; otherwise, and for nodes built
+by the analysis itself (no positions), it falls back to `ast.unparse`. The
+two agree as Python: only quotes, spacing and redundant parentheses differ.
+
+The current lines are process-wide state: indexing workers analyse one
+site at a time.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from errdex.analyze.exprs import expr_key
+
+_current: list[list[str] | None] = [None]
+#: First text seen per structure in the current file, so one call written with
+#: different quotes in two places is still listed once (see `call_text`).
+_canonical: dict[str, str] = {}
+_canonical_of: list[list[str] | None] = [None]
+
+
+class analyzing:
+    """Context in which node positions refer to `lines` (the file's source lines)."""
+
+    __slots__ = ("lines", "saved")
+
+    def __init__(self, lines: list[str] | None) -> None:
+        self.lines = lines
+        self.saved: list[str] | None = None
+
+    def __enter__(self) -> None:
+        self.saved = _current[0]
+        _current[0] = self.lines
+        if self.lines is not _canonical_of[0]:
+            _canonical.clear()
+            _canonical_of[0] = self.lines
+
+    def __exit__(self, *exc: object) -> None:
+        _current[0] = self.saved
+
+
+def node_text(node: ast.AST) -> str:
+    """The node's source text (see module doc)."""
+    lines = _current[0]
+    if lines is not None:
+        text = _slice(lines, node)
+        if text is not None:
+            return text
+    return ast.unparse(node)
+
+
+def call_text(node: ast.AST) -> str:
+    """`node_text`, but the same for structurally equal nodes of one file (calls are deduplicated by text)."""
+    if _current[0] is None:
+        return ast.unparse(node)
+    key = expr_key(node)
+    text = _canonical.get(key)
+    if text is None:
+        text = _canonical[key] = node_text(node)
+    return text
+
+
+def _slice(lines: list[str], node: ast.AST) -> str | None:
+    row = getattr(node, "lineno", None)
+    if row is None or row != node.end_lineno or row > len(lines):
+        return None
+    line = lines[row - 1]
+    start, end = node.col_offset, node.end_col_offset
+    if line.isascii():
+        text = line[start:end]
+    else:
+        try:
+            text = line.encode()[start:end].decode()
+        except UnicodeDecodeError:
+            return None
+    return text if _plausible(node, text) else None
+
+
+#: Kinds whose bare source text is not what ast.unparse gives as a standalone expression.
+_UNPARSED = frozenset({ast.Tuple, ast.NamedExpr, ast.GeneratorExp, ast.Starred, ast.Yield, ast.YieldFrom})
+
+
+def _plausible(node: ast.AST, text: str) -> bool:
+    """Cheap check that the cut is the node (positions inside f-strings can be off)."""
+    if not text or text[0].isspace() or text[-1].isspace():
+        return False
+    kind = type(node)
+    if kind in _UNPARSED:
+        return False
+    if kind is ast.Name:
+        return text == node.id
+    if kind is ast.Call:
+        return text[-1] == ")" and text.count("(") == text.count(")") and text.count("[") == text.count("]")
+    if kind is ast.Attribute:
+        return text.endswith(node.attr)
+    return text.count("(") == text.count(")") and text.count("[") == text.count("]") \
+        and text.count("{") == text.count("}")
