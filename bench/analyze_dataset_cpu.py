@@ -1,0 +1,102 @@
+"""CPU time of `analyze_dataset` alone on sglang 0.5.23 (goal < 1.5 s, single-threaded).
+
+The facts and records are built once (the pipeline stages up to
+`build_records`, with the per-file facts cached in a SQLite file under
+~/.cache/errdex-tests/bench so later runs load in seconds). Each repeat then
+runs in a forked child, so it starts from the same untouched records and with
+the analysis caches cold, exactly as inside `errdex index`. CPU time
+(`time.process_time()`), best of N: the machine is shared.
+
+    python bench/analyze_dataset_cpu.py [--repeat 3] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import CACHE, sglang_tree  # noqa: E402
+
+
+def load(jobs: int):
+    """(records, facts) of sglang as `index_tree` has them right before `analyze_dataset`."""
+    from errdex import pipeline
+    from errdex.records import build_records, fill_window
+    from errdex.store import Store
+
+    tree = sglang_tree()
+    db = CACHE / "bench" / "analyze_dataset_cpu.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with Store.open(db) as store:
+        facts, texts, keys, _ = pipeline._extract_all(tree, store, jobs, lambda *a: None, True)
+        sites, classes = pipeline.link(facts, tree, store, keys)
+    for site in sites:
+        fill_window(site, texts[site.file_path])
+    modules = {f.file_path: f.module for f in facts}
+    return build_records(tree, sites, classes, modules, "2026-01-01T00:00:00Z"), facts
+
+
+def _child(records, facts, profile: bool, out: int) -> None:
+    from errdex.analyze.dataset import analyze_dataset
+
+    prof = cProfile.Profile() if profile else None
+    start = time.process_time()
+    if prof:
+        prof.runcall(analyze_dataset, records, facts)
+    else:
+        analyze_dataset(records, facts)
+    cpu = time.process_time() - start
+    text = f"{cpu}\n"
+    if prof:
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(35)
+        text += buf.getvalue()
+    os.write(out, text.encode())
+
+
+def run_forked(records, facts, profile: bool = False) -> tuple[float, str]:
+    """One analysis in a forked child: (CPU seconds, profile listing)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read)
+            _child(records, facts, profile, write)
+        finally:
+            os._exit(0)
+    os.close(write)
+    chunks = []
+    while chunk := os.read(read, 1 << 16):
+        chunks.append(chunk)
+    os.close(read)
+    os.waitpid(pid, 0)
+    first, _, rest = b"".join(chunks).decode().partition("\n")
+    return float(first), rest
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=2, help="workers for a cold facts cache")
+    ap.add_argument("--profile", action="store_true", help="print a cProfile listing of one more run")
+    opts = ap.parse_args()
+    t = time.perf_counter()
+    records, facts = load(opts.jobs)
+    print(f"loaded   {len(records):,} records, {len(facts):,} files in {time.perf_counter() - t:.1f} s")
+    times = [run_forked(records, facts)[0] for _ in range(opts.repeat)]
+    print("runs     " + "  ".join(f"{s:.2f}" for s in times) + " s CPU")
+    print(f"best     {min(times):.2f} s CPU  (goal < 1.5 s)")
+    if opts.profile:
+        print(run_forked(records, facts, profile=True)[1])
+
+
+if __name__ == "__main__":
+    main()
