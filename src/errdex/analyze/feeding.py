@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from errdex.analyze.names import dotted, read_chains, shallow_walruses, target_names
 from errdex.analyze.source import node_text
@@ -35,15 +35,42 @@ class _Definition:
     targets: list[ast.expr]     # what it binds
     reads: ast.AST | None       # where its value comes from
     augmented: bool = False
+    #: defines/kills/uses/text, computed once: definitions are kept on their statement
+    #: and reused by every later site of the function.
+    memo: dict = field(default_factory=dict)
 
     def defines(self) -> set[str]:
+        found = self.memo.get("defines")
+        if found is None:
+            found = self.memo["defines"] = self._defines()
+        return found
+
+    def kills(self) -> set[str]:
+        found = self.memo.get("kills")
+        if found is None:
+            found = self.memo["kills"] = self._kills()
+        return found
+
+    def uses(self) -> set[str]:
+        found = self.memo.get("uses")
+        if found is None:
+            found = self.memo["uses"] = self._uses()
+        return found
+
+    def text(self) -> str:
+        found = self.memo.get("text")
+        if found is None:
+            found = self.memo["text"] = self._text()
+        return found
+
+    def _defines(self) -> set[str]:
         out: set[str] = set()
         for target in self.targets:
             chain = dotted(target)
             out.update(target_names(target) if chain is None or "." not in chain else [chain])
         return out
 
-    def kills(self) -> set[str]:
+    def _kills(self) -> set[str]:
         if self.augmented:
             return set()
         out: set[str] = set()
@@ -54,8 +81,8 @@ class _Definition:
                 out.add(chain)
         return out
 
-    def uses(self) -> set[str]:
-        found = read_chains(self.reads) if self.reads is not None else set()
+    def _uses(self) -> set[str]:
+        found = set(read_chains(self.reads)) if self.reads is not None else set()
         if self.augmented:
             for target in self.targets:
                 found |= read_chains(target)
@@ -64,7 +91,7 @@ class _Definition:
                 found |= read_chains(target)
         return found
 
-    def text(self) -> str:
+    def _text(self) -> str:
         node = self.text_of
         if isinstance(node, (ast.For, ast.AsyncFor)):
             return f"for {node_text(node.target)} in {node_text(node.iter)}"
@@ -81,7 +108,14 @@ def _walrus_definitions(expr: ast.expr | None) -> list[_Definition]:
 
 
 def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
-    """Bindings made by a preceding sibling that surely ran."""
+    """Bindings made by a preceding sibling that surely ran (kept on the statement)."""
+    found = stmt.__dict__.get("_errdex_defs")
+    if found is None:
+        found = stmt.__dict__["_errdex_defs"] = _new_statement_definitions(stmt)
+    return found
+
+
+def _new_statement_definitions(stmt: ast.stmt) -> list[_Definition]:
     if isinstance(stmt, ast.Assign):
         return [*_walrus_definitions(stmt.value), _Definition(stmt, list(stmt.targets), stmt.value)]
     if isinstance(stmt, ast.AugAssign):
