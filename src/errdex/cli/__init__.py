@@ -12,6 +12,21 @@ from errdex.errors import ErrdexError
 
 
 class _Group(click.Group):
+    """Commands are imported only when run (or listed), so `errdex scan` does not pay for `errdex serve`."""
+
+    lazy: dict[str, tuple[str, str]] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy and name not in self.commands:
+            from importlib import import_module
+
+            module, attr = self.lazy[name]
+            self.add_command(getattr(import_module(module), attr), name)
+        return super().get_command(ctx, name)
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
@@ -31,17 +46,21 @@ def main() -> None:
     """
 
 
-# --- command registration (one import + add_command per command module) ---
-from errdex.cli.catalog import export, list_records, show, stats  # noqa: E402
-from errdex.cli.enrich import enrich  # noqa: E402
-from errdex.cli.explain import explain, scan  # noqa: E402
-from errdex.cli.index import index  # noqa: E402
-from errdex.cli.run import run  # noqa: E402
-from errdex.cli.serve import serve  # noqa: E402
-from errdex.cli.versions import diff, history  # noqa: E402
-
-for _command in (index, list_records, show, stats, export, explain, scan, diff, history, serve, enrich, run):
-    main.add_command(_command)
+# --- command registration: name -> (module, attribute), imported on first use ---
+_Group.lazy = {
+    "index": ("errdex.cli.index", "index"),
+    "list": ("errdex.cli.catalog", "list_records"),
+    "show": ("errdex.cli.catalog", "show"),
+    "stats": ("errdex.cli.catalog", "stats"),
+    "export": ("errdex.cli.catalog", "export"),
+    "explain": ("errdex.cli.explain", "explain"),
+    "scan": ("errdex.cli.explain", "scan"),
+    "diff": ("errdex.cli.versions", "diff"),
+    "history": ("errdex.cli.versions", "history"),
+    "serve": ("errdex.cli.serve", "serve"),
+    "enrich": ("errdex.cli.enrich", "enrich"),
+    "run": ("errdex.cli.run", "run"),
+}
 
 
 if __name__ == "__main__":
