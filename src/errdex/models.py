@@ -82,7 +82,7 @@ class Template:
     form: str = "literal"   # literal|fstring|percent|format|concat|variable|constant|helper|none|dynamic
 
     def text(self) -> str:
-        return "".join(s if isinstance(s, str) else "{" + s.name + "}" for s in self.segments)
+        return self.rendered()[0]
 
     def placeholders(self) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -106,9 +106,11 @@ class Template:
         text, pattern, groups = [], [], []
         holes: dict[str, str] = {}
         literal = 0
+        # In f-strings and str.format templates literal braces are written doubled: keep them so.
+        doubled = self.form in _BRACE_FORMS and any(not isinstance(s, str) for s in self.segments)
         for s in self.segments:
             if isinstance(s, str):
-                text.append(s)
+                text.append(s.replace("{", "{{").replace("}", "}}") if doubled and ("{" in s or "}" in s) else s)
                 pattern.append(escape_literal(s))
                 literal += len(s)
             else:
@@ -119,6 +121,7 @@ class Template:
         return "".join(text), "".join(pattern), holes, groups, literal
 
 
+_BRACE_FORMS = frozenset({"fstring", "format"})
 _REGEX_META = re.compile(r"([.^$*+?{}\[\]\\|()])")
 
 
