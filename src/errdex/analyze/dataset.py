@@ -30,8 +30,9 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts]) -> None:
     try:
         graph = build_call_graph(facts)
         method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
+        reach: dict[tuple[str, bool], tuple[list[str], list[str]]] = {}
         for record, related in zip(records, related_ids(records)):
-            _fill(record, graph, method_of)
+            _fill(record, graph, method_of, reach)
             record["errdex"]["related"] = related
             record["errdex"]["provenance"]["related"] = "heuristic:related-rank"
     finally:
@@ -44,12 +45,16 @@ def site_qualname(record: dict) -> str:
     return f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
 
 
-def _fill(record: dict, graph: CallGraph, method_of: dict) -> None:
+def _fill(record: dict, graph: CallGraph, method_of: dict, reach: dict) -> None:
+    """`reach` caches callers and entry points per function: a function often raises several times."""
     ex = record["errdex"]
     prov = ex["provenance"]
     qual = site_qualname(record)
-    ex["callers"] = graph.callers(qual)
-    ex["entryPoints"] = graph.entry_points(qual, include_tests=bool(ex.get("test")))
+    key = (qual, bool(ex.get("test")))
+    found = reach.get(key)
+    if found is None:
+        found = reach[key] = (graph.callers(qual), graph.entry_points(qual, include_tests=key[1]))
+    ex["callers"], ex["entryPoints"] = list(found[0]), list(found[1])
     prov["callers"] = prov["entryPoints"] = "fact"
     cond = parse_condition(ex.get("condition"))
     own_text = code(cond.own) if cond.own is not None else None

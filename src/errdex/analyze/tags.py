@@ -29,26 +29,52 @@ def tags_for(record: dict, test_text: str | None = None) -> list[str]:
     `test_text` is the condition's own test (identifiers of the earlier guards are noise here).
     """
     ex = record["errdex"]
-    out: dict[str, None] = {}
-    if ex.get("test"):
-        out["test"] = None
-    path = (record.get("filePath") or "").removesuffix(".py")
-    for seg in path.split("/"):
-        if seg and seg not in _LAYOUT_DIRS:
-            out[seg.lower()] = None
     cls = (ex.get("classQualname") or record.get("errorClass") or "").rpartition(".")[2]
-    if cls:
-        out[class_tag(cls)] = None
+    out = dict(_head(bool(ex.get("test")), record.get("filePath") or "", cls))
     idents = 0
-    for text in (*(ex.get("placeholders") or {}).values(), _strip_strings(test_text if test_text is not None else ex.get("condition") or "")):
-        for name in _IDENT.findall(text):
-            low = name.lower()
+    texts = (*(ex.get("placeholders") or {}).values(), test_text if test_text is not None else ex.get("condition") or "")
+    for text in texts:
+        for low in _candidates(text):
             if idents >= MAX_IDENTIFIERS:
                 break
-            if len(low) > 2 and low not in _NOT_TAGS and low not in out:
+            if low not in out:
                 out[low] = None
                 idents += 1
     return list(out)
+
+
+_HEADS: dict[tuple, dict[str, None]] = {}
+
+
+def _head(test: bool, file_path: str, cls: str) -> dict[str, None]:
+    """"test", the path segments and the class tag (cached: a file holds many records)."""
+    key = (test, file_path, cls)
+    out = _HEADS.get(key)
+    if out is None:
+        out = {"test": None} if test else {}
+        for seg in file_path.removesuffix(".py").split("/"):
+            if seg and seg not in _LAYOUT_DIRS:
+                out[seg.lower()] = None
+        if cls:
+            out[class_tag(cls)] = None
+        if len(_HEADS) < 100_000:
+            _HEADS[key] = out
+    return out
+
+
+_CANDIDATES: dict[str, tuple[str, ...]] = {}
+
+
+def _candidates(text: str) -> tuple[str, ...]:
+    """Identifiers of an expression (strings removed) that may be tags, lower-case, in order."""
+    found = _CANDIDATES.get(text)
+    if found is None:
+        plain = _strip_strings(text) if "'" in text or '"' in text else text
+        found = tuple(dict.fromkeys(low for name in _IDENT.findall(plain)
+                                    if len(low := name.lower()) > 2 and low not in _NOT_TAGS))
+        if len(_CANDIDATES) < 200_000:
+            _CANDIDATES[text] = found
+    return found
 
 
 def class_tag(name: str) -> str:
@@ -56,8 +82,11 @@ def class_tag(name: str) -> str:
     return _CAMEL.sub("-", name).lower()
 
 
+_STRINGS = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
 def _strip_strings(expr: str) -> str:
-    return re.sub(r"'[^']*'|\"[^\"]*\"", " ", expr)
+    return _STRINGS.sub(" ", expr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +124,22 @@ def _facts(record: dict) -> Facts:
     classes = frozenset(n.rpartition(".")[2] for n in names if n)
     if record.get("errorType") == "assertion":
         classes |= {"AssertionError"}
-    words = re.sub(r"\{[^{}]*\}", " ", record.get("errorMessage") or "").lower()
+    words = _literal_words(record.get("errorMessage") or "")
     return Facts(record.get("errorType") or "", classes, words, ex.get("condition") or "", record.get("httpStatus"))
+
+
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_WORDS_OF: dict[str, str] = {}
+
+
+def _literal_words(template: str) -> str:
+    """The template's literal text, lower-case (cached: templates repeat)."""
+    found = _WORDS_OF.get(template)
+    if found is None:
+        found = _PLACEHOLDER.sub(" ", template).lower() if "{" in template else template.lower()
+        if len(_WORDS_OF) < 200_000:
+            _WORDS_OF[template] = found
+    return found
 
 
 _DEPRECATION = r"deprecat|will be removed|no longer supported|is obsolete"
@@ -144,25 +187,85 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-_WORD_RX = {i: re.compile(r.words) for i, r in enumerate(RULES) if r.words}
 _COND_RX = {i: re.compile(r.condition) for i, r in enumerate(RULES) if r.condition}
-_ANY_WORD = re.compile("|".join(f"(?:{r.words})" for r in RULES if r.words))
 _ANY_COND = re.compile("|".join(f"(?:{r.condition})" for r in RULES if r.condition))
+_WORD_RULES = tuple(i for i, r in enumerate(RULES) if r.words)
+_ALTERNATIONS: dict[tuple[int, int], re.Pattern] = {}
+_FIRST_WORD: dict[tuple[str, int], int] = {}
+_NONE = len(RULES)
 
 
-_WORD_HITS: dict[str, frozenset[int]] = {}
+def _word_database():
+    """A hyperscan database of the word rules (id = rule index), or None without hyperscan.
+
+    One scan reports every rule whose pattern occurs, at a fraction of the cost
+    of Python's regex over the same alternation. ASCII text only: there the
+    two agree on `\\b` (checked on every sglang message).
+    """
+    try:
+        import hyperscan
+    except ImportError:   # wheels for x86-64 Linux only; the `re` path below gives the same answer
+        return None
+    try:
+        db = hyperscan.Database()
+        db.compile(expressions=[RULES[i].words.encode() for i in _WORD_RULES], ids=list(_WORD_RULES),
+                   elements=len(_WORD_RULES),
+                   flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(_WORD_RULES))
+        return db, hyperscan.Scratch(db)
+    except Exception:  # noqa: BLE001 - a pattern hyperscan rejects: fall back to `re`
+        return None
 
 
-def _word_hits(words: str) -> frozenset[int]:
-    """Indices of the rules whose word pattern occurs in `words` (cached: messages repeat)."""
-    found = _WORD_HITS.get(words)
+_HS: list = []
+
+
+def _hyperscan_first(words: str, start: int) -> int:
+    if not _HS:
+        _HS.append(_word_database())
+    if _HS[0] is None or not words.isascii():   # hyperscan's `\\b` is ASCII-only; `re`'s is Unicode
+        return -1
+    db, scratch = _HS[0]
+    low = _WORD_RULES[start]
+    hits = []
+
+    def on_match(rule: int, _from: int, _to: int, _flags: int, _ctx) -> None:
+        hits.append(rule)
+
+    db.scan(words.encode(), match_event_handler=on_match, scratch=scratch)
+    return min((h for h in hits if h >= low), default=_NONE)
+
+
+def _alternation(start: int, end: int) -> re.Pattern:
+    """One regex for the word rules `_WORD_RULES[start:end]`, a named group per rule."""
+    rx = _ALTERNATIONS.get((start, end))
+    if rx is None:
+        rx = _ALTERNATIONS[(start, end)] = re.compile(
+            "|".join(f"(?P<r{k}>{RULES[_WORD_RULES[k]].words})" for k in range(start, end)))
+    return rx
+
+
+def first_word_rule(words: str, start: int = 0) -> int:
+    """Index in RULES of the first word rule (from `_WORD_RULES[start]` on) whose pattern occurs in `words`.
+
+    `len(RULES)` when none does. Through hyperscan when available; else one
+    search over the alternation of the word rules finds some rule k that
+    occurs, and only the rules before k can still be first, so the search
+    repeats over those. Cached: messages repeat.
+    """
+    key = (words, start)
+    found = _FIRST_WORD.get(key)
     if found is None:
-        if words and _ANY_WORD.search(words) is not None:
-            found = frozenset(i for i, rx in _WORD_RX.items() if rx.search(words))
-        else:
-            found = frozenset()
-        if len(_WORD_HITS) < 200_000:
-            _WORD_HITS[words] = found
+        found = _hyperscan_first(words, start) if words else _NONE
+        if found < 0:
+            found, end = _NONE, len(_WORD_RULES)
+            while end > start:
+                m = _alternation(start, end).search(words)
+                if m is None:
+                    break
+                end = int(m.lastgroup[1:])
+                found = _WORD_RULES[end]
+        if len(_FIRST_WORD) < 200_000:
+            _FIRST_WORD[key] = found
     return found
 
 
@@ -174,12 +277,13 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
     """
     f = _facts(record)
     text = f.condition if test_text is None else test_text
-    words = _word_hits(f.words)
+    # Rule 0 (deprecation words) only counts for warnings: others look from the next word rule on.
+    word_rule = first_word_rule(f.words, 0 if f.error_type == _WARNING else 1)
     cond = text not in ("", "True", "False") and "." in text and _ANY_COND.search(text) is not None
     for i, rule in enumerate(RULES):
         if rule.when is not None and not rule.when(f):
             continue
-        if not (rule.classes or rule.words or rule.condition) or (f.classes & rule.classes) or i in words:
+        if not (rule.classes or rule.words or rule.condition) or (f.classes & rule.classes) or i == word_rule:
             return rule.tag, rule.name
         if cond and rule.condition and _COND_RX[i].search(text):
             return rule.tag, rule.name
