@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.analyze.condexpr import Condition, code, negate_code, type_tests
+from errdex.analyze.condexpr import Condition, type_tests
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRATEGY_BODY = {
@@ -63,7 +63,7 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     """The feeding assignments, then `assert <the test negated>`: it fails exactly where the site raises."""
     if cond.own is None or cond.is_except or cond.constant is not None:
         return None
-    own = code(cond.own)
+    own = cond.own_text
     lines = []
     if not exact:
         lines.append(f"# approximate: {reason or 'not every path was followed'}")
@@ -73,7 +73,7 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     lines += feeding_for(used, feeding)
     shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
-    lines.append(f"assert {negate_code(cond.own)}{message}")
+    lines.append(f"assert {cond.neg}{message}")
     return "\n".join(lines)
 
 
@@ -125,9 +125,9 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     if cond.own is None or cond.is_except or cond.constant is not None or function.endswith("<module>"):
         return None
     bare = call.split("  #")[0]
-    after = (f"# names as in {function}\nif {negate_code(cond.own)}:\n    {bare}\n"
+    after = (f"# names as in {function}\nif {cond.neg}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")
-    return f"# before\n{bare}  # raises {error_class} when {code(cond.own)}\n# after\n{after}"
+    return f"# before\n{bare}  # raises {error_class} when {cond.own_text}\n# after\n{after}"
 
 
 def _parsed(text: str) -> str | None:

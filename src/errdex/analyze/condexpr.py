@@ -31,14 +31,13 @@ class Condition:
     tree: ast.expr | None
     guards: list[str] = field(default_factory=list)   # the earlier conjuncts, as one text (or none)
     own: ast.expr | None = None
+    own_text: str = ""         # the own test as source ("" when there is none)
+    neg: str = ""              # the own test negated, as source
+    constant: bool | None = None   # the whole condition when it is a literal True/False
 
     @property
     def is_except(self) -> bool:
         return "raised(" in self.text
-
-    @property
-    def constant(self) -> bool | None:
-        return self.tree.value if isinstance(self.tree, ast.Constant) and isinstance(self.tree.value, bool) else None
 
 
 def parse_condition(text: str | None) -> Condition:
@@ -58,8 +57,13 @@ def parse_condition(text: str | None) -> Condition:
     cond = Condition(text, own, [head] if head else [], own)
     _CURRENT[0] = own
     _CURRENT_TEXT[0] = text
-    if own is not None and head:
-        cond.tree = ast.BoolOp(ast.And(), [ast.Name("_guard"), own])
+    if own is not None:
+        # Computed once here: the prose and every code field use them.
+        cond.own_text, cond.neg = code(own), negate_code(own)
+        if head:
+            cond.tree = ast.BoolOp(ast.And(), [ast.Name("_guard"), own])
+        elif isinstance(own, ast.Constant) and isinstance(own.value, bool):
+            cond.constant = own.value
     return cond
 
 

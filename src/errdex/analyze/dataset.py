@@ -12,7 +12,7 @@ import gc
 
 from errdex.analyze import codegen, prose
 from errdex.analyze.callgraph import CallGraph, build_call_graph
-from errdex.analyze.condexpr import Condition, code, describe, negate_code, parse_condition
+from errdex.analyze.condexpr import Condition, describe, parse_condition
 from errdex.analyze.related import related_ids
 from errdex.analyze.tags import background_tag, tags_for
 from errdex.models import FileFacts
@@ -57,7 +57,7 @@ def _fill(record: dict, graph: CallGraph, method_of: dict, reach: dict) -> None:
     ex["callers"], ex["entryPoints"] = list(found[0]), list(found[1])
     prov["callers"] = prov["entryPoints"] = "fact"
     cond = parse_condition(ex.get("condition"))
-    own_text = code(cond.own) if cond.own is not None else None
+    own_text = cond.own_text if cond.own is not None else None
     record["tags"] = tags_for(record, own_text)
     prov["tags"] = "heuristic:tags"
     tag, rule = background_tag(record, own_text)
@@ -74,7 +74,7 @@ def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Conditi
                         ex.get("placeholders") or {}, ex.get("feeding") or [], ex["entryPoints"],
                         ex["callers"], tag, record.get("errorType") or "exception", bool(ex.get("test")))
     if cond.own is not None:
-        f.neg, f.said = negate_code(cond.own), describe(cond.own)
+        f.neg, f.said = cond.neg, describe(cond.own)
     from_condition = "fact" if exact else "heuristic:approximate-condition"
     _set(record, "documentation", prose.documentation(f), from_condition)
     _set(record, "triggerScenarios", prose.trigger_scenarios(f), from_condition)

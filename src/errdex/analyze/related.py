@@ -35,25 +35,44 @@ _NOT_GUARDS = frozenset({*keyword.kwlist, "self", "cls", "raised", "isinstance",
                          "float", "bool", "list", "tuple", "dict", "set"})
 
 
+_WORDS_CACHE: dict[str, frozenset[str]] = {}
+_GUARDS_CACHE: dict[str, tuple[str, ...]] = {}
+
+
 def literal_words(template: str) -> frozenset[str]:
-    """Lower-case words of the template's literal text (placeholders removed)."""
-    return frozenset(_WORD.findall(_PLACEHOLDER.sub(" ", template or "").lower()))
+    """Lower-case words of the template's literal text (placeholders removed; cached: templates repeat)."""
+    found = _WORDS_CACHE.get(template)
+    if found is None:
+        found = frozenset(_WORD.findall(_PLACEHOLDER.sub(" ", template or "").lower()))
+        if len(_WORDS_CACHE) < 200_000:
+            _WORDS_CACHE[template] = found
+    return found
 
 
-def guard_names(condition: str | None) -> frozenset[str]:
-    """Names (dotted chains kept whole) a condition tests, minus keywords and builtins."""
+def guard_names(condition: str | None) -> tuple[str, ...]:
+    """Names (dotted chains kept whole) a condition tests, minus keywords and builtins, nearest the site first.
+
+    An ordered tuple, not a set: only the first `_MAX_GUARDS` are looked up,
+    and a set's order would change with the hash seed from run to run.
+    """
     if not condition or condition in ("True", "False"):
-        return frozenset()
-    out = set()
-    # The guards nearest the site come last; a long conjunction's head adds little but cost.
-    for name in _NAME.findall(_strip_strings(condition[-_GUARD_TEXT:])):
-        if name.split(".")[0] not in _NOT_GUARDS and not name[0].isdigit():
-            out.add(name)
-    return frozenset(out)
+        return ()
+    found = _GUARDS_CACHE.get(condition)
+    if found is None:
+        # The guards nearest the site come last; a long conjunction's head adds little but cost.
+        names = _NAME.findall(_strip_strings(condition[-_GUARD_TEXT:]))
+        found = tuple(dict.fromkeys(n for n in reversed(names)
+                                    if n.split(".")[0] not in _NOT_GUARDS and not n[0].isdigit()))
+        if len(_GUARDS_CACHE) < 200_000:
+            _GUARDS_CACHE[condition] = found
+    return found
+
+
+_STRINGS = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 
 def _strip_strings(expr: str) -> str:
-    return re.sub(r"'[^']*'|\"[^\"]*\"", " ", expr)
+    return _STRINGS.sub(" ", expr) if "'" in expr or '"' in expr else expr
 
 
 def related_ids(records: list[dict]) -> list[list[str]]:
@@ -71,7 +90,7 @@ def related_ids(records: list[dict]) -> list[list[str]]:
         fn_key.append(fk)
         by_fn[fk].append(i)
         gk = [(module, g) for g in guard_names(ex.get("condition"))]
-        guard_keys.append(gk)
+        guard_keys.append(gk[:_MAX_GUARDS])
         for k in gk:
             by_guard[k].append(i)
         ck = (module, r.get("errorClass")) if r.get("errorClass") else None
@@ -79,21 +98,24 @@ def related_ids(records: list[dict]) -> list[list[str]]:
         if ck:
             by_class[ck].append(i)
         words.append(word_sets.add(literal_words(r.get("errorMessage") or ""), i))
-    out = []
     ids = [r["id"] for r in records]
-    for i in range(n):
-        scores: dict[int, float] = {}
-        _add(scores, by_fn[fn_key[i]], _SAME_FUNCTION, i)
-        for k in guard_keys[i][:_MAX_GUARDS]:
-            _add(scores, by_guard[k], _SHARED_GUARD, i)
-        if class_key[i]:
-            _add(scores, by_class[class_key[i]], _SAME_CLASS, i)
-        word_sets.add_scores(scores, words[i], i)
-        scores.pop(i, None)
-        ranked = sorted(scores, key=lambda j: (-scores[j], abs(j - i))) if len(scores) <= 4 * TOP else \
-            heapq.nsmallest(TOP, scores, key=lambda j: (-scores[j], abs(j - i)))
-        out.append([ids[j] for j in ranked[:TOP]])
-    return out
+    return [[ids[j] for j in _ranked(i, fn_key, guard_keys, class_key, words, by_fn, by_guard, by_class,
+                                     word_sets)] for i in range(n)]
+
+
+def _ranked(i, fn_key, guard_keys, class_key, words, by_fn, by_guard, by_class, word_sets) -> list[int]:
+    """The TOP records of the highest score for record i; ties go to the nearest in the source."""
+    scores: dict[int, float] = {}
+    _add(scores, by_fn[fn_key[i]], _SAME_FUNCTION, i)
+    for k in guard_keys[i]:
+        _add(scores, by_guard[k], _SHARED_GUARD, i)
+    if class_key[i]:
+        _add(scores, by_class[class_key[i]], _SAME_CLASS, i)
+    word_sets.add_scores(scores, words[i], i)
+    scores.pop(i, None)
+    keyed = [(-s, j - i if j > i else i - j, j) for j, s in scores.items()]
+    top = sorted(keyed) if len(keyed) <= 4 * TOP else heapq.nsmallest(TOP, keyed)
+    return [t[2] for t in top[:TOP]]
 
 
 def _add(scores: dict, posting: list[int], weight: float, me: int) -> None:
@@ -115,6 +137,7 @@ class _WordSets:
     def __init__(self) -> None:
         self.ids: dict[frozenset, int] = {}
         self.sets: list[frozenset] = []
+        self.sizes: list[int] = []
         self.members: list[list[int]] = []
         self.by_word: dict[str, list[int]] = defaultdict(list)
         self.similar: dict[int, list[tuple[int, float]]] = {}
@@ -124,6 +147,7 @@ class _WordSets:
         if wid is None:
             wid = self.ids[words] = len(self.sets)
             self.sets.append(words)
+            self.sizes.append(len(words))
             self.members.append([])
             for w in words:
                 self.by_word[w].append(wid)
@@ -155,7 +179,11 @@ class _WordSets:
         size = len(mine)
         sets = self.sets
         out = []
+        lo, hi = size * _MIN_JACCARD, size / _MIN_JACCARD   # |B| outside these cannot reach the threshold
+        sizes = self.sizes
         for other in candidates:
+            if not lo <= sizes[other] <= hi:
+                continue
             common = len(mine & sets[other])
             jac = common / (size + len(sets[other]) - common)
             if jac >= _MIN_JACCARD:
