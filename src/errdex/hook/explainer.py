@@ -6,19 +6,23 @@ or an indexed folder such as the user's script folder) and looked up by file
 and line, which is exact because the index is of the very version running.
 When no frame lands on a record, the message is matched against the
 datasets the frames touched (`errdex.match`).
+
+The frame-first path is the one a second error takes, often in a new
+process, so it imports little: owners come from the on-disk owner cache,
+records from plain SQL (`index_reader`), and the types here are NamedTuples
+and slotted classes rather than dataclasses (whose import pulls in `inspect`).
 """
 
 from __future__ import annotations
 
 import re
-import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
-from typing import TextIO
+from types import FrameType, TracebackType
+from typing import NamedTuple, TextIO
 
-from errdex.hook.lazy_index import ensure_indexed
-from errdex.hook.owners import dist_owner, folder_owner
+from errdex.hook.index_reader import IndexView
+from errdex.hook.owner_cache import FILE_NAME, OwnerCache, owner_of
+from errdex.hook.owners import folder_owner
 from errdex.hook.where import frame_values
 
 #: At most this many distributions are indexed for one exception.
@@ -27,8 +31,7 @@ MAX_INDEXED_PER_EXCEPTION = 2
 MAX_CHAIN = 4
 
 
-@dataclass(slots=True)
-class Explanation:
+class Explanation(NamedTuple):
     """One record explaining one exception, with values bound from the message and the frame."""
 
     record: dict                    # the seed-format record (plus `errdex`)
@@ -38,18 +41,27 @@ class Explanation:
     via: str                        # "frame" | "message"
     frame_file: str = ""            # the frame the record was found at (absolute)
     frame_line: int = 0
-    bindings: dict[str, str] = field(default_factory=dict)      # placeholder -> text from the message
-    frame_values: dict[str, str] = field(default_factory=dict)  # condition variable -> value
+    bindings: dict[str, str] = {}       # placeholder -> text from the message (never mutated)
+    frame_values: dict[str, str] = {}   # condition variable -> value (never mutated)
 
 
-@dataclass(slots=True)
 class _Lookup:
-    db_path: Path
-    datasets: set[str]
-    roots: dict[str, str]          # indexed folder root -> dataset name
-    stream: TextIO | None
-    indexed: int = 0
-    ignore: frozenset[str] = frozenset()
+    """What one `explain_exception` call reads and fills: the index, the owner cache, its budget."""
+
+    __slots__ = ("db_path", "index", "owners", "stream", "indexed", "ignore")
+
+    def __init__(self, db_path: Path, stream: TextIO | None, ignore: frozenset[str]) -> None:
+        self.db_path = db_path
+        self.index = IndexView(db_path)
+        self.owners = OwnerCache.load(owner_cache_path(db_path))
+        self.stream = stream
+        self.indexed = 0
+        self.ignore = ignore
+
+
+def owner_cache_path(db_path: Path) -> Path:
+    """The owner cache sits beside the database it serves (ERRDEX_HOME by default)."""
+    return db_path.parent / FILE_NAME
 
 
 def explain_exception(exc: BaseException, db_path: Path, stream: TextIO | None = None,
@@ -58,13 +70,16 @@ def explain_exception(exc: BaseException, db_path: Path, stream: TextIO | None =
 
     `ignore` names distributions whose frames are passed over (a test runner's own).
     """
-    lookup = _open_lookup(db_path, stream)
-    lookup.ignore = frozenset(name.lower() for name in ignore)
+    lookup = _Lookup(db_path, stream, frozenset(name.lower() for name in ignore))
     out: list[Explanation] = []
-    for item in exception_chain(exc):
-        found = _explain_one(item, lookup, index_missing)
-        if found is not None and all(found.record["id"] != e.record["id"] for e in out):
-            out.append(found)
+    try:
+        for item in exception_chain(exc):
+            found = _explain_one(item, lookup, index_missing)
+            if found is not None and all(found.record["id"] != e.record["id"] for e in out):
+                out.append(found)
+    finally:
+        lookup.index.close()
+        lookup.owners.save()
     return out
 
 
@@ -85,26 +100,14 @@ def exception_chain(exc: BaseException) -> list[BaseException]:
     return chain
 
 
-def _open_lookup(db_path: Path, stream: TextIO | None) -> _Lookup:
-    datasets, roots = _read_datasets(db_path)
-    return _Lookup(db_path, datasets, roots, stream)
-
-
-def _read_datasets(db_path: Path) -> tuple[set[str], dict[str, str]]:
-    if not db_path.is_file():
-        return set(), {}
-    from errdex.store import Store
-
-    with Store.open(db_path, readonly=True) as store:
-        infos = sorted(store.datasets(), key=lambda i: (i.published_at, i.id))
-    roots = {str((i.extra or {}).get("root")): i.name for i in infos
-             if i.kind in ("folder", "git") and (i.extra or {}).get("root")}
-    return {i.name for i in infos}, roots
-
-
 def _frames(exc: BaseException) -> list[tuple[FrameType, int]]:
-    """(frame, line) of the traceback, deepest first."""
-    return list(reversed(list(traceback.walk_tb(exc.__traceback__))))
+    """(frame, line) of the traceback, deepest first (`traceback.walk_tb` without its import)."""
+    out = []
+    tb: TracebackType | None = exc.__traceback__
+    while tb is not None:
+        out.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    return out[::-1]
 
 
 def _explain_one(exc: BaseException, lookup: _Lookup, index_missing: bool) -> Explanation | None:
@@ -116,7 +119,7 @@ def _explain_one(exc: BaseException, lookup: _Lookup, index_missing: bool) -> Ex
         dataset, rel = place
         if dataset not in touched:
             touched.append(dataset)
-        record = _record_at(lookup.db_path, dataset, rel, line)
+        record = lookup.index.record_at(dataset, rel, line)
         # Above the deepest frame a raise statement only re-raises what came from below,
         # unless it is a helper call (the helper's own frame sits below it).
         if record is not None and (depth == 0 or (record.get("errdex") or {}).get("helper")):
@@ -128,34 +131,23 @@ def _place(filename: str, lookup: _Lookup, index_missing: bool) -> tuple[str, st
     """(dataset, path inside it) for a frame's file, indexing its distribution if allowed."""
     if not filename or filename.startswith("<"):
         return None
-    owner = dist_owner(filename)
+    owner = owner_of(filename, lookup.owners)
     if owner is not None and owner.name.lower() in lookup.ignore:
         return None
     if owner is not None:
-        dataset = owner.find_dataset(lookup.datasets)
+        dataset = owner.find_dataset(lookup.index.datasets)
         if dataset is None:
             if not index_missing or lookup.indexed >= MAX_INDEXED_PER_EXCEPTION:
                 return None
+            from errdex.hook.lazy_index import ensure_indexed
+
             lookup.indexed += 1
-            ensure_indexed(owner, lookup.db_path, lookup.datasets, lookup.stream)
-            dataset = owner.dataset
+            lookup.index.close()    # no reader open on the file while it is written
+            ensure_indexed(owner, lookup.db_path, set(lookup.index.datasets), lookup.stream)
+            lookup.index.refresh()
+            dataset = owner.find_dataset(lookup.index.datasets) or owner.dataset
         return dataset, owner.rel_path
-    return folder_owner(filename, lookup.roots)
-
-
-def _record_at(db_path: Path, dataset: str, rel: str, line: int) -> dict | None:
-    """The record whose statement spans `line` of `rel` in `dataset`."""
-    from errdex.store import Store
-
-    glob = re.sub(r"([\[\]*?])", r"[\1]", rel)
-    with Store.open(db_path, readonly=True) as store:
-        records = list(store.iter_records(dataset, path_glob=glob))
-    for record in records:
-        start = record.get("lineNumber") or 0
-        end = (record.get("errdex") or {}).get("endLine") or start
-        if start <= line <= max(start, end):
-            return record
-    return None
+    return folder_owner(filename, lookup.index.roots())
 
 
 def _by_message(exc: BaseException, db_path: Path, datasets: list[str]) -> Explanation | None:

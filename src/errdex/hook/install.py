@@ -3,8 +3,8 @@
 Hooks `sys.excepthook`, `threading.excepthook`, `sys.unraisablehook` and,
 when running inside IPython, the shell's custom-exception handler. Each hook
 first calls the hook it replaced (so the traceback is printed exactly as
-before), then prints the errdex panel. Whatever goes wrong inside errdex
-becomes one line on stderr; KeyboardInterrupt and SystemExit are passed on
+before), then prints the errdex explanation (a panel on a terminal, plain
+text elsewhere). Whatever goes wrong inside errdex becomes one line on stderr; KeyboardInterrupt and SystemExit are passed on
 untouched; a hook firing while errdex is already explaining does nothing more.
 """
 
@@ -141,12 +141,12 @@ def _run_with_timeout(exc: BaseException, out: TextIO) -> None:
 def _explain_and_print(exc: BaseException, out: TextIO) -> None:
     from errdex.hook.explainer import explain_exception
     from errdex.hook.lazy_index import default_db
-    from errdex.hook.panel import print_panels
+    from errdex.hook.panel import print_explanations
 
     db_path = _State.db_path or default_db()
     explanations = explain_exception(exc, db_path, out, index_missing=_State.index_missing)
     if explanations:
-        print_panels(explanations, out)
+        print_explanations(explanations, out)
     else:
         _note(out, "no indexed error site raised this (index your own code with `errdex index DIR`)")
 

@@ -22,7 +22,14 @@ SERIAL_FILE_LIMIT = 300
 
 
 def default_db() -> Path:
-    """`ERRDEX_HOME/errdex.db`: the user database the hook reads and fills."""
+    """`ERRDEX_HOME/errdex.db`: the user database the hook reads and fills.
+
+    `$ERRDEX_HOME` is read here directly (as `config.errdex_home` does first),
+    so a set home costs no `platformdirs` import on the hook's fast path.
+    """
+    configured = os.environ.get("ERRDEX_HOME", "").strip()
+    if configured:
+        return Path(configured).expanduser() / "errdex.db"
     from errdex.config import errdex_home
 
     return errdex_home() / "errdex.db"

@@ -1,27 +1,33 @@
 """Who owns a file a traceback points at: an installed distribution, or an indexed folder.
 
-Answers are cached per process: the top-level-module -> distribution map is
-built once (`importlib.metadata.packages_distributions()`), and each file is
-looked up once.
+Answers are cached per process (each file is looked up once) and, through
+`owner_cache`, across processes: a new process that already saw a file asks
+no `importlib.metadata` question at all. Only a file seen for the first time
+pays for `packages_distributions()` (the top-level-module -> distribution
+map, tens of milliseconds) and the owning distribution's RECORD.
+`importlib.metadata` is imported only then, for the same reason.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata as importlib_metadata
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class DistOwner:
-    """An installed distribution and the file's path inside its install root."""
+class DistOwner(NamedTuple):
+    """An installed distribution and the file's path inside its install root.
 
-    name: str          # distribution name as its metadata spells it ("packaging")
+    A NamedTuple, not a dataclass: importing `dataclasses` (and with it
+    `inspect`) would cost the hook's fast path more than its whole lookup.
+    """
+
+    name: str            # distribution name as its metadata spells it ("packaging")
     version: str
-    rel_path: str      # posix path relative to site-packages ("packaging/version.py")
+    rel_path: str        # posix path relative to site-packages ("packaging/version.py")
+    record_file: str = ""   # the dist's RECORD (its mtime tells a cached answer is still true)
 
     @property
     def repo(self) -> str:
@@ -32,7 +38,7 @@ class DistOwner:
     def dataset(self) -> str:
         return f"{self.repo}@{self.version}"
 
-    def find_dataset(self, names: set[str]) -> str | None:
+    def find_dataset(self, names) -> str | None:
         """This dist's dataset among `names`, matched by name and exact version first.
 
         Cheap: computing `repo` imports the sources stage (and its HTTP client),
@@ -46,9 +52,19 @@ class DistOwner:
         return self.dataset if self.dataset in names else None
 
 
+def resolved(filename: str) -> str | None:
+    """The absolute, symlink-free form of a frame's file name (cache key), or None."""
+    try:
+        return str(Path(filename).resolve())
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
 @lru_cache(maxsize=1)
 def _top_level_map() -> dict[str, list[str]]:
-    return importlib_metadata.packages_distributions()
+    from importlib import metadata
+
+    return metadata.packages_distributions()
 
 
 @lru_cache(maxsize=1)
@@ -65,13 +81,18 @@ def _path_roots() -> tuple[Path, ...]:
     return tuple(sorted(set(roots), key=lambda p: -len(p.parts)))
 
 
+def path_roots() -> tuple[str, ...]:
+    """The sys.path folders owners are looked for under (the negative answers depend on them)."""
+    return tuple(str(root) for root in _path_roots())
+
+
 @lru_cache(maxsize=512)
 def dist_owner(filename: str) -> DistOwner | None:
     """The installed distribution that put `filename` on disk, or None (user code, stdlib)."""
-    try:
-        path = Path(filename).resolve()
-    except (OSError, RuntimeError):
+    found = resolved(filename)
+    if found is None:
         return None
+    path = Path(found)
     for root in _path_roots():
         try:
             rel = path.relative_to(root)
@@ -87,9 +108,11 @@ def dist_owner(filename: str) -> DistOwner | None:
 
 def _owner_in(name: str, root: Path, rel: str) -> DistOwner | None:
     """`name` as the owner of `rel`, when its RECORD lists that file under `root`."""
+    from importlib import metadata
+
     try:
-        dist = importlib_metadata.distribution(name)
-    except importlib_metadata.PackageNotFoundError:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
         return None
     files = dist.files or ()
     if not any(f.as_posix() == rel for f in files):
@@ -99,14 +122,18 @@ def _owner_in(name: str, root: Path, rel: str) -> DistOwner | None:
             return None
     except (OSError, RuntimeError):
         return None
-    return DistOwner(str(dist.metadata.get("Name") or name), dist.version, rel)
+    meta_dir = getattr(dist, "_path", None)   # PathDistribution's folder; others are not cached
+    record = str(Path(meta_dir) / "RECORD") if meta_dir is not None else ""
+    return DistOwner(str(dist.metadata.get("Name") or name), dist.version, rel, record)
 
 
 @lru_cache(maxsize=64)
 def _repo_of(name: str) -> str:
+    from importlib import metadata
+
     from errdex.sources.github import github_repo_from_metadata
 
-    return github_repo_from_metadata(importlib_metadata.distribution(name).metadata) or name
+    return github_repo_from_metadata(metadata.distribution(name).metadata) or name
 
 
 def folder_owner(filename: str, roots: dict[str, str]) -> tuple[str, str] | None:
@@ -114,10 +141,12 @@ def folder_owner(filename: str, roots: dict[str, str]) -> tuple[str, str] | None
 
     The deepest root wins, so a sub-folder indexed on its own beats its parent.
     """
-    try:
-        path = Path(filename).resolve()
-    except (OSError, RuntimeError):
+    if not roots:
         return None
+    found = resolved(filename)
+    if found is None:
+        return None
+    path = Path(found)
     best: tuple[int, str, str] | None = None
     for root, dataset in roots.items():
         try:

@@ -1,8 +1,11 @@
-"""The explanation printed after a traceback: one rich panel per explained exception.
+"""The explanation printed after a traceback: a rich panel on a terminal, plain text elsewhere.
 
 Sections, in order: where it was raised, the message template with the values
 bound from the live message, the values of the condition's variables in the
 raising frame, the trigger condition, the solutions, and the record's link.
+rich is imported only when the stream is a terminal (a person reads it):
+importing it costs a new process ~50 ms, and a log, a pipe or a CI capture
+gains nothing from box drawing.
 """
 
 from __future__ import annotations
@@ -60,6 +63,22 @@ def plain_text(explanations: list[Explanation]) -> str:
 
 def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
+
+
+def print_explanations(explanations: list[Explanation], stream: TextIO) -> None:
+    """Panels when `stream` is a terminal, else the plain text (same sections, same order)."""
+    if is_terminal(stream):
+        print_panels(explanations, stream)
+    else:
+        stream.write(plain_text(explanations) + "\n")
+        stream.flush()
+
+
+def is_terminal(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):   # no isatty, or a closed stream
+        return False
 
 
 def print_panels(explanations: list[Explanation], stream: TextIO) -> None:

@@ -10,7 +10,6 @@ is shown by its type name, since its `__repr__` is code we must not run.
 from __future__ import annotations
 
 import ast
-import inspect
 import reprlib
 from types import FrameType
 
@@ -57,9 +56,11 @@ def read_chain(chain: str, frame_locals: dict, frame_globals: dict | None = None
     value = frame_locals.get(head, _MISSING)
     if value is _MISSING and frame_globals is not None:
         value = frame_globals.get(head, _MISSING)
+    if value is _MISSING or not rest:
+        return value
+    import inspect   # only for attribute chains: a new process pays several ms for it
+
     for attr in rest:
-        if value is _MISSING:
-            break
         try:
             found = inspect.getattr_static(value, attr)
         except AttributeError:

@@ -1,0 +1,172 @@
+"""The hook's read side of the index: datasets and the record at a file and line, in plain SQL.
+
+The full `errdex.store` package (and the `errdex.models` dataclasses it
+imports) costs a new process more than the hook's whole 50 ms budget, yet
+the hook needs two answers only: which datasets exist, and which record's
+statement spans line N of file F in dataset D. Both are a few rows of
+`sqlite3` here, against the store's schema (`store/schema.py`), read-only.
+A record with model-written prose laid over it (an `errdex enrich` run) is
+read through `Store` after all, so the hook never shows less than `show`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import NamedTuple
+
+#: `models.SEED_FIELDS` and `models.SCHEMA_VERSION`, copied because importing `errdex.models`
+#: (dataclasses, inspect) costs more than the lookup; a test keeps the copies equal.
+SEED_FIELDS: tuple[str, ...] = (
+    "id", "repo", "slug", "errorCode", "errorMessage", "messagePattern",
+    "errorType", "errorClass", "httpStatus", "severity", "filePath",
+    "lineNumber", "sourceCode", "sourceCodeStart", "sourceCodeEnd",
+    "githubUrl", "documentation", "triggerScenarios", "commonSituations",
+    "solutions", "exampleFix", "handlingStrategy", "validationCode",
+    "typeGuard", "tryCatchPattern", "preventionTips", "tags",
+    "backgroundTag", "analyzedSha", "analyzedAt", "schemaVersion",
+)
+SCHEMA_VERSION = 2
+
+
+class IndexUnreadable(Exception):
+    """The file is not an errdex index (not SQLite, damaged, or another program's database)."""
+
+
+class DatasetRow(NamedTuple):
+    """The columns of one `datasets` row the hook needs."""
+
+    id: int
+    name: str              # repo@version
+    kind: str
+    url_base: str | None
+    analyzed_sha: str | None
+    analyzed_at: str
+    root: str | None       # the indexed folder, for folder and git datasets
+
+
+class IndexView:
+    """One read-only connection to the index; the datasets it holds read once."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+        self.datasets: dict[str, DatasetRow] = {}
+        self._conn: sqlite3.Connection | None = None
+        if db_path.is_file():
+            self._conn = _connect(db_path)
+            self.datasets = _read_datasets(self._conn, db_path)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> IndexView:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def refresh(self) -> None:
+        """Read the datasets again (after this process indexed one)."""
+        self.close()
+        self.__init__(self.db_path)
+
+    def roots(self) -> dict[str, str]:
+        """{indexed folder: dataset name}; later publications win, as in `Store.datasets()`."""
+        return {row.root: row.name for row in self.datasets.values() if row.root}
+
+    def record_at(self, dataset: str, rel_path: str, line: int) -> dict | None:
+        """The record of `dataset` whose statement spans `line` of `rel_path` (first by line)."""
+        row = self.datasets.get(dataset)
+        if row is None or self._conn is None:
+            return None
+        try:
+            found = self._conn.execute(
+                "SELECT b.body, b.body_hash FROM dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
+                " WHERE dr.dataset_id = ? AND b.file_path = ? AND b.line_number <= ?"
+                " ORDER BY b.line_number, b.key", (row.id, rel_path, line)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise _unreadable(self.db_path, exc) from exc
+        for text, digest in found:
+            body = json.loads(text)
+            start = body.get("lineNumber") or 0
+            end = (body.get("errdex") or {}).get("endLine") or start
+            if start <= line <= max(start, end):
+                if self._enriched(digest):
+                    return self._through_store(body.get("id"), dataset)
+                return restore(body, row)
+        return None
+
+    def _enriched(self, digest: bytes) -> bool:
+        try:
+            return self._conn.execute("SELECT 1 FROM enrichment_links WHERE body_hash = ?",
+                                      (digest,)).fetchone() is not None
+        except sqlite3.OperationalError:   # an index from before enrichments existed
+            return False
+
+    def _through_store(self, record_id: str, dataset: str) -> dict | None:
+        from errdex.store import Store
+
+        with Store.open(self.db_path, readonly=True) as store:
+            found = store.get_record(record_id, dataset)
+        return found["record"] if found else None
+
+
+def _connect(db_path: Path) -> sqlite3.Connection:
+    try:
+        return sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0,
+                               check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise _unreadable(db_path, exc) from exc
+
+
+def _read_datasets(conn: sqlite3.Connection, db_path: Path) -> dict[str, DatasetRow]:
+    """Every dataset, oldest publication first (so later ones win wherever names collide)."""
+    try:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "datasets" not in tables:
+            if tables - {"sqlite_sequence"}:
+                raise IndexUnreadable(f"{db_path} is a SQLite database but not an errdex index")
+            return {}          # an empty file: nothing indexed yet
+        rows = conn.execute(
+            "SELECT id, repo, version, kind, url_base, analyzed_sha, analyzed_at, extra FROM datasets"
+            " ORDER BY published_at, id").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise _unreadable(db_path, exc) from exc
+    out: dict[str, DatasetRow] = {}
+    for id_, repo, version, kind, url_base, sha, analyzed_at, extra in rows:
+        root = None
+        if kind in ("folder", "git") and extra and extra != "{}":
+            root = (json.loads(extra) or {}).get("root") or None
+        name = f"{repo}@{version}"
+        out[name] = DatasetRow(id_, name, kind, url_base, sha, analyzed_at, str(root) if root else None)
+    return out
+
+
+def _unreadable(db_path: Path, exc: Exception) -> IndexUnreadable:
+    return IndexUnreadable(f"{db_path} is not a readable errdex index ({exc}); it was left untouched")
+
+
+def restore(body: dict, dataset: DatasetRow) -> dict:
+    """The full record from a stored body: `store.bodies.restore_record` without importing the store."""
+    values = {"githubUrl": _github_url(dataset.url_base, body), "analyzedSha": dataset.analyzed_sha,
+              "analyzedAt": dataset.analyzed_at, "schemaVersion": SCHEMA_VERSION}
+    record: dict = {}
+    for name in SEED_FIELDS:
+        if name in values:
+            record[name] = values[name]
+        elif name in body:
+            record[name] = body.pop(name)
+    record.update(body)  # extras, then `errdex` (last in the canonical body)
+    return record
+
+
+def _github_url(url_base: str | None, body: dict) -> str | None:
+    path = body.get("filePath")
+    if url_base is None or not path:
+        return None
+    start, end = body.get("sourceCodeStart"), body.get("sourceCodeEnd")
+    anchor = f"#L{start}-L{end}" if start is not None and end is not None else ""
+    return f"{url_base}{path}{anchor}"
