@@ -70,7 +70,10 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     if cond.guards:
         lines.append(f"# assumes the earlier checks in {function} passed")
     used = names_in(own)
-    lines += feeding_for(used, feeding)
+    fed = feeding_for(used, feeding)
+    if fed:
+        lines.append("# the assignments the test reads, in source order (other statements between them left out)")
+    lines += fed
     shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
     lines.append(f"assert {cond.neg}{message}")
@@ -120,14 +123,22 @@ def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> st
     return text
 
 
-def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str) -> str | None:
-    """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path."""
+def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str,
+                exact: bool = True, reason: str | None = None) -> str | None:
+    """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path.
+
+    The "raises when" comment names the earlier checks when there are some and
+    says "approximately" when the condition is not exact: it claims no more
+    than the condition does.
+    """
     if cond.own is None or cond.is_except or cond.constant is not None or function.endswith("<module>"):
         return None
     bare = call.split("  #")[0]
     after = (f"# names as in {function}\nif {cond.neg}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")
-    return f"# before\n{bare}  # raises {error_class} when {cond.own_text}\n# after\n{after}"
+    head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
+    once = " (once the earlier checks in it pass)" if cond.guards else ""
+    return f"{head}# before\n{bare}  # raises {error_class} when {cond.own_text}{once}\n# after\n{after}"
 
 
 def _parsed(text: str) -> str | None:

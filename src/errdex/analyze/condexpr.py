@@ -172,6 +172,8 @@ def code(node: ast.expr) -> str:
     return ast.unparse(node)
 
 
+#: Expressions that bind tighter than `not`: `not x.y[0]` needs no brackets.
+ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 _LOOSE = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr, ast.Compare)
 
 
@@ -191,6 +193,8 @@ def negate_code(node: ast.expr) -> str:
         return f"({code(inner)})" if isinstance(inner, (ast.NamedExpr, ast.Lambda, ast.IfExp)) else code(inner)
     if isinstance(node, ast.Constant) and isinstance(node.value, bool):
         return str(not node.value)
+    if isinstance(node, ATOMS):
+        return f"not {code(node)}"
     if isinstance(node, ast.BoolOp) and len(node.values) <= 4:
         joiner = " or " if isinstance(node.op, ast.And) else " and "
         parts = []
@@ -272,11 +276,11 @@ def describe(node: ast.expr | None) -> str:
         return joiner.join(parts)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         inner = node.operand
-        if isinstance(inner, (ast.Name, ast.Attribute)):
-            return f"`{code(inner)}` is falsy (empty, zero, None or False)"
         tests = type_tests(node)
         if tests:
             return f"`{tests[0][0]}` is not an instance of `{tests[0][1]}`"
+        if isinstance(inner, ATOMS):
+            return f"`{code(inner)}` is falsy (empty, zero, None or False)"
         return f"it is not the case that {describe(inner)}"
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OP_WORDS:
         return f"`{code(node.left)}` {_OP_WORDS[type(node.ops[0])]} `{code(node.comparators[0])}`"

@@ -87,14 +87,16 @@ def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Conditi
     _set(record, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
                                                            f.reason), from_condition)
     _set(record, "typeGuard", codegen.type_guard(cond), from_condition)
+    if f.test and f.error_type == "assertion":
+        return   # a test's own assertion: wrapping or guarding the test's call would be no fix
     entry = ex["entryPoints"][0] if ex["entryPoints"] else qual
     call = codegen.call_text(entry, method_of.get(entry))
     _set(record, "tryCatchPattern", codegen.try_catch(call, cls, f.error_type, strategy),
          f"heuristic:{rule}")
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
     site_call = codegen.call_text(qual, method_of.get(qual))
-    _set(record, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative),
-         "fact" if exact else "heuristic:approximate-condition")
+    _set(record, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason),
+         from_condition)
 
 
 def _set(record: dict, name: str, value, provenance: str) -> None:

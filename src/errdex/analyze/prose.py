@@ -12,12 +12,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from errdex.analyze.condexpr import Condition, bounds, code, describe, negate_code, raised_calls
+from errdex.analyze.codegen import feeding_for, names_in
+from errdex.analyze.condexpr import Condition, bounds, code, negate_code, raised_calls
 
 _SITUATIONS = {
-    "input-validation": "An argument or value that {fn} checks and rejects: usually a caller passing data it did not validate.",
-    "unsupported-configuration": "A setting or combination of options that {fn} does not handle, typically from server or model arguments.",
-    "shape-dtype-mismatch": "Tensors whose shape, dtype or layout does not match what {fn} expects, often from a model or kernel variant it was not written for.",
+    "input-validation": "A value that {fn} checks and rejects: an argument, or state set before the call.",
+    "unsupported-configuration": "A setting or combination of options that {fn} does not handle.",
+    "shape-dtype-mismatch": "Tensors or arrays whose shape, dtype or layout differ from what {fn} checks for.",
     "resource-exhaustion": "A request or batch larger than the capacity {fn} has left.",
     "not-implemented": "A code path {fn} does not implement (yet) for this case.",
     "internal-invariant": "A state {fn} assumes never happens: hitting it points at a bug or an unexpected call order upstream.",
@@ -90,10 +91,21 @@ def documentation(f: SiteFacts) -> str:
     shown = [f"`{{{k}}}` is the value of `{v}`" for k, v in f.placeholders.items()][:4]
     if shown:
         parts.append(" In the message, " + "; ".join(shown) + ".")
-    deps = f.feeding[:3]
+    deps = relevant_feeding(f)[:3]
     if deps:
         parts.append(" Values it depends on: " + "; ".join(f"`{d}`" for d in deps) + ".")
     return "".join(parts)
+
+
+def relevant_feeding(f: SiteFacts) -> list[str]:
+    """The feeding lines that assign a name the own test reads (all of them when there is no own test).
+
+    The feeding slice serves the whole condition; a line that only feeds an
+    earlier guard says nothing about this test.
+    """
+    if not f.cond.own_text or not f.feeding:
+        return f.feeding
+    return feeding_for(names_in(f.cond.own_text), f.feeding)
 
 
 def trigger_scenarios(f: SiteFacts) -> str:
@@ -108,6 +120,9 @@ def trigger_scenarios(f: SiteFacts) -> str:
 
 
 def common_situations(f: SiteFacts) -> str:
+    if f.test and f.error_type == "assertion" and f.neg:
+        return (f"The test `{f.short}` expects `{f.neg}`; it fails when the code it exercises"
+                " gives something else.")
     return _SITUATIONS.get(f.tag, _SITUATIONS["runtime-error"]).format(fn=f"`{f.short}`")
 
 
@@ -118,6 +133,10 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         out.append(f"Fix the underlying failure first: `{call}` raised `{exc}`; its own error (chained as the"
                    " cause) says why.")
     own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
+    if f.test and f.error_type == "assertion" and own is not None and f.cond.constant is None:
+        # Advice to "call the test differently" would be nonsense: the test's expectation failed.
+        return [f"The test expects `{f.neg}`{approx(f)}: find which change in the code it exercises"
+                " broke that."], f.exact
     if own is not None and f.cond.constant is None:
         route = _route(own)
         if not route:
@@ -125,8 +144,9 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         if route:
             out.append(f"Route to a value `{f.short}` handles (another branch takes it): `{route}`.")
     fact = bool(out) and f.exact
-    if f.entry_points and own is not None:
-        out.append(f"Check it at the entry point (`{f.entry_points[0]}`) before the call reaches `{f.short}`.")
+    entry = next((e for e in f.entry_points if e != f.function), None)
+    if entry and own is not None:
+        out.append(f"Check it at the entry point (`{entry}`) before the call reaches `{f.short}`.")
     if f.tag in ("missing-dependency",):
         out.append("Install the optional package the message names.")
         fact = False
@@ -147,7 +167,11 @@ def _keep(f: SiteFacts, own) -> str:
         if isinstance(own, ast.BoolOp) and isinstance(own.op, ast.And):
             return f"Keep at least one of {', '.join(kept)} when calling `{f.short}`{approx(f)}."
         return f"Keep {' and '.join(kept)} when calling `{f.short}`{approx(f)}."
-    return f"Make sure `{f.neg if own is f.cond.own else negate_code(own)}` holds before calling `{f.short}`{approx(f)}."
+    neg = f.neg if own is f.cond.own else negate_code(own)
+    truthy = isinstance(own, ast.UnaryOp) and isinstance(own.op, ast.Not) and \
+        isinstance(own.operand, (ast.Name, ast.Attribute, ast.Subscript))
+    what = "is truthy (not empty, zero or None)" if truthy else "holds"
+    return f"Make sure `{neg}` {what} before calling `{f.short}`{approx(f)}."
 
 
 def _route(own) -> str | None:
@@ -180,15 +204,23 @@ def _flip_text(op: str) -> str:
 
 
 def prevention_tips(f: SiteFacts) -> list[str]:
+    """Tips that follow from the test, the values it reads and the tag; none for a test's own assertion."""
+    if f.test and f.error_type == "assertion":
+        return []
     tips = []
     if f.cond.own is not None and not f.cond.is_except and f.cond.constant is None:
         tips.append(f"Validate `{f.neg}` where the values are produced, not only in `{f.short}`.")
-    if f.feeding:
-        tips.append(f"Mind the derived values: {f.feeding[-1]}.")
-    tips.append({"unsupported-configuration": "Check option combinations at startup, before work begins.",
-                 "shape-dtype-mismatch": "Assert shapes and dtypes at module boundaries in tests.",
-                 "missing-dependency": "Pin optional dependencies in the environment that runs this path.",
-                 "internal-invariant": "Add a test that reproduces the call order that reached this state.",
-                 "deprecation": "Run tests with warnings as errors to find deprecated calls early.",
-                 }.get(f.tag, f"Catch `{f.error_class}` only where a caller can act on it."))
+    fed = relevant_feeding(f) if f.cond.own_text else []
+    if fed:
+        tips.append(f"The test reads a derived value (`{fed[-1]}`): check the inputs it is computed from.")
+    tip = _TAG_TIPS.get(f.tag)
+    if tip:
+        tips.append(tip)
     return tips
+
+
+_TAG_TIPS = {"unsupported-configuration": "Check option combinations at startup, before work begins.",
+             "shape-dtype-mismatch": "Assert shapes and dtypes at module boundaries in tests.",
+             "missing-dependency": "Pin optional dependencies in the environment that runs this path.",
+             "internal-invariant": "Add a test that reproduces the call order that reached this state.",
+             "deprecation": "Run tests with warnings as errors to find deprecated calls early."}
