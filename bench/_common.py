@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 CACHE = Path(os.environ.get("ERRDEX_BENCH_CACHE", Path.home() / ".cache" / "errdex-tests"))
@@ -30,14 +31,25 @@ def copy_py_tree(tree, dest: Path) -> Path:
     return dest
 
 
-def timed_run(cmd: list[str], env: dict | None = None) -> tuple[float, int]:
-    """Wall time of a subprocess and its peak RSS in MiB (max over the process tree's waited children)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+@dataclass
+class Run:
+    wall: float      # seconds
+    cpu: float       # user + system seconds of the process and its children
+    rss_mib: int     # peak RSS of the largest process so far (ru_maxrss of waited children)
+
+
+def timed_run(cmd: list[str], env: dict | None = None) -> Run:
+    """Wall and CPU time of a subprocess (with its children), and peak RSS in MiB.
+
+    CPU time is the steadier figure on a shared machine; wall time is what a user waits.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, check=True, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL)
-    elapsed = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(before, after) // 1024
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Run(wall, cpu, after.ru_maxrss // 1024)
 
 
 def python() -> str:

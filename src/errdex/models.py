@@ -8,7 +8,6 @@ stages. Workers return these across process boundaries, so they stay plain
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-import re
 from pathlib import Path
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
@@ -122,13 +121,12 @@ class Template:
 
 
 _BRACE_FORMS = frozenset({"fstring", "format"})
-_REGEX_META = re.compile(r"([.^$*+?{}\[\]\\|()])")
+_ESCAPES = {ord(c): "\\" + c for c in ".^$*+?{}[]\\|()"} | {ord("\n"): r"\n", ord("\t"): r"\t", ord("\r"): r"\r"}
 
 
 def escape_literal(text: str) -> str:
     """Escape only regex metacharacters (and control characters), as the seed's messagePattern does."""
-    return (_REGEX_META.sub(r"\\\1", text)
-            .replace("\n", r"\n").replace("\t", r"\t").replace("\r", r"\r"))
+    return text.translate(_ESCAPES)
 
 
 @dataclass(slots=True)

@@ -6,14 +6,14 @@ core read/write object; each function takes an open `Store`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from errdex.models import DatasetInfo
-from errdex.store.bodies import restore_record
+from errdex.store.bodies import restore_record, restore_site
 from errdex.store.store import Store
+from errdex.store.windows import window_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,22 +31,26 @@ def record_in_datasets(store: Store, record_id: str) -> list[tuple[DatasetInfo, 
     """The full record with this id in every dataset that holds it, in publish order."""
     infos = {info.id: info for info in store.datasets()}
     rows = store._conn.execute(
-        "SELECT dr.dataset_id, b.body FROM dataset_records dr"
-        " JOIN record_bodies b ON b.key = dr.body_key WHERE dr.record_id = ?"
+        "SELECT dr.dataset_id, b.body, dr.line_number, w.text FROM dataset_records dr"
+        " JOIN record_bodies b ON b.key = dr.body_key"
+        " LEFT JOIN source_windows w ON w.key = dr.window_key WHERE dr.record_id = ?"
         " ORDER BY dr.dataset_id", (record_id,))
-    return [(infos[ds], restore_record(body, infos[ds])) for ds, body in rows]
+    return [(infos[ds], restore_record(body, infos[ds], line, window_text(window)))
+            for ds, body, line, window in rows]
 
 
-def site_bodies(store: Store, dataset: DatasetInfo) -> Iterator[dict[str, Any]]:
+def site_bodies(store: Store, dataset: DatasetInfo, only: set[str] | None = None) -> Iterator[dict[str, Any]]:
     """The stored bodies of one dataset as parsed JSON: site fields only, no dataset fields or overlays.
 
-    Cheaper than `Store.iter_records` for index-time comparisons that read thousands of records.
+    Cheaper than `Store.iter_records` for index-time comparisons that read thousands of records;
+    `only` limits it to those record ids (the others are not even decoded).
     """
     rows = store._conn.execute(
-        "SELECT b.body FROM dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
+        "SELECT dr.record_id, b.body FROM dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
         " WHERE dr.dataset_id = ?", (dataset.id,))
-    for (body,) in rows:
-        yield json.loads(body)
+    for record_id, body in rows:
+        if only is None or record_id in only:
+            yield json.loads(body)
 
 
 def record_ids(store: Store, dataset: DatasetInfo) -> set[str]:

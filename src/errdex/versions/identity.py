@@ -80,15 +80,17 @@ def similarity(a: list[str], b: list[str], minimum: float = 0.0) -> float:
     return matcher.ratio()
 
 
-def link_identities(records: list[dict], previous: Iterable[dict]) -> list[IdentityLink]:
+def link_identities(records: list[dict], previous: Iterable[dict],
+                    prev_ids: set[str] | None = None) -> list[IdentityLink]:
     """Give recognised sites their previous id, in place; set `errdex.identity` on every record.
 
-    `previous` are the records of the previous dataset of the same repo.
+    `previous` are the records of the previous dataset of the same repo (or only
+    those whose id disappeared, with `prev_ids` then naming all of its ids).
     Returns the links made (records whose id changed).
     """
     prev = [SiteKey.of(r) for r in previous]
     new_ids = {r["id"] for r in records}
-    prev_ids = {p.id for p in prev}
+    prev_ids = {p.id for p in prev} if prev_ids is None else prev_ids
     for r in records:
         r.setdefault("errdex", {}).setdefault("identity", SAME_KEY)
     gone = [p for p in prev if p.id not in new_ids]
@@ -170,8 +172,12 @@ def previous_dataset(datasets: list, repo: str, version: str):
 
 def link_to_previous(store, repo: str, version: str, records: list[dict]) -> list[IdentityLink]:
     """The pipeline's hook: match `records` against the previous dataset of `repo` in `store`."""
-    from errdex.store.versions import site_bodies
+    from errdex.store.versions import record_ids, site_bodies
 
     prev = previous_dataset(store.datasets(), repo, version)
-    previous = site_bodies(store, prev) if prev is not None else ()
-    return link_identities(records, previous)
+    if prev is None:
+        return link_identities(records, ())
+    prev_ids = record_ids(store, prev)
+    gone = prev_ids - {r["id"] for r in records}
+    # Only sites that disappeared can be matched: the rest keep their id by key.
+    return link_identities(records, site_bodies(store, prev, only=gone), prev_ids)
