@@ -88,19 +88,39 @@ def test_record_at_equals_the_store_record(indexed_home):
 
 
 def test_enriched_record_is_read_through_the_store(home_copy):
+    from errdex.store import Store
+
     db = home_copy / "errdex.db"
-    with IndexView(db) as view:
-        dataset = next(iter(view.datasets))
+    with Store.open(db, readonly=True) as store:
+        dataset = store.datasets()[0].name
+        record = next(store.iter_records(dataset))
     with sqlite3.connect(db) as conn:
-        body_hash, body = conn.execute("SELECT body_hash, body FROM record_bodies ORDER BY key LIMIT 1").fetchone()
+        (body_hash,) = conn.execute("SELECT b.body_hash FROM dataset_records dr JOIN record_bodies b"
+                                    " ON b.key = dr.body_key WHERE dr.record_id = ?", (record["id"],)).fetchone()
         conn.execute("INSERT INTO enrichments VALUES ('f', 'm', 'p', ?, ?, '{}', 0, 0, 'now')",
                      (json.dumps({"documentation": "model prose"}), json.dumps({"documentation": "model:m"})))
         conn.execute("INSERT INTO enrichment_links VALUES (?, 'f', 'm', 'p', 'now')", (body_hash,))
-    plain = json.loads(body)
     with IndexView(db) as view:
-        found = view.record_at(dataset, plain["filePath"], plain["lineNumber"])
-    assert found["documentation"] == "model prose"
+        found = view.record_at(dataset, record["filePath"], record["lineNumber"])
+    assert found["id"] == record["id"]
+    assert found["documentation"] == "model prose" != record["documentation"]
     assert found["errdex"]["provenance"]["documentation"] == "model:m"
+
+
+def test_unknown_storage_format_is_read_through_the_store(home_copy, indexed_home):
+    db = home_copy / "errdex.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO schema_migrations VALUES ('9999_from_the_future', 'now')")
+    from errdex.store import Store
+
+    with Store.open(indexed_home / "errdex.db", readonly=True) as store:
+        dataset = store.datasets()[0].name
+        record = list(store.iter_records(dataset))[-1]
+    with IndexView(indexed_home / "errdex.db") as known:
+        fast = known.record_at(dataset, record["filePath"], record["lineNumber"])
+    with IndexView(db) as view:
+        assert "9999_from_the_future" in view.migrations
+        assert view.record_at(dataset, record["filePath"], record["lineNumber"]) == fast is not None
 
 
 def test_foreign_sqlite_file_is_refused(tmp_path):

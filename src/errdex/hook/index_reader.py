@@ -7,12 +7,20 @@ statement spans line N of file F in dataset D. Both are a few rows of
 `sqlite3` here, against the store's schema (`store/schema.py`), read-only.
 A record with model-written prose laid over it (an `errdex enrich` run) is
 read through `Store` after all, so the hook never shows less than `show`.
+
+Storage formats are recognised by the store's applied migrations: before
+`0004_positions_out_of_bodies` bodies are whole JSON records; from it on the
+line lives in the membership row, positions in the body are relative to it,
+the source window is a separate zlib text and a body may be zlib bytes. A
+file with any migration this module does not know is read through `Store`
+(correct, only slower), and a test compares both readers record by record.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -28,6 +36,13 @@ SEED_FIELDS: tuple[str, ...] = (
     "backgroundTag", "analyzedSha", "analyzedAt", "schemaVersion",
 )
 SCHEMA_VERSION = 2
+
+#: Migrations whose storage format `record_at` reads itself; POSITIONS marks the second format.
+KNOWN_MIGRATIONS = frozenset({"0001_initial", "0002_version_commits", "0003_enrichments",
+                              "0004_positions_out_of_bodies"})
+POSITIONS = "0004_positions_out_of_bodies"
+#: Fields kept relative to the line in the second format (`store.bodies.RELATIVE_FIELDS`).
+RELATIVE_FIELDS = ("sourceCodeStart", "sourceCodeEnd")
 
 
 class IndexUnreadable(Exception):
@@ -52,10 +67,12 @@ class IndexView:
     def __init__(self, db_path: Path) -> None:
         self.db_path = db_path
         self.datasets: dict[str, DatasetRow] = {}
+        self.migrations: frozenset[str] = frozenset()
         self._conn: sqlite3.Connection | None = None
         if db_path.is_file():
             self._conn = _connect(db_path)
             self.datasets = _read_datasets(self._conn, db_path)
+            self.migrations = _applied(self._conn) if self.datasets else frozenset()
 
     def close(self) -> None:
         if self._conn is not None:
@@ -82,21 +99,48 @@ class IndexView:
         row = self.datasets.get(dataset)
         if row is None or self._conn is None:
             return None
+        if not self.migrations <= KNOWN_MIGRATIONS:
+            return self._at_through_store(dataset, rel_path, line)
+        positions = POSITIONS in self.migrations
+        at = "coalesce(dr.line_number, b.line_number)" if positions else "b.line_number"
+        extra = "dr.line_number, dr.window_key" if positions else "NULL, NULL"
         try:
             found = self._conn.execute(
-                "SELECT b.body, b.body_hash FROM dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
-                " WHERE dr.dataset_id = ? AND b.file_path = ? AND b.line_number <= ?"
-                " ORDER BY b.line_number, b.key", (row.id, rel_path, line)).fetchall()
-        except sqlite3.DatabaseError as exc:
+                f"SELECT b.body, b.body_hash, {extra} FROM dataset_records dr"
+                " JOIN record_bodies b ON b.key = dr.body_key"
+                f" WHERE dr.dataset_id = ? AND b.file_path = ? AND {at} <= ? ORDER BY {at}, b.key",
+                (row.id, rel_path, line)).fetchall()
+            for stored, digest, site_line, window_key in found:
+                body = _site(stored, site_line)
+                start = body.get("lineNumber") or 0
+                end = (body.get("errdex") or {}).get("endLine") or start
+                if start <= line <= max(start, end):
+                    if self._enriched(digest):
+                        return self._through_store(body.get("id"), dataset)
+                    if window_key is not None:
+                        body["sourceCode"] = self._window(window_key)
+                    return restore(body, row)
+        except (sqlite3.DatabaseError, zlib.error) as exc:
             raise _unreadable(self.db_path, exc) from exc
-        for text, digest in found:
-            body = json.loads(text)
-            start = body.get("lineNumber") or 0
-            end = (body.get("errdex") or {}).get("endLine") or start
-            if start <= line <= max(start, end):
-                if self._enriched(digest):
-                    return self._through_store(body.get("id"), dataset)
-                return restore(body, row)
+        return None
+
+    def _window(self, key: int) -> str | None:
+        found = self._conn.execute("SELECT text FROM source_windows WHERE key = ?", (key,)).fetchone()
+        return None if found is None else zlib.decompress(found[0]).decode()
+
+    def _at_through_store(self, dataset: str, rel_path: str, line: int) -> dict | None:
+        """`record_at` for a storage format this module does not know (a newer store)."""
+        import re
+
+        from errdex.store import Store
+
+        glob = re.sub(r"([\[\]*?])", r"[\1]", rel_path)
+        with Store.open(self.db_path, readonly=True) as store:
+            for record in store.iter_records(dataset, path_glob=glob):
+                start = record.get("lineNumber") or 0
+                end = (record.get("errdex") or {}).get("endLine") or start
+                if start <= line <= max(start, end):
+                    return record
         return None
 
     def _enriched(self, digest: bytes) -> bool:
@@ -143,6 +187,28 @@ def _read_datasets(conn: sqlite3.Connection, db_path: Path) -> dict[str, Dataset
         name = f"{repo}@{version}"
         out[name] = DatasetRow(id_, name, kind, url_base, sha, analyzed_at, str(root) if root else None)
     return out
+
+
+def _applied(conn: sqlite3.Connection) -> frozenset[str]:
+    try:
+        return frozenset(name for (name,) in conn.execute("SELECT name FROM schema_migrations"))
+    except sqlite3.OperationalError:
+        return frozenset({"unknown"})     # no ledger: let the store decide what this file is
+
+
+def _site(stored: str | bytes, line: int | None) -> dict:
+    """A stored body as a dict with its line and absolute positions (`store.bodies.restore_site`)."""
+    body = json.loads(stored if stored.__class__ is str else zlib.decompress(stored).decode())
+    if line is None:            # the first format, or a record without a line
+        return body
+    body["lineNumber"] = line
+    for name in RELATIVE_FIELDS:
+        if body.get(name).__class__ is int:
+            body[name] += line
+    extra = body.get("errdex")
+    if extra.__class__ is dict and extra.get("endLine").__class__ is int:
+        extra["endLine"] += line
+    return body
 
 
 def _unreadable(db_path: Path, exc: Exception) -> IndexUnreadable:

@@ -1,0 +1,135 @@
+"""The generated prose and code claim only what the condition shows (golden cases found reading sglang pages)."""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from errdex.analyze.condexpr import describe, parse_condition
+from errdex.pipeline import index_source
+from errdex.store import Store
+
+FILES = {
+    "app/__init__.py": "",
+    "app/core.py": """
+        def configure(tools, size):
+            limit = size * 2
+            width = len(tools)
+            if limit > 8 and not tools:
+                raise ValueError(f"tools are required when limit is {limit}")
+            return width
+
+
+        class Tool:
+            def validate(self):
+                if self.kind == "function" and not self.name:
+                    raise ValueError("function tools need a name")
+
+
+        def _inner(m):
+            if m >= 64:
+                raise ValueError("m too large")
+
+
+        def outer(m):
+            return _inner(m)
+        """,
+    "tests/test_core.py": """
+        from app.core import configure
+
+
+        def test_configure():
+            count = 0
+            width = configure(["a"], 1)
+            assert width == 1
+            assert count == 2
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def recs(tmp_path_factory) -> dict[str, dict]:
+    tmp = tmp_path_factory.mktemp("claims")
+    for rel, text in FILES.items():
+        p = tmp / "src" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    index_source(str(tmp / "src"), tmp / "e.db", jobs=1, repo="o/claims", version="1")
+    with Store.open(tmp / "e.db", readonly=True) as store:
+        return {(r["errorMessage"] or r["errdex"]["condition"]): r for r in store.iter_records(limit=100)}
+
+
+def _texts(r: dict) -> str:
+    parts = [r.get("documentation") or "", r.get("triggerScenarios") or "", r.get("commonSituations") or ""]
+    return "\n".join(parts + (r.get("solutions") or []) + (r.get("preventionTips") or []))
+
+
+def test_entry_point_advice_only_for_another_function(recs):
+    public = recs["tools are required when limit is {limit}"]   # configure is its own entry point
+    assert public["errdex"]["entryPoints"] == ["app.core.configure"]
+    assert not any("entry point" in s for s in public["solutions"])
+    private = recs["m too large"]                                # reached through outer
+    assert any("entry point (`app.core.outer`)" in s for s in private["solutions"])
+
+
+def test_values_listed_only_when_the_own_test_reads_them(recs):
+    r = recs["tools are required when limit is {limit}"]
+    # `limit = size * 2` feeds only the earlier guard `limit > 8`, not the test `not tools`.
+    assert "limit = size * 2" in r["errdex"]["feeding"]
+    assert "Values it depends on" not in r["documentation"]
+    assert not any("size * 2" in t for t in r["preventionTips"])
+
+
+def test_truthiness_in_words_and_code(recs):
+    r = recs["function tools need a name"]
+    assert "`self.name` is falsy" in r["documentation"]
+    assert r["solutions"][0].startswith("Make sure `self.name` is truthy")
+    assert r["validationCode"].splitlines()[-1] == "assert self.name"
+    assert describe(parse_condition("not list(p.iterdir())").own) == \
+        "`list(p.iterdir())` is falsy (empty, zero, None or False)"
+    assert parse_condition("(a and b)").neg == "not a or not b"
+
+
+def test_no_generic_catch_tip(recs):
+    for r in recs.values():
+        assert not any(t.startswith("Catch `") for t in r.get("preventionTips") or [])
+
+
+def test_example_fix_names_the_earlier_checks(recs):
+    fix = recs["function tools need a name"]["exampleFix"]
+    assert "raises ValueError when not self.name (once the earlier checks in it pass)" in fix
+    ast.parse(fix)
+    plain = recs["m too large"]["exampleFix"]
+    assert "raises ValueError when m >= 64\n" in plain
+
+
+def test_test_assertion_gets_test_advice(recs):
+    r = recs["width == 1 and count != 2"]
+    assert r["errdex"]["test"]
+    assert r["solutions"] == ["The test expects `count == 2`: find which change in the code it exercises broke that."]
+    assert r["commonSituations"].startswith("The test `test_configure` expects `count == 2`")
+    assert not r.get("tryCatchPattern") and not r.get("exampleFix") and not r.get("preventionTips")
+    # the feeding line is shown with a comment saying the statements between are left out
+    lines = r["validationCode"].splitlines()
+    assert lines[-2:] == ["count = 0", "assert count == 2"]
+    assert any("left out" in line for line in lines)
+
+
+def test_every_number_in_the_prose_comes_from_the_code(recs):
+    for r in recs.values():
+        ex = r["errdex"]
+        source = " ".join([ex["condition"] or "", r["errorMessage"] or "", *ex["feeding"], *ex["entryPoints"],
+                           ex["function"], r["filePath"]])
+        for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", _texts(r)):
+            assert number in source, (number, r["errorMessage"])
+
+
+@pytest.mark.parametrize("text", ["approximately", "always", "never"])
+def test_exact_conditions_make_no_hedged_or_absolute_claims(recs, text):
+    for r in recs.values():
+        if r["errdex"]["conditionExact"]:
+            assert text not in _texts(r), r["errorMessage"]
