@@ -12,7 +12,7 @@ from pathlib import Path
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "1"
+EXTRACTOR_VERSION = "2"
 
 #: The record schema version written into every record (`schemaVersion`).
 SCHEMA_VERSION = 2
@@ -151,7 +151,8 @@ class ErrorSite:
     source_end: int = 0
     source_code: str = ""
     # Local analysis (filled in the worker, where the AST is at hand).
-    condition: str | None = None
+    condition: str | None = None    # the whole path condition
+    guard: str | None = None        # the site's own guard (without earlier raise-only checks)
     condition_exact: bool | None = None
     condition_reason: str | None = None
     feeding: list[str] = field(default_factory=list)

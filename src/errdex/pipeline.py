@@ -193,14 +193,15 @@ def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[
         if blob is None:
             lines = frozenset(s.line for s in group)
             again = extract_file(str(tree.root), rel, modules[rel], analyze=analyze, helper_lines=lines)
-            found = {c.site.line: (c.site.condition, c.site.condition_exact, c.site.condition_reason,
+            found = {c.site.line: (c.site.condition, c.site.guard, c.site.condition_exact, c.site.condition_reason,
                                    c.site.feeding, c.site.condition_calls)
                      for c in again.helper_calls if c.site.line in lines}
             blob = fresh[hkeys[rel]] = zlib.compress(pickle.dumps(found), 1)
         found = pickle.loads(zlib.decompress(blob))
         for s in group:
             if s.line in found:
-                (s.condition, s.condition_exact, s.condition_reason, s.feeding, s.condition_calls) = found[s.line]
+                (s.condition, s.guard, s.condition_exact, s.condition_reason, s.feeding,
+                 s.condition_calls) = found[s.line]
     if fresh:
         store.put_cached_facts(fresh)
 

@@ -139,6 +139,7 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, rid: str, slug: str, p
             "endLine": site.end_line,
             "test": test,
             "condition": site.condition,
+            "guard": site.guard,
             "conditionExact": site.condition_exact,
             "conditionReason": site.condition_reason,
             "conditionCalls": site.condition_calls,

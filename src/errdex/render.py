@@ -22,7 +22,11 @@ def text_sections(r: dict) -> list[tuple[str, str, bool]]:
         out.append(("What it means", r["documentation"], _heuristic(r, "documentation")))
     if ex.get("condition"):
         exact = "" if ex.get("conditionExact") else f"  (approximate: {ex.get('conditionReason') or 'not every path followed'})"
-        out.append(("Raised when", ex["condition"] + exact, not ex.get("conditionExact")))
+        guard = ex.get("guard") or ex["condition"]
+        out.append(("Raised when", guard + exact, not ex.get("conditionExact")))
+        if guard != ex["condition"]:
+            out.append(("Whole path condition (with the earlier checks that must pass)", ex["condition"],
+                        not ex.get("conditionExact")))
     if ex.get("feeding"):
         out.append(("Values it depends on", "\n".join(ex["feeding"]), False))
     if ex.get("placeholders"):

@@ -130,3 +130,31 @@ def f(x, y):
     second = trigger_condition(func, path)
     assert first == second
     assert first.expr == "x is not None and y != 1 and y != 2 and x > 1"
+
+
+def test_guard_leaves_out_earlier_raise_only_checks_but_keeps_returns():
+    import ast as _ast
+
+    from errdex.analyze import trigger_condition as _tc
+
+    src = (
+        "def f(mixed, K, H, HV, x):\n"
+        "    if mixed.ndim != 2:\n"
+        "        raise ValueError('ndim')\n"
+        "    assert K > 0, 'k'\n"
+        "    if x is None:\n"
+        "        return 0\n"
+        "    if H <= 0:\n"
+        "        raise ValueError('head')\n"
+        "    elif HV % H:\n"
+        "        raise ValueError('ratio')\n"
+        "    BK = triton.next_power_of_2(K)\n"
+        "    if triton.cdiv(K, BK) != 1:\n"
+        "        raise ValueError('packed')\n"
+    )
+    fn = _ast.parse(src).body[0]
+    last = fn.body[-1]
+    cond = _tc(fn, [last, last.body[0]])
+    assert cond.guard == "x is not None and triton.cdiv(K, BK) != 1"
+    assert cond.expr.startswith("mixed.ndim == 2 and K > 0 and x is not None")
+    assert cond.expr.endswith("triton.cdiv(K, BK) != 1")

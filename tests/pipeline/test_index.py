@@ -90,3 +90,27 @@ def test_bad_files_are_counted_not_fatal(sample, tmp_path):
     with Store.open(db, readonly=True) as store:
         assert store.stats("acme/widgets@1")["diagnostics_by_reason"] == {"binary": 1, "python2": 1, "syntax": 1}
     assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_explained_values_are_checked_against_the_sites_own_guard(tmp_path):
+    from errdex.match import explain
+
+    from .conftest import write_sample
+
+    root = write_sample(tmp_path / "src", {"lim/__init__.py": "", "lim/core.py": '''
+        def take(n, limit, kind):
+            if kind not in ("a", "b"):
+                raise ValueError(f"unknown kind {kind}")
+            assert limit > 0, "limit must be positive"
+            if n > limit:
+                raise ValueError(f"n={n} over limit={limit}")
+    '''})
+    db = tmp_path / "e.db"
+    index_source(str(root), db, jobs=1, repo="acme/lim", version="1")
+    (rec,) = [r for r in records_of(db) if r["errorMessage"].startswith("n=")]
+    assert rec["errdex"]["guard"] == "n > limit"
+    assert rec["errdex"]["condition"] == "kind in ('a', 'b') and limit > 0 and n > limit" or \
+        rec["errdex"]["condition"].endswith("n > limit")
+    (m, *_) = explain("ValueError: n=7 over limit=5", db=db)
+    assert m.id == rec["id"] and m.confidence == "high"
+    assert m.condition_check.satisfied is True and "n > limit" in m.condition_check.text

@@ -25,6 +25,11 @@ The result is simplified without changing its truth value for any input
 had to be approximated (non-literal loops, `while` conditions, a guard
 whose names are rebound before the site, unsupported patterns, ...).
 Sites that no input reaches get `"False"`.
+
+`guard` is the site's own guard: the same conjunction without the guards of
+earlier raise-only checks (`assert c`, `if t: raise ...`), which belong to
+other errors. It is what a caller must avoid (`triton.cdiv(K, BK) != 1`)
+once the function's earlier validations pass; `expr` stays the whole truth.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ class TriggerCondition:
     exact: bool             # every path was followed without approximation
     reason: str | None      # why not exact
     calls: list[str] = field(default_factory=list)  # calls the condition relies on
+    guard: str = ""         # the site's own guard: `expr` without earlier validation checks
 
 
 @dataclass(slots=True)
@@ -71,6 +77,7 @@ class _PathWalk:
     def __init__(self, flow: FlowAnalyzer) -> None:
         self.flow = flow
         self.conjunction = Conjunction()
+        self.own = Conjunction()   # without the guards of earlier raise-only checks
         self.guards: list[_Guard] = []
         self.reasons: list[str] = []
         self.calls: list[str] = []
@@ -80,11 +87,13 @@ class _PathWalk:
             if reason not in self.reasons:
                 self.reasons.append(reason)
 
-    def add(self, expr: ast.expr, approx: tuple[str, ...] = ()) -> None:
+    def add(self, expr: ast.expr, approx: tuple[str, ...] = (), own: bool = True) -> None:
         self.note(*approx)
         if not is_const(expr, True):
             self.guards.append(_Guard(expr, expr_names(expr)))
             self.conjunction = self.conjunction.add(expr)
+            if own:
+                self.own = self.own.add(expr)
 
     def rebind(self, names: frozenset[str] | set[str]) -> None:
         """Names reassigned from here on make earlier guards on them stale."""
@@ -96,11 +105,11 @@ class _PathWalk:
                 self.note(REBOUND.format(names=", ".join(sorted(stale))))
 
     def snapshot(self) -> tuple:
-        return tuple(self.guards), tuple(self.reasons), tuple(self.calls), self.conjunction
+        return tuple(self.guards), tuple(self.reasons), tuple(self.calls), self.conjunction, self.own
 
     def restore(self, state: tuple) -> None:
         self.guards, self.reasons, self.calls = list(state[0]), list(state[1]), list(state[2])
-        self.conjunction = state[3]
+        self.conjunction, self.own = state[3], state[4]
 
     def dead(self) -> bool:
         return self.conjunction.false
@@ -167,10 +176,38 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     exits = walk.flow.stmt_exits(stmt)
     bound = walk.flow.bound(stmt)
     walk.rebind(bound)
-    walk.add(exits.next, exits.approx)
+    walk.add(exits.next, exits.approx, own=not _raise_only_check(stmt))
     stale = expr_names(exits.next) & bound
     if stale and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         walk.note(REBOUND.format(names=", ".join(sorted(stale))))
+
+
+def _raise_only_check(stmt: ast.stmt) -> bool:
+    """An earlier validation (`assert c`, `if t: raise ...`): its guard belongs to another error.
+
+    Such checks stay in the full condition (the site is reached only when they
+    pass) but not in the site's own guard; early returns, breaks and loops
+    shape the normal path and stay in both.
+    """
+    if isinstance(stmt, ast.Assert):
+        return True
+    if not isinstance(stmt, ast.If):
+        return False
+    ends = []
+    _branch_ends(stmt, ends)
+    leaving = [e for e in ends if isinstance(e, (ast.Raise, ast.Return, ast.Break, ast.Continue))]
+    return bool(leaving) and all(isinstance(e, ast.Raise) for e in leaving)
+
+
+def _branch_ends(stmt: ast.If, out: list) -> None:
+    for block in (stmt.body, stmt.orelse):
+        if not block:
+            continue
+        last = block[-1]
+        if isinstance(last, ast.If) and block is stmt.orelse and len(block) == 1:
+            _branch_ends(last, out)  # elif chain
+        else:
+            out.append(last)
 
 
 def _contains(stmts: list[ast.AST], node: ast.AST) -> bool:
@@ -273,4 +310,6 @@ def _result(walk: _PathWalk) -> TriggerCondition:
     if not conjunction.false:
         calls.extend(c for c in conjunction.calls if c not in calls)
     reason = "; ".join(walk.reasons) if walk.reasons else None
-    return TriggerCondition(conjunction.text(), not walk.reasons, reason, calls[:MAX_CALLS])
+    full = conjunction.text()
+    guard = full if conjunction.false else walk.own.text()
+    return TriggerCondition(full, not walk.reasons, reason, calls[:MAX_CALLS], guard)

@@ -29,15 +29,16 @@ def analyze_site(scope: ast.AST, path: list, site: ErrorSite, lines: list[str] |
 
 def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        site.condition, site.condition_exact = "True", False
+        site.condition, site.guard, site.condition_exact = "True", "True", False
         site.condition_reason = "raised in a class body"
         return
     cond = trigger_condition(scope, path)
     site.condition = cond.expr
+    site.guard = cond.guard
     site.condition_exact = cond.exact
     site.condition_reason = cond.reason
     site.condition_calls = list(cond.calls)
-    names = set(_NAME.findall(cond.expr))
+    names = set(_NAME.findall(cond.guard))  # feed the site's own guard, not every earlier check
     for seg in site.message.segments:
         if isinstance(seg, Placeholder):
             names.update(_NAME.findall(seg.expr))

@@ -82,7 +82,7 @@ class RecordRef:
             function=extra.get("function") or "",
             class_bases=list(dict.fromkeys((extra.get("classAncestors") or []) + (extra.get("classBases") or []))),
             placeholders=dict(extra.get("placeholders") or {}), groups=groups,
-            condition=extra.get("condition"), condition_exact=extra.get("conditionExact"),
+            condition=extra.get("guard") or extra.get("condition"), condition_exact=extra.get("conditionExact"),
             assert_test=extra.get("assertTest"), dataset=dataset, chunks=chunks,
         )
 
