@@ -65,7 +65,7 @@ def test_entry_points_depth_reexport_and_module_level(tmp_path):
     # near is 2 calls away; _f1 (public through the package __init__) is 4 away; top_level is 5 away
     # (beyond the depth), so neither it nor far appears.
     assert r["errdex"]["entryPoints"] == ["chain.deep.near", "chain.deep._f1"]
-    assert any("Keep x >= 0" in s for s in r["solutions"])
+    assert any("Keep `x >= 0`" in s for s in r["solutions"])
     boot = recs["python too old"]
     assert boot["errdex"]["function"] == "<module>"
     assert "import chain.boot" in boot["tryCatchPattern"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from errdex.analyze.condexpr import describe, parse_condition
+from errdex.analyze.prose import SiteFacts, common_situations, documentation, solutions, trigger_scenarios
 from errdex.pipeline import index_source
 from errdex.store import Store
 
@@ -133,3 +134,89 @@ def test_exact_conditions_make_no_hedged_or_absolute_claims(recs, text):
     for r in recs.values():
         if r["errdex"]["conditionExact"]:
             assert text not in _texts(r), r["errorMessage"]
+
+
+EXCEPT_FILES = {
+    "app/__init__.py": "",
+    "app/io.py": """
+        import warnings
+
+
+        def load():
+            try:
+                import foo_missing_pkg
+            except ImportError:
+                raise ImportError("foo is required: pip install foo")
+
+
+        def fetch(api, key):
+            try:
+                value = api.get(key)
+            except LookupError as e:
+                if e.args[0] == 404:
+                    raise RuntimeError(f"{key} not found")
+                raise
+            return value
+
+
+        def old(flag):
+            seen = None
+            if flag and seen is None:
+                warnings.warn("flag is deprecated", DeprecationWarning)
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def io_recs(tmp_path_factory) -> dict[str, dict]:
+    tmp = tmp_path_factory.mktemp("io")
+    for rel, text in EXCEPT_FILES.items():
+        p = tmp / "src" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    index_source(str(tmp / "src"), tmp / "e.db", jobs=1, repo="o/io", version="1")
+    with Store.open(tmp / "e.db", readonly=True) as store:
+        return {r["errorMessage"]: r for r in store.iter_records(limit=100)}
+
+
+def test_except_without_a_call_names_the_try_block(io_recs):
+    r = io_recs["foo is required: pip install foo"]
+    assert r["errdex"]["condition"] == "raised(None, ImportError)"
+    assert "`None`" not in _texts(r)
+    assert "the code in its `try` block raised `ImportError`" in r["documentation"]
+    assert r["solutions"][0].startswith("Fix the underlying failure first: the code in its `try` block")
+
+
+def test_except_with_a_further_check_names_the_failure(io_recs):
+    r = io_recs["{key} not found"]
+    assert r["errdex"]["condition"].startswith("raised(api.get(key), LookupError) and ")
+    assert "It re-reports a failure: the call `api.get(key)` raised `LookupError`." in r["documentation"]
+    assert r["solutions"][0].startswith("Fix the underlying failure first: the call `api.get(key)`")
+    assert not any("Read the check" in s for s in r["solutions"])
+
+
+def test_warning_example_fix_says_warns_and_initial_values_are_not_derived(io_recs):
+    r = io_recs["flag is deprecated"]
+    assert "# warns with DeprecationWarning when seen is None" in r["exampleFix"]
+    assert "raises" not in r["exampleFix"]
+    assert not any("derived value" in t for t in r["preventionTips"])   # `seen = None` is an initial value
+
+
+def _facts(text: str, exact: bool, reason: str | None = None, test: bool = False) -> SiteFacts:
+    cond = parse_condition(text)
+    f = SiteFacts("m.f", "f", "AssertionError", cond, exact, reason, {}, [], [], [], "internal-invariant",
+                  "assertion", test)
+    f.neg, f.said = cond.neg, describe(cond.own)
+    return f
+
+
+def test_unreachable_only_claimed_when_exact():
+    sure = _facts("False", True)
+    assert "unreachable as written" in documentation(sure)
+    assert trigger_scenarios(sure).startswith("None: no input reaches")
+    unsure = _facts("False", False, "loop over non-literal iterable", test=True)
+    doc = documentation(unsure)
+    assert "unreachable" not in doc and "may still reach it" in doc and "loop over non-literal iterable" in doc
+    assert trigger_scenarios(unsure).startswith("None found: no path the analysis followed")
+    assert "expects `True`" not in common_situations(unsure)
+    assert "Read the check" not in solutions(unsure)[0][0]

@@ -72,7 +72,7 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     used = names_in(own)
     fed = feeding_for(used, feeding)
     if fed:
-        lines.append("# the assignments the test reads, in source order (other statements between them left out)")
+        lines.append("# the assignments the check reads, in source order (other statements between them left out)")
     lines += fed
     shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
@@ -124,7 +124,7 @@ def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> st
 
 
 def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str,
-                exact: bool = True, reason: str | None = None) -> str | None:
+                exact: bool = True, reason: str | None = None, warning: bool = False) -> str | None:
     """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path.
 
     The "raises when" comment names the earlier checks when there are some and
@@ -138,7 +138,8 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
              f"else:\n    ...  # {alternative}\n")
     head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
     once = " (once the earlier checks in it pass)" if cond.guards else ""
-    return f"{head}# before\n{bare}  # raises {error_class} when {cond.own_text}{once}\n# after\n{after}"
+    verb = "warns with" if warning else "raises"
+    return f"{head}# before\n{bare}  # {verb} {error_class} when {cond.own_text}{once}\n# after\n{after}"
 
 
 def _parsed(text: str) -> str | None:

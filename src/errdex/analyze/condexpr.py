@@ -263,6 +263,28 @@ def raised_calls(node: ast.expr | None) -> list[tuple[str, str]]:
     return out
 
 
+def raised_in(cond: Condition) -> list[tuple[str, str]]:
+    """(call, exception) of the `raised(call, E)` conjuncts anywhere in the condition, own test first.
+
+    An except-site's own test may be a further check (`... and e.status == 404`):
+    the failure it re-reports then sits in an earlier conjunct, read here as text.
+    """
+    found = raised_calls(cond.own)
+    if found or not cond.is_except:
+        return found
+    for part in split_conjuncts(cond.text):
+        if part.startswith("raised(") and part.endswith(")"):
+            call, _, exc = part[7:-1].rpartition(", ")
+            if call and exc.replace(".", "").replace("_", "").isalnum():
+                found.append((call, exc))
+    return found
+
+
+def call_words(call: str) -> str:
+    """`raised(None, E)` means no single call in the try block: say so instead of "the call `None`"."""
+    return "the code in its `try` block" if call == "None" else f"the call `{call}`"
+
+
 def describe(node: ast.expr | None) -> str:
     """The test in words, every value in backticks."""
     if node is None:
@@ -289,10 +311,10 @@ def describe(node: ast.expr | None) -> str:
     calls = raised_calls(node) if isinstance(node, ast.Call) else []
     if calls:
         call, exc = calls[0]
-        return f"the call `{call}` raised `{exc}`"
+        return f"{call_words(call)} raised `{exc}`"
     tests = type_tests(node)
     if tests:
         return f"`{tests[0][0]}` is an instance of `{tests[0][1]}`"
     if isinstance(node, ast.Constant):
-        return "always" if node.value else "never"
+        return "this line is reached" if node.value else "no input reaches this line"
     return f"`{code(node)}` holds"

@@ -95,7 +95,8 @@ def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Conditi
          f"heuristic:{rule}")
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
     site_call = codegen.call_text(qual, method_of.get(qual))
-    _set(record, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason),
+    _set(record, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
+                                                       f.error_type == "warning"),
          from_condition)
 
 

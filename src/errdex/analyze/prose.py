@@ -10,10 +10,11 @@ only numbers are those in the condition.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from errdex.analyze.codegen import feeding_for, names_in
-from errdex.analyze.condexpr import Condition, bounds, code, negate_code, raised_calls
+from errdex.analyze.condexpr import Condition, bounds, call_words, code, negate_code, raised_in
 
 _SITUATIONS = {
     "input-validation": "A value that {fn} checks and rejects: an argument, or state set before the call.",
@@ -76,8 +77,11 @@ def documentation(f: SiteFacts) -> str:
     what = "warns with" if f.error_type == "warning" else "raises"
     parts = [f"`{f.function}` {what} `{f.error_class}`"]
     c = f.cond.constant
-    if c is False:
+    if c is False and f.exact:
         parts.append(" on no input: every path to this line is cut off earlier, so the site is unreachable as written.")
+    elif c is False:
+        parts.append(f" on no input the analysis could follow{approx(f)}: it found no path to this line,"
+                     " but one it did not follow may still reach it.")
     elif f.cond.tree is None:
         parts.append(" under a condition that could not be worked out from the code.")
     else:
@@ -85,9 +89,9 @@ def documentation(f: SiteFacts) -> str:
         if f.cond.guards:
             parts.append(" It is reached only after the earlier checks in the function pass"
                          " (the full condition is shown as code).")
-    if f.cond.is_except and not f.said.startswith("the call"):
-        for call, exc in raised_calls(f.cond.own)[:1]:
-            parts.append(f" It re-reports a failure: the call `{call}` raised `{exc}`.")
+    if f.cond.is_except and " raised `" not in f.said:
+        for call, exc in raised_in(f.cond)[:1]:
+            parts.append(f" It re-reports a failure: {call_words(call)} raised `{exc}`.")
     shown = [f"`{{{k}}}` is the value of `{v}`" for k, v in f.placeholders.items()][:4]
     if shown:
         parts.append(" In the message, " + "; ".join(shown) + ".")
@@ -110,6 +114,8 @@ def relevant_feeding(f: SiteFacts) -> list[str]:
 
 def trigger_scenarios(f: SiteFacts) -> str:
     if f.cond.constant is False:
+        if not f.exact:
+            return f"None found: no path the analysis followed reaches this line of `{f.function}`{approx(f)}."
         return f"None: no input reaches this line of `{f.function}`."
     when = f.said if f.cond.tree is not None else "its condition holds"
     via = [e for e in f.entry_points if e != f.function][:3]
@@ -120,7 +126,7 @@ def trigger_scenarios(f: SiteFacts) -> str:
 
 
 def common_situations(f: SiteFacts) -> str:
-    if f.test and f.error_type == "assertion" and f.neg:
+    if f.test and f.error_type == "assertion" and f.neg and f.cond.constant is None:
         return (f"The test `{f.short}` expects `{f.neg}`; it fails when the code it exercises"
                 " gives something else.")
     return _SITUATIONS.get(f.tag, _SITUATIONS["runtime-error"]).format(fn=f"`{f.short}`")
@@ -129,9 +135,9 @@ def common_situations(f: SiteFacts) -> str:
 def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     """Ordered fixes, and whether every one rests on the condition alone (a fact)."""
     out: list[str] = []
-    for call, exc in raised_calls(f.cond.own):
-        out.append(f"Fix the underlying failure first: `{call}` raised `{exc}`; its own error (chained as the"
-                   " cause) says why.")
+    for call, exc in raised_in(f.cond):
+        out.append(f"Fix the underlying failure first: {call_words(call)} raised `{exc}`; its own error"
+                   " (chained as the cause) says why.")
     own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
     if f.test and f.error_type == "assertion" and own is not None and f.cond.constant is None:
         # Advice to "call the test differently" would be nonsense: the test's expectation failed.
@@ -153,7 +159,10 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     if f.tag == "resource-exhaustion":
         out.append("Split the work into smaller requests or batches.")
         fact = False
-    if not out:
+    if not out and f.cond.constant is False:
+        out.append(f"No input the analysis followed reaches this line; if it is raised, the linked source of"
+                   f" `{f.short}` shows the path it took.")
+    elif not out:
         out.append(f"Read the check in `{f.function}` (linked source) to see which input it rejects.")
     return out, fact
 
@@ -163,15 +172,16 @@ def _keep(f: SiteFacts, own) -> str:
     found = bounds(own)
     parts = getattr(own, "values", [own])
     if found and len(found) == len(parts):
-        kept = [f"{b.subject} {_flip_text(b.op)} {b.limit}" for b in found]
+        # "where it checks": the names are the function's own at that line, not necessarily its arguments.
+        kept = [f"`{b.subject} {_flip_text(b.op)} {b.limit}`" for b in found]
         if isinstance(own, ast.BoolOp) and isinstance(own.op, ast.And):
-            return f"Keep at least one of {', '.join(kept)} when calling `{f.short}`{approx(f)}."
-        return f"Keep {' and '.join(kept)} when calling `{f.short}`{approx(f)}."
+            return f"Keep at least one of {', '.join(kept)} where `{f.short}` checks it{approx(f)}."
+        return f"Keep {' and '.join(kept)} where `{f.short}` checks it{approx(f)}."
     neg = f.neg if own is f.cond.own else negate_code(own)
     truthy = isinstance(own, ast.UnaryOp) and isinstance(own.op, ast.Not) and \
         isinstance(own.operand, (ast.Name, ast.Attribute, ast.Subscript))
     what = "is truthy (not empty, zero or None)" if truthy else "holds"
-    return f"Make sure `{neg}` {what} before calling `{f.short}`{approx(f)}."
+    return f"Make sure `{neg}` {what} where `{f.short}` checks it{approx(f)}."
 
 
 def _route(own) -> str | None:
@@ -210,15 +220,17 @@ def prevention_tips(f: SiteFacts) -> list[str]:
     tips = []
     if f.cond.own is not None and not f.cond.is_except and f.cond.constant is None:
         tips.append(f"Validate `{f.neg}` where the values are produced, not only in `{f.short}`.")
-    fed = relevant_feeding(f) if f.cond.own_text else []
+    fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] if f.cond.own_text else []
     if fed:
-        tips.append(f"The test reads a derived value (`{fed[-1]}`): check the inputs it is computed from.")
+        tips.append(f"The check reads a derived value (`{fed[-1]}`): check the inputs it is computed from.")
     tip = _TAG_TIPS.get(f.tag)
     if tip:
         tips.append(tip)
     return tips
 
 
+#: `x = None`, `n: int = 0`, `seen = set()`: an initial value, not something derived from inputs.
+_LITERAL_VALUE = re.compile(r"=\s*(None|True|False|-?\d[\d_.]*|'[^']*'|\"[^\"]*\"|\[\]|\{\}|\(\)|set\(\)|dict\(\)|list\(\))\s*$")
 _TAG_TIPS = {"unsupported-configuration": "Check option combinations at startup, before work begins.",
              "shape-dtype-mismatch": "Assert shapes and dtypes at module boundaries in tests.",
              "missing-dependency": "Pin optional dependencies in the environment that runs this path.",
