@@ -172,7 +172,7 @@ def _build(record: dict, dataset: str, exc: BaseException, via: str,
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     message = _message_of(exc)
     ex = record.get("errdex") or {}
-    wanted = [ex.get("condition") or "", ex.get("assertTest") or ""]
+    wanted = [ex.get("guard") or ex.get("condition") or "", ex.get("assertTest") or ""]
     wanted += [e for e in (ex.get("placeholders") or {}).values()]
     return Explanation(record, dataset, name, message, via,
                        frame.f_code.co_filename if frame else "", line,

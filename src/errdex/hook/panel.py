@@ -34,7 +34,7 @@ def render_text(explanation: Explanation) -> list[tuple[str, str]]:
         sections.append(("Values in the raising frame", _pairs(explanation.frame_values)))
     if ex.get("condition"):
         note = "" if ex.get("conditionExact") else f"   (approximate: {ex.get('conditionReason') or 'not every path followed'})"
-        sections.append(("Raised when", ex["condition"] + note))
+        sections.append(("Raised when", (ex.get("guard") or ex["condition"]) + note))
     if r.get("documentation"):
         sections.append(("What it means", r["documentation"]))
     solutions = r.get("solutions") or []
