@@ -4,12 +4,19 @@ A body is the record minus the fields that belong to the dataset rather than
 to the error site (`DATASET_FIELDS`), serialised in one canonical field order
 and identified by a hash of that text. Identical sites in two versions thus
 hash alike and are stored once. On read the dataset's values are put back.
+
+What moves when lines above a site are edited stays out of the body, so a
+site that only moved still shares its body with the previous version: the
+`lineNumber` goes to the membership row, `sourceCodeStart`/`sourceCodeEnd`
+and `errdex.endLine` are kept relative to it, and the `sourceCode` window is
+stored once per distinct text (`windows`). `restore_site` puts them back.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,17 +27,21 @@ DATASET_FIELDS = frozenset({"githubUrl", "analyzedSha", "analyzedAt", "schemaVer
 
 _SEED_SET = frozenset(SEED_FIELDS)
 _BODY_FIELDS = tuple(f for f in SEED_FIELDS if f not in DATASET_FIELDS)
+#: Position fields stored relative to `lineNumber` when the line is taken out of the body.
+RELATIVE_FIELDS = ("sourceCodeStart", "sourceCodeEnd")
 _encoder = json.JSONEncoder(separators=(",", ":"))
 
 
 @dataclass(slots=True)
 class EncodedBody:
-    """A record's body as stored: canonical JSON text and its hash."""
+    """A record's body as stored: canonical JSON text and its hash, and what was taken out."""
 
     body: dict[str, Any]
     text: str
     digest: bytes
     record_id: str
+    line: int | None       # lineNumber, for the membership row (None: the body kept its own)
+    window: str | None     # sourceCode, stored once per distinct text (None: the body kept its own)
 
 
 def encode_body(record: dict[str, Any]) -> EncodedBody:
@@ -42,9 +53,53 @@ def encode_body(record: dict[str, Any]) -> EncodedBody:
         body.update((k, v) for k, v in record.items() if k not in _SEED_SET and k != "errdex")
     if has_errdex:
         body["errdex"] = record["errdex"]
+    line, window = _take_positions(body)
     text = _encoder.encode(body)
     digest = hashlib.sha256(text.encode()).digest()
-    return EncodedBody(body, text, digest, str(body.get("id") or ""))
+    return EncodedBody(body, text, digest, str(body.get("id") or ""), line, window)
+
+
+def _take_positions(body: dict[str, Any]) -> tuple[int | None, str | None]:
+    """Take lineNumber and the window out of `body`; positions become line-relative."""
+    line = body.get("lineNumber")
+    if line.__class__ is not int:
+        return None, None
+    del body["lineNumber"]
+    for name in RELATIVE_FIELDS:
+        value = body.get(name)
+        if value.__class__ is int:
+            body[name] = value - line
+    extra = body.get("errdex")
+    if extra.__class__ is dict and extra.get("endLine").__class__ is int:
+        body["errdex"] = {**extra, "endLine": extra["endLine"] - line}
+    window = body.get("sourceCode")
+    if window.__class__ is not str:
+        return line, None
+    del body["sourceCode"]
+    return line, window
+
+
+def restore_site(stored: str | bytes, line: int | None, window: str | None) -> dict[str, Any]:
+    """The body with its line, absolute positions and window back (no dataset fields)."""
+    body = json.loads(body_text(stored))
+    if line is None:  # written before positions left the body, or a record without a line
+        return body
+    body["lineNumber"] = line
+    for name in RELATIVE_FIELDS:
+        value = body.get(name)
+        if value.__class__ is int:
+            body[name] = value + line
+    extra = body.get("errdex")
+    if extra.__class__ is dict and extra.get("endLine").__class__ is int:
+        extra["endLine"] += line
+    if window is not None:
+        body["sourceCode"] = window
+    return body
+
+
+def body_text(stored: str | bytes) -> str:
+    """The JSON text of a stored body (plain text, or zlib-compressed bytes)."""
+    return stored if stored.__class__ is str else zlib.decompress(stored).decode()
 
 
 def body_columns(body: dict[str, Any]) -> tuple[Any, ...]:
@@ -94,9 +149,10 @@ def github_url(url_base: str | None, body: dict[str, Any]) -> str | None:
     return f"{url_base}{path}{anchor}"
 
 
-def restore_record(text: str, dataset: DatasetInfo) -> dict[str, Any]:
-    """The full record: body fields with the dataset's values back in seed order."""
-    body = json.loads(text)
+def restore_record(stored: str | bytes, dataset: DatasetInfo, line: int | None = None,
+                   window: str | None = None) -> dict[str, Any]:
+    """The full record: body fields, positions and the dataset's values back in seed order."""
+    body = restore_site(stored, line, window)
     dataset_values = {
         "githubUrl": github_url(dataset.url_base, body),
         "analyzedSha": dataset.analyzed_sha,

@@ -8,14 +8,15 @@ re-index never loses the static text and an enrichment can be dropped.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from errdex.store.bodies import restore_site
 from errdex.store.schema import utc_now
+from errdex.store.windows import window_text
 
 
 @dataclass(slots=True)
@@ -50,14 +51,18 @@ class EnrichmentStore:
     def raw_records(self, dataset_id: int | None, limit: int | None = None) -> Iterator[RawRecord]:
         """Distinct bodies (of one dataset, or all), by file and line, as stored."""
         scope, params = ("WHERE dr.dataset_id = ?", [dataset_id]) if dataset_id is not None else ("", [])
-        sql = ("SELECT b.body_hash, b.body FROM record_bodies b WHERE b.key IN"
-               f" (SELECT dr.body_key FROM dataset_records dr {scope})"
-               " ORDER BY b.file_path, b.line_number, b.key")
+        # One membership per body (its latest) gives the line and window the body is shown with.
+        sql = ("SELECT b.body_hash, b.body, m.line_number, w.text FROM record_bodies b JOIN"
+               " (SELECT dr.body_key, max(dr.dataset_id) AS dataset_id FROM dataset_records dr"
+               f" {scope} GROUP BY dr.body_key) AS pick ON pick.body_key = b.key"
+               " JOIN dataset_records m ON m.dataset_id = pick.dataset_id AND m.body_key = b.key"
+               " LEFT JOIN source_windows w ON w.key = m.window_key"
+               " ORDER BY b.file_path, coalesce(m.line_number, b.line_number), b.key")
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
-        for digest, text in self._conn.execute(sql, params):
-            yield RawRecord(bytes(digest), json.loads(text))
+        for digest, body, line, window in self._conn.execute(sql, params):
+            yield RawRecord(bytes(digest), restore_site(body, line, window_text(window)))
 
     def cached(self, hashes: Sequence[str], model: str, prompt_version: str) -> set[str]:
         """Which facts hashes already have an enrichment for this model and prompt."""
@@ -105,11 +110,10 @@ class EnrichmentStore:
         return Enrichment(facts_hash, model, prompt_version, json.loads(row[0]),
                           json.loads(row[1]), json.loads(row[2]), row[3], row[4])
 
-    def overlay(self, body_text: str, record: dict[str, Any]) -> dict[str, Any]:
-        """`record` with its linked enrichment's fields and provenance laid over it."""
+    def overlay(self, digest: bytes, record: dict[str, Any]) -> dict[str, Any]:
+        """`record` with the enrichment linked to its stored body (by hash) laid over it."""
         if not self._tables_exist():
             return record
-        digest = hashlib.sha256(body_text.encode()).digest()
         row = self._conn.execute(
             "SELECT e.fields, e.provenance FROM enrichment_links l JOIN enrichments e"
             " ON e.facts_hash = l.facts_hash AND e.model = l.model"

@@ -6,7 +6,8 @@ diagnostics, and collecting bodies no dataset refers to any more. A process
 killed at any point leaves the file as it was before the publish.
 
 Records are consumed in chunks inside the transaction, so memory stays flat;
-a body whose hash is already stored costs only a membership row.
+a body whose hash is already stored costs only a membership row (which also
+holds the site's line and its source window's key: see `bodies`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from errdex.models import DatasetMeta, Diagnostic
 from errdex.store.bodies import EncodedBody, body_columns, encode_body, search_columns
 from errdex.store.schema import utc_now
+from errdex.store.windows import WindowWriter, collect_windows
 
 #: Records encoded and written per round trip inside the publish transaction.
 PUBLISH_CHUNK = 2000
@@ -33,7 +35,10 @@ _INSERT_SEARCH = (
     "INSERT INTO record_search (rowid, error_message, error_class, documentation,"
     " solutions, tags, file_path) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
-_INSERT_MEMBER = "INSERT INTO dataset_records (dataset_id, body_key, record_id) VALUES (?, ?, ?)"
+_INSERT_MEMBER = (
+    "INSERT INTO dataset_records (dataset_id, body_key, record_id, line_number, window_key)"
+    " VALUES (?, ?, ?, ?, ?)"
+)
 
 
 def publish_dataset(
@@ -60,6 +65,8 @@ def publish_dataset(
             (record_count, len(diagnostics), dataset_id),
         )
         _collect_garbage(conn)
+        if old_id is not None:
+            collect_windows(conn)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -74,6 +81,7 @@ def remove_dataset(conn: sqlite3.Connection, dataset_id: int) -> None:
         _prepare_gc(conn)
         _delete_dataset_rows(conn, dataset_id)
         _collect_garbage(conn)
+        collect_windows(conn)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -134,13 +142,15 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
     """Write bodies (new ones only) and membership rows; return the membership count."""
     next_key = conn.execute("SELECT coalesce(max(key), 0) + 1 FROM record_bodies").fetchone()[0]
     members: set[int] = set()
+    windows = WindowWriter(conn)
     for chunk in _chunks(records, PUBLISH_CHUNK):
         encoded = [encode_body(record) for record in chunk]
         known = _known_keys(conn, [e.digest for e in encoded])
+        window_keys = windows.keys([e.window for e in encoded])
         new_bodies: list[tuple] = []
         new_search: list[tuple] = []
-        member_rows: list[tuple[int, int, str]] = []
-        for item in encoded:
+        member_rows: list[tuple] = []
+        for item, window_key in zip(encoded, window_keys):
             key = known.get(item.digest)
             if key is None:
                 key = known[item.digest] = next_key
@@ -149,7 +159,7 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
                 new_search.append((key, *search_columns(item.body)))
             if key not in members:
                 members.add(key)
-                member_rows.append((dataset_id, key, item.record_id))
+                member_rows.append((dataset_id, key, item.record_id, item.line, window_key))
         conn.executemany(_INSERT_BODY, new_bodies)
         conn.executemany(_INSERT_SEARCH, new_search)
         conn.executemany(_INSERT_MEMBER, member_rows)

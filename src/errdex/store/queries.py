@@ -20,6 +20,11 @@ MAX_QUERY_TOKENS = 32
 _TOKEN = re.compile(r"\w+")
 
 _MEMBERS = "dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
+_WINDOW = " LEFT JOIN source_windows w ON w.key = dr.window_key"
+#: What a full record is rebuilt from: stored body, dataset id, body hash, line, stored window.
+ROW_COLUMNS = "b.body, dr.dataset_id, b.body_hash, dr.line_number, w.text"
+#: The site's line: in the membership row, or in the body for rows written before it moved there.
+_LINE = "coalesce(dr.line_number, b.line_number)"
 _RECENT = "d.published_at DESC, d.id DESC"
 
 
@@ -72,11 +77,11 @@ class RecordFilter:
 def select_records(
     conn: sqlite3.Connection, where: RecordFilter, *, limit: int | None, offset: int
 ) -> sqlite3.Cursor:
-    """(body text, dataset id) rows ordered by file, line, dataset."""
+    """`ROW_COLUMNS` rows ordered by file, line, dataset."""
     condition, params = where.where()
     return conn.execute(
-        f"SELECT b.body, dr.dataset_id FROM {_MEMBERS} WHERE {condition}"
-        " ORDER BY b.file_path, b.line_number, dr.dataset_id LIMIT ? OFFSET ?",
+        f"SELECT {ROW_COLUMNS} FROM {_MEMBERS}{_WINDOW} WHERE {condition}"
+        f" ORDER BY b.file_path, {_LINE}, dr.dataset_id LIMIT ? OFFSET ?",
         [*params, -1 if limit is None else limit, offset],
     )
 
@@ -88,22 +93,22 @@ def count_records(conn: sqlite3.Connection, where: RecordFilter) -> int:
 
 def find_record(
     conn: sqlite3.Connection, column: str, value: str, dataset_id: int | None
-) -> tuple[str, int] | None:
-    """(body, dataset id) of the record with this id or slug, most recent dataset first."""
+) -> tuple | None:
+    """`ROW_COLUMNS` of the record with this id or slug, most recent dataset first."""
     assert column in ("dr.record_id", "b.slug")
     scope = "" if dataset_id is None else " AND dr.dataset_id = ?"
     params: list[Any] = [value] if dataset_id is None else [value, dataset_id]
     return conn.execute(
-        f"SELECT b.body, dr.dataset_id FROM {_MEMBERS} JOIN datasets d ON d.id = dr.dataset_id"
-        f" WHERE {column} = ?{scope} ORDER BY {_RECENT}, b.file_path, b.line_number LIMIT 1",
+        f"SELECT {ROW_COLUMNS} FROM {_MEMBERS}{_WINDOW} JOIN datasets d ON d.id = dr.dataset_id"
+        f" WHERE {column} = ?{scope} ORDER BY {_RECENT}, b.file_path, {_LINE} LIMIT 1",
         params,
     ).fetchone()
 
 
 def search_ranked(
     conn: sqlite3.Connection, match: str, where: RecordFilter, limit: int
-) -> list[tuple[str, int, float]]:
-    """(body, dataset id, bm25) best first; each record id once, from its most recent dataset."""
+) -> list[tuple]:
+    """`ROW_COLUMNS` + bm25, best first; each record id once, from its most recent dataset."""
     condition, params = where.where()
     weights = ", ".join(str(w) for w in SEARCH_WEIGHTS)
     sql = f"""
@@ -111,13 +116,15 @@ def search_ranked(
             SELECT rowid AS key, bm25(record_search, {weights}) AS rank
             FROM record_search WHERE record_search MATCH ?
         ), placed AS (
-            SELECT b.body, dr.dataset_id, h.rank,
+            SELECT b.body, dr.dataset_id, b.body_hash, dr.line_number, dr.window_key, h.rank,
                    row_number() OVER (PARTITION BY dr.record_id ORDER BY {_RECENT}) AS nth
             FROM hits h JOIN dataset_records dr ON dr.body_key = h.key
             JOIN record_bodies b ON b.key = h.key JOIN datasets d ON d.id = dr.dataset_id
             WHERE {condition}
         )
-        SELECT body, dataset_id, rank FROM placed WHERE nth = 1 ORDER BY rank LIMIT ?"""
+        SELECT p.body, p.dataset_id, p.body_hash, p.line_number, w.text, p.rank
+        FROM placed p LEFT JOIN source_windows w ON w.key = p.window_key
+        WHERE p.nth = 1 ORDER BY p.rank LIMIT ?"""
     return conn.execute(sql, [match, *params, limit]).fetchall()
 
 

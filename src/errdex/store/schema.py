@@ -129,11 +129,27 @@ def _enrichments(conn: sqlite3.Connection) -> None:
         ) WITHOUT ROWID""")
 
 
+def _positions_out_of_bodies(conn: sqlite3.Connection) -> None:
+    """Lines and source windows leave the bodies, so a site that only moved shares its body.
+
+    Rows written earlier keep NULL here and their complete bodies: both read alike.
+    """
+    conn.execute("ALTER TABLE dataset_records ADD COLUMN line_number INTEGER")
+    conn.execute("ALTER TABLE dataset_records ADD COLUMN window_key INTEGER")
+    conn.execute(
+        """CREATE TABLE source_windows (
+            key INTEGER PRIMARY KEY,
+            hash BLOB NOT NULL UNIQUE,
+            text BLOB NOT NULL
+        )""")
+
+
 #: Every migration, in the order it is applied. Names are recorded in the file.
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_initial", _initial),
     ("0002_version_commits", _version_commits),
     ("0003_enrichments", _enrichments),
+    ("0004_positions_out_of_bodies", _positions_out_of_bodies),
 )
 
 

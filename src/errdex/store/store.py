@@ -16,6 +16,7 @@ from errdex.models import DatasetInfo, DatasetMeta, Diagnostic
 from errdex.store import publish as publishing
 from errdex.store import queries
 from errdex.store.bodies import restore_record
+from errdex.store.windows import window_text
 from errdex.store.connection import StoreError, open_connection
 from errdex.store.enrichment import EnrichmentStore
 from errdex.store.queries import RecordFilter
@@ -147,7 +148,7 @@ class Store:
             row = queries.find_record(self._conn, "b.slug", ref, dataset_id)
         if row is None:
             return None
-        return self._envelope(row[0], self._dataset_by_id()[row[1]])
+        return self._envelope(row, self._dataset_by_id()[row[1]])
 
     def iter_records(self, dataset: str | None = None, *, error_class: str | None = None,
                      error_type: str | None = None, background_tag: str | None = None,
@@ -157,8 +158,8 @@ class Store:
         where = RecordFilter(self._scope(dataset), error_class, error_type,
                              background_tag, path_glob, text)
         infos = self._dataset_by_id()
-        for body, dataset_id in queries.select_records(self._conn, where, limit=limit, offset=offset):
-            yield self._restore(body, infos[dataset_id])
+        for row in queries.select_records(self._conn, where, limit=limit, offset=offset):
+            yield self._restore(row, infos[row[1]])
 
     def count_records(self, dataset: str | None = None, *, error_class: str | None = None,
                       error_type: str | None = None, background_tag: str | None = None,
@@ -177,7 +178,7 @@ class Store:
         most recent dataset holding it.
         """
         where = RecordFilter(self._scope(dataset), error_class=error_class)
-        rows: list[tuple[str, int, float]] = []
+        rows: list[tuple] = []
         for any_token in (False, True):
             match = queries.fts_query(query, any_token=any_token)
             if match is None:
@@ -186,16 +187,17 @@ class Store:
             if rows:
                 break
         infos = self._dataset_by_id()
-        return [{**self._envelope(body, infos[dataset_id]), "score": -rank}
-                for body, dataset_id, rank in rows]
+        return [{**self._envelope(row, infos[row[1]]), "score": -row[5]} for row in rows]
 
-    def _envelope(self, body: str, info: DatasetInfo) -> dict[str, Any]:
-        return {"record": self._restore(body, info), "datasetVersion": info.published_at,
+    def _envelope(self, row: tuple, info: DatasetInfo) -> dict[str, Any]:
+        return {"record": self._restore(row, info), "datasetVersion": info.published_at,
                 "dataset": info.name}
 
-    def _restore(self, body: str, info: DatasetInfo) -> dict[str, Any]:
-        """The full record, with validated model prose laid over it where an enrich run left some."""
-        return self.enrichments.overlay(body, restore_record(body, info))
+    def _restore(self, row: tuple, info: DatasetInfo) -> dict[str, Any]:
+        """The full record from `queries.ROW_COLUMNS`, with validated model prose laid over it."""
+        body, _, digest, line, window = row[:5]
+        record = restore_record(body, info, line, window_text(window))
+        return self.enrichments.overlay(bytes(digest), record)
 
     # --- summaries --------------------------------------------------------
 

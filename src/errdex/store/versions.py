@@ -40,17 +40,18 @@ def record_in_datasets(store: Store, record_id: str) -> list[tuple[DatasetInfo, 
 
 
 def site_bodies(store: Store, dataset: DatasetInfo, only: set[str] | None = None) -> Iterator[dict[str, Any]]:
-    """The stored bodies of one dataset as parsed JSON: site fields only, no dataset fields or overlays.
+    """The stored bodies of one dataset, positions and window back: no dataset fields or overlays.
 
     Cheaper than `Store.iter_records` for index-time comparisons that read thousands of records;
     `only` limits it to those record ids (the others are not even decoded).
     """
     rows = store._conn.execute(
-        "SELECT dr.record_id, b.body FROM dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
-        " WHERE dr.dataset_id = ?", (dataset.id,))
-    for record_id, body in rows:
+        "SELECT dr.record_id, b.body, dr.line_number, w.text FROM dataset_records dr"
+        " JOIN record_bodies b ON b.key = dr.body_key"
+        " LEFT JOIN source_windows w ON w.key = dr.window_key WHERE dr.dataset_id = ?", (dataset.id,))
+    for record_id, body, line, window in rows:
         if only is None or record_id in only:
-            yield json.loads(body)
+            yield restore_site(body, line, window_text(window))
 
 
 def record_ids(store: Store, dataset: DatasetInfo) -> set[str]:

@@ -1,0 +1,65 @@
+"""Source windows (`sourceCode`) stored once per distinct text, zlib-compressed.
+
+A window is ~2 KB of source around a site; most of them are identical from
+one version to the next even when the site's line moved, so they are kept
+out of the record bodies and referenced by key from the membership rows.
+Windows no membership row refers to any more are dropped with the datasets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import zlib
+from collections.abc import Sequence
+
+#: zlib level for new windows: source text compresses ~3x; higher levels gain little.
+WINDOW_LEVEL = 6
+
+
+class WindowWriter:
+    """Keys for windows inside one publish transaction, inserting the texts not yet stored."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._next_key = conn.execute("SELECT coalesce(max(key), 0) + 1 FROM source_windows").fetchone()[0]
+        self._known: dict[bytes, int] = {}
+
+    def keys(self, windows: Sequence[str | None]) -> list[int | None]:
+        """One key per window (None stays None), in order."""
+        digests = [None if w is None else hashlib.sha256(w.encode()).digest() for w in windows]
+        self._load_known([d for d in digests if d is not None and d not in self._known])
+        rows: list[tuple[int, bytes, bytes]] = []
+        keys: list[int | None] = []
+        for window, digest in zip(windows, digests):
+            if window is None or digest is None:
+                keys.append(None)
+                continue
+            key = self._known.get(digest)
+            if key is None:
+                key = self._known[digest] = self._next_key
+                self._next_key += 1
+                rows.append((key, digest, zlib.compress(window.encode(), WINDOW_LEVEL)))
+            keys.append(key)
+        self._conn.executemany("INSERT INTO source_windows (key, hash, text) VALUES (?, ?, ?)", rows)
+        return keys
+
+    def _load_known(self, digests: list[bytes]) -> None:
+        unique = list(dict.fromkeys(digests))
+        for start in range(0, len(unique), 500):
+            part = unique[start:start + 500]
+            marks = ",".join("?" * len(part))
+            self._known.update(self._conn.execute(
+                f"SELECT hash, key FROM source_windows WHERE hash IN ({marks})", part).fetchall())
+
+
+def window_text(stored: bytes | None) -> str | None:
+    """A stored window back as text."""
+    return None if stored is None else zlib.decompress(stored).decode()
+
+
+def collect_windows(conn: sqlite3.Connection) -> None:
+    """Drop windows no membership row refers to (after datasets were deleted)."""
+    conn.execute(
+        "DELETE FROM source_windows WHERE key NOT IN"
+        " (SELECT window_key FROM dataset_records WHERE window_key IS NOT NULL)")
