@@ -116,3 +116,10 @@ def test_slow_queries_are_stopped_with_503(web_db, asgi_client):
     hurried = asgi_client(create_app(web_db, time_limit_s=0.0))
     message = assert_envelope(hurried.get("/api/search", params={"q": "missing slot"}), 503)
     assert "stopped" in message
+
+
+def test_healthz_is_fixed_and_not_in_the_api_schema(client):
+    r = client.get("/healthz")
+    assert r.status_code == 200 and r.text == "ok\n"
+    assert "content-security-policy" in {k.lower() for k in r.headers}
+    assert "/healthz" not in client.get("/openapi.json").json()["paths"]

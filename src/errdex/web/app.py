@@ -48,10 +48,16 @@ def create_app(db: str | Path, dataset: str | None = None, *,
     app.include_router(api.router)
     app.include_router(pages.router)
     app.add_api_route("/static/pygments.css", _pygments_css, include_in_schema=False)
+    app.add_api_route("/healthz", _healthz, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_error_handlers(app)
     app.add_middleware(SafetyMiddleware, max_body=max_body)
     return app
+
+
+def _healthz() -> PlainTextResponse:
+    """Liveness for load balancers and scripts: a fixed small answer that touches nothing."""
+    return PlainTextResponse("ok\n")
 
 
 def _pygments_css() -> PlainTextResponse:

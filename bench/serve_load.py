@@ -1,0 +1,122 @@
+"""Load on `errdex serve` with the sglang 0.5.23 dataset: error pages, /api/errors/{id}, /api/match.
+
+16 concurrent clients per endpoint; requests/s and p50/p99 latency for each,
+and, in the same run against the same server, the ceiling (`/healthz`, a fixed small response through the same middleware).
+Goals (issue 5): /api/errors/{id} >= 50% of the ceiling's
+requests/s; p99 < 50 ms for all three.
+
+    python bench/serve_load.py [--requests 2000] [--concurrency 16] [--workers 1]
+
+The server runs in its own process; the client shares this 2-core machine,
+so ratios from the same run are the figures to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import CACHE, python, sglang_tree  # noqa: E402
+
+
+def _sglang_db() -> Path:
+    db = CACHE / "bench" / "serve-sglang-0.5.23.db"
+    if not db.exists():
+        db.parent.mkdir(parents=True, exist_ok=True)
+        from errdex.pipeline import index_tree
+
+        index_tree(sglang_tree(), db)
+    return db
+
+
+def _traceback_100_lines(message: str) -> str:
+    frames = []
+    for i in range(48):
+        frames.append(f'  File "/opt/venv/lib/python3.11/site-packages/app/layer{i}.py", line {10 + i}, in step{i}')
+        frames.append(f"    out = step{i + 1}(x)")
+    return "Traceback (most recent call last):\n" + "\n".join(frames) + f"\nValueError: {message}\n"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _load(url: str, n: int, concurrency: int, method: str = "GET", body: dict | None = None):
+    latencies: list[float] = []
+    failures = 0
+    queue = iter(range(n))
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(limits=limits, timeout=30) as client:
+        async def worker() -> None:
+            nonlocal failures
+            for _ in queue:
+                t = time.perf_counter()
+                r = await (client.post(url, json=body) if method == "POST" else client.get(url))
+                latencies.append(time.perf_counter() - t)
+                failures += r.status_code != 200
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        wall = time.perf_counter() - start
+    latencies.sort()
+    pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000  # noqa: E731
+    return {"rps": n / wall, "p50": pick(0.50), "p99": pick(0.99), "failures": failures}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=2000)
+    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--workers", type=int, default=1)
+    args = ap.parse_args()
+    db = _sglang_db()
+    port = _free_port()
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "ERRDEX_HOME": home}
+        server = subprocess.Popen([python(), "-m", "errdex", "serve", "--db", str(db), "--port", str(port),
+                                   "--workers", str(args.workers)], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(600):
+                try:
+                    if httpx.get(f"{base}/api/datasets", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+            record = httpx.get(f"{base}/api/errors/packed-decode-kernel-only-supports-nk-1-got-k-k").json()["record"]
+            text = _traceback_100_lines("Packed decode kernel only supports NK=1 (got K=0, BK=1).")
+            httpx.post(f"{base}/api/match", json={"text": text}, timeout=120)  # build/load the engine once
+            cases = [
+                ("ceiling: /healthz (fixed)", f"{base}/healthz", "GET", None),
+                ("/api/errors/{id}", f"{base}/api/errors/{record['id']}", "GET", None),
+                ("error page /errors/{id}", f"{base}/errors/{record['id']}", "GET", None),
+                ("/api/match (100-line traceback)", f"{base}/api/match", "POST", {"text": text}),
+            ]
+            results = {name: asyncio.run(_load(url, args.requests, args.concurrency, method, body))
+                       for name, url, method, body in cases}
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    ceiling = results["ceiling: /healthz (fixed)"]["rps"]
+    print(f"{'endpoint':34}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'fail':>6}   vs ceiling")
+    for name, r in results.items():
+        print(f"{name:34}{r['rps']:9.0f}{r['p50']:9.1f}{r['p99']:9.1f}{r['failures']:6d}   {r['rps'] / ceiling:.2f}x")
+    api = results["/api/errors/{id}"]
+    print(f"goal: /api/errors/{{id}} >= 0.50x ceiling -> {api['rps'] / ceiling:.2f}x; "
+          f"p99 < 50 ms for all three -> {max(r['p99'] for n, r in results.items() if not n.startswith('ceiling')):.1f} ms worst")
+
+
+if __name__ == "__main__":
+    main()
