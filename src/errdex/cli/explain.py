@@ -102,7 +102,9 @@ def _template_text(template: str, bindings: dict[str, str]):
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Index file (default $ERRDEX_DB or ./errdex.db).")
 @click.option("--dataset", "datasets", multiple=True, help="Dataset name (repo@version); repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool) -> None:
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Processes for a big log file (default: CPU count; files under 32 MB use one).")
+def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, jobs: int | None) -> None:
     """Find every indexed error in a log file of any size."""
     from errdex.match import scan as scan_log
 
@@ -118,10 +120,10 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool) -> 
             with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                           TransferSpeedColumn(), TimeRemainingColumn(), console=console) as bar:
                 task = bar.add_task("scanning", total=None)
-                report = scan_log(source, db=db, dataset=list(datasets) or None,
+                report = scan_log(source, db=db, dataset=list(datasets) or None, jobs=jobs,
                                   progress=lambda done, total: bar.update(task, completed=done, total=total))
         else:
-            report = scan_log(source, db=db, dataset=list(datasets) or None)
+            report = scan_log(source, db=db, dataset=list(datasets) or None, jobs=jobs)
     except ErrdexError as exc:
         _fail(exc)
         return

@@ -66,35 +66,55 @@ class ScanReport:
 
 def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, dataset=None,
          progress: Callable[[int, int | None], None] | None = None, *,
-         context: MatchContext | None = None, chunk_size: int = CHUNK_SIZE) -> ScanReport:
+         context: MatchContext | None = None, chunk_size: int = CHUNK_SIZE,
+         jobs: int | None = None, split_threshold: int | None = None) -> ScanReport:
     """Scan a log (path or stream) and report every error it contains.
 
     `progress(bytes_done, bytes_total_or_None)` is called after each chunk.
+    A file path of at least `split_threshold` bytes (default 32 MB) is cut
+    into `jobs` byte ranges (default: CPU count) scanned by forked processes;
+    the merged report equals the single-process one.
     """
+    from errdex.match import parallel
+
     started = time.perf_counter()
     ctx = context or load_context(db, dataset)
     engine_ready = time.perf_counter()
     report = ScanReport()
-    scanner = _BlockScanner(ctx, report)
-    total = None
     with _no_cyclic_gc():
         if isinstance(path_or_stream, (str, os.PathLike)):
             total = Path(path_or_stream).stat().st_size
-            with open(path_or_stream, "rb") as stream:
-                done = _stream(stream, scanner, chunk_size, progress, total)
+            ranges = parallel.plan_ranges(path_or_stream, total, chunk_size, jobs, split_threshold)
+            if len(ranges) > 1:
+                done, counts = total, parallel.scan_ranges(ctx, path_or_stream, ranges, chunk_size,
+                                                           report, progress, total)
+            else:
+                scanner = _BlockScanner(ctx, report)
+                with open(path_or_stream, "rb") as stream:
+                    done, _ = stream_blocks(stream, scanner, chunk_size, progress, total)
+                counts = _finish(scanner, report)
         else:
-            done = _stream(path_or_stream, scanner, chunk_size, progress, total)
+            scanner = _BlockScanner(ctx, report)
+            done, _ = stream_blocks(path_or_stream, scanner, chunk_size, progress, None)
+            counts = _finish(scanner, report)
     elapsed = time.perf_counter() - started
+    lines, events, matched, workers = counts
     report.stats = {
-        "bytes": done, "lines": scanner.lines, "seconds": round(elapsed, 3),
+        "bytes": done, "lines": lines, "seconds": round(elapsed, 3),
         "mbPerSecond": round(done / 1e6 / max(elapsed, 1e-9), 1),
         "engineSeconds": round(engine_ready - started, 3), "engine": ctx.engine.backend,
-        "engineFromCache": ctx.engine.stats.loaded_from_cache, "events": scanner.events,
-        "matchedEvents": scanner.matched, "occurrences": len(report.occurrences),
+        "engineFromCache": ctx.engine.stats.loaded_from_cache, "events": events,
+        "matchedEvents": matched, "occurrences": len(report.occurrences),
         "unknownEvents": sum(u["count"] for u in report.unknown.values()),
-        "datasets": list(ctx.datasets),
+        "datasets": list(ctx.datasets), "processes": workers,
     }
     return report
+
+
+def _finish(scanner: "_BlockScanner", report: ScanReport) -> tuple[int, int, int, int]:
+    """A single-process scan's unknown table and counters (lines, events, matched, processes)."""
+    add_unknowns(report.unknown, scanner.unknowns)
+    return scanner.lines, scanner.events, scanner.matched, 1
 
 
 @contextmanager
@@ -115,14 +135,26 @@ def _read(stream, size: int) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else data
 
 
-def _stream(stream, scanner: "_BlockScanner", chunk_size: int, progress, total) -> int:
-    carry, done = b"", 0
+def stream_blocks(stream, scanner: "_BlockScanner", chunk_size: int, progress, total, *,
+                  carry: bytes = b"", base: int = 0, final_at_eof: bool = True,
+                  after_block: Callable[[int, bool], bool] | None = None) -> tuple[int, bytes]:
+    """Feed a stream to the scanner in blocks cut at the last newline of each read.
+
+    Returns (bytes read, bytes left unscanned). A range of a bigger file
+    passes the bytes before its first read as `carry`, the file offset of
+    that read as `base`, and `final_at_eof=False` when more of the file
+    follows (an open traceback is then left over, not forced). `after_block`
+    gets each cut's file offset and whether a block was held; True stops.
+    """
+    done = 0
     while True:
         new = _read(stream, chunk_size)
         done += len(new)
         eof = not new
         data = carry + new
         if eof:
+            if not final_at_eof:
+                return done, data
             block, rest = data, b""
         else:
             cut = data.rfind(b"\n") + 1
@@ -136,7 +168,9 @@ def _stream(stream, scanner: "_BlockScanner", chunk_size: int, progress, total) 
         if progress is not None:
             progress(done, total)
         if eof:
-            return done
+            return done, b""
+        if after_block is not None and after_block(base + done - len(rest), hold is not None):
+            return done, carry
 
 
 class _BlockScanner:
@@ -144,6 +178,7 @@ class _BlockScanner:
 
     def __init__(self, ctx: MatchContext, report: ScanReport) -> None:
         self.ctx, self.report = ctx, report
+        self.unknowns: list[tuple[str, int | None, str]] = []   # (normalized, log line, shown), in order
         self.next_line = 1
         self.lines = 0
         self.events = 0
@@ -253,10 +288,16 @@ class _BlockScanner:
             self.report.occurrences.append(_at_line(m, line))
 
     def _unknown(self, event: ErrorEvent, normalized: str, shown: str) -> None:
-        entry = self.report.unknown.get(normalized)
+        self.unknowns.append((normalized, event.log_line, shown))
+
+
+def add_unknowns(unknown: dict[str, dict], events, line_offset: int = 0) -> None:
+    """Fold unknown events `(normalized, line, shown)`, in log order, into the report's table."""
+    for normalized, line, shown in events:
+        entry = unknown.get(normalized)
         if entry is None:
-            self.report.unknown[normalized] = {"normalized": normalized, "count": 1,
-                                               "firstLine": event.log_line, "example": shown[:500]}
+            unknown[normalized] = {"normalized": normalized, "count": 1, "example": shown[:500],
+                                   "firstLine": line + line_offset if line is not None else None}
         else:
             entry["count"] += 1
 

@@ -1,0 +1,231 @@
+"""A big log file scanned in byte ranges by forked processes, merged in order.
+
+The single-process scan reads the file in `chunk_size` pieces and cuts each
+block at the last newline of a read, so block ends depend only on the file:
+the last newline before each multiple of `chunk_size`. A range therefore
+starts just after one of those cuts and reads on from the multiple, and it
+sees exactly the blocks the single-process scan sees, as long as that scan
+holds nothing (an unfinished traceback) across the cut. Each range records a
+checkpoint at every cut. When the range before ended holding a traceback,
+the parent scans on from the held line itself until a cut where neither it
+nor the range's own scan holds anything, and takes the range's results from
+that checkpoint on: the merged report equals the single-process one.
+
+Workers are forked after the context is loaded, so they share its records
+and compiled databases; results come back pickled through a pipe.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from dataclasses import dataclass, field
+
+from errdex.match.api import MatchContext
+from errdex.match.resolve import Match
+from errdex.match.scan import ScanReport, _BlockScanner, add_unknowns, stream_blocks
+
+SPLIT_THRESHOLD = 32 << 20
+
+
+@dataclass(slots=True)
+class ByteRange:
+    """Scan from `start` (just after a cut) reading on from `aligned` (a multiple of the
+    chunk size) to `end` (the next range's `aligned`, or the file size)."""
+
+    start: int
+    aligned: int
+    end: int
+    last: bool
+
+
+@dataclass(slots=True)
+class Checkpoint:
+    """The scanner's state just after one cut."""
+
+    offset: int
+    held: bool
+    next_line: int
+    occurrences: int
+    unknowns: int
+    events: int
+    matched: int
+
+
+@dataclass(slots=True)
+class RangeResult:
+    occurrences: list[Match]
+    unknowns: list[tuple[str, int | None, str]]
+    checkpoints: dict[int, Checkpoint]
+    end: Checkpoint                  # the state at the range's end
+    lines: int
+    held_from: int | None = None     # file offset of a traceback left open at the end
+    stats: dict = field(default_factory=dict)
+
+
+def plan_ranges(path, size: int, chunk_size: int, jobs: int | None,
+                threshold: int | None) -> list[ByteRange]:
+    """Byte ranges for `jobs` processes; one range when the file is small or cannot be cut."""
+    jobs = jobs or os.cpu_count() or 1
+    threshold = SPLIT_THRESHOLD if threshold is None else threshold
+    chunks = -(-size // chunk_size)
+    jobs = min(jobs, chunks)
+    if jobs < 2 or size < threshold:
+        return [ByteRange(0, 0, size, True)]
+    cuts = []
+    with open(path, "rb") as f:
+        for k in range(1, jobs):
+            aligned = round(chunks * k / jobs) * chunk_size
+            f.seek(aligned - chunk_size)
+            newline = f.read(chunk_size).rfind(b"\n")
+            if newline >= 0 and (not cuts or aligned > cuts[-1][1]):
+                cuts.append((aligned - chunk_size + newline + 1, aligned))
+    starts = [(0, 0)] + cuts
+    ends = [a for _, a in cuts] + [size]
+    return [ByteRange(s, a, e, i == len(starts) - 1) for i, ((s, a), e) in enumerate(zip(starts, ends))]
+
+
+def scan_range(ctx: MatchContext, path, r: ByteRange, chunk_size: int, progress=None,
+               total: int | None = None) -> RangeResult:
+    """One range, scanned as the single-process scan would, with a checkpoint per cut."""
+    scanner = _BlockScanner(ctx, ScanReport())
+    checkpoints = {r.start: _checkpoint(scanner, r.start, False)}
+
+    def mark(offset: int, held: bool) -> bool:
+        checkpoints[offset] = _checkpoint(scanner, offset, held)
+        return False
+
+    return _run(scanner, path, r, r.start, chunk_size, mark, checkpoints, progress, total)
+
+
+def _run(scanner: _BlockScanner, path, r: ByteRange, start: int, chunk_size: int, after_block,
+         checkpoints: dict, progress=None, total=None) -> RangeResult:
+    """Scan from `start` to the range end (or until `after_block` says stop); the state at the last cut."""
+    last = [start, False]
+
+    def step(offset: int, held: bool) -> bool:
+        last[:] = offset, held
+        return after_block(offset, held)
+
+    with open(path, "rb") as f:
+        f.seek(start)
+        carry = f.read(r.aligned - start)
+        _, left = stream_blocks(_Limited(f, r.end - r.aligned), scanner, chunk_size, progress, total,
+                                carry=carry, base=r.aligned, final_at_eof=r.last, after_block=step)
+        stopped_at = f.tell()
+    end = _checkpoint(scanner, last[0], last[1])
+    held_from = stopped_at - len(left) if last[1] and not r.last else None
+    return RangeResult(scanner.report.occurrences, scanner.unknowns, checkpoints, end, scanner.lines,
+                       held_from=held_from)
+
+
+def _checkpoint(scanner: _BlockScanner, offset: int, held: bool) -> Checkpoint:
+    return Checkpoint(offset, held, scanner.next_line, len(scanner.report.occurrences),
+                      len(scanner.unknowns), scanner.events, scanner.matched)
+
+
+class _Limited:
+    """The next `left` bytes of a file, read in the sizes asked for."""
+
+    def __init__(self, f, left: int) -> None:
+        self.f, self.left = f, left
+
+    def read(self, size: int) -> bytes:
+        data = self.f.read(min(size, self.left))
+        self.left -= len(data)
+        return data
+
+
+def scan_ranges(ctx: MatchContext, path, ranges: list[ByteRange], chunk_size: int,
+                report: ScanReport, progress, total: int) -> tuple[int, int, int, int]:
+    """Scan every range (the first here, the others in forked children) and merge into `report`.
+
+    Returns (lines, events, matched events, processes).
+    """
+    share = len(ranges)
+    own_progress = (lambda done, _t: progress(min(done * share, total), total)) if progress else None
+    children = [_fork(ctx, path, r, chunk_size) for r in ranges[1:]]
+    results = [scan_range(ctx, path, ranges[0], chunk_size, own_progress, total)]
+    results.extend(_collect(pid, fd) for pid, fd in children)
+    counts = _merge(ctx, path, ranges, results, chunk_size, report)
+    if progress is not None:
+        progress(total, total)
+    return counts + (len(ranges),)
+
+
+def _fork(ctx: MatchContext, path, r: ByteRange, chunk_size: int) -> tuple[int, int]:
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(write_fd)
+        return pid, read_fd
+    code = 1
+    try:
+        os.close(read_fd)
+        try:
+            payload = pickle.dumps(scan_range(ctx, path, r, chunk_size), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:  # the parent scans this range itself
+            payload = b""
+        with os.fdopen(write_fd, "wb") as out:
+            out.write(payload)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _collect(pid: int, fd: int) -> RangeResult | None:
+    """A child's result; None when it failed (its range is then scanned by the parent)."""
+    with os.fdopen(fd, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    try:
+        return pickle.loads(data) if data else None
+    except Exception:
+        return None
+
+
+def _merge(ctx: MatchContext, path, ranges: list[ByteRange], results: list[RangeResult | None],
+           chunk_size: int, report: ScanReport) -> tuple[int, int, int]:
+    """Ranges' results in file order, re-scanning from a held traceback until the range's scan agrees."""
+    unknowns: list[tuple[str, int | None, str]] = []
+    events = matched = 0
+    line, lines, held_from = 1, 0, None   # the state at the current range's start
+    for r, res in zip(ranges, results):
+        if held_from is None and res is not None:
+            start_cp, shift = res.checkpoints[r.start], line - 1
+        else:
+            rescan = _rescan(ctx, path, r, chunk_size, r.start if held_from is None else held_from, line, res)
+            report.occurrences.extend(rescan.occurrences)
+            unknowns.extend(rescan.unknowns)
+            events, matched = events + rescan.end.events, matched + rescan.end.matched
+            start_cp = None if res is None or rescan.end.held else res.checkpoints.get(rescan.end.offset)
+            if start_cp is None or start_cp.held:
+                line, lines, held_from = rescan.end.next_line, rescan.lines, rescan.held_from
+                continue
+            shift = rescan.end.next_line - start_cp.next_line
+        for m in res.occurrences[start_cp.occurrences:]:
+            if m.log_line is not None:
+                m.log_line += shift
+            report.occurrences.append(m)
+        unknowns.extend((n, at + shift if at is not None else None, shown)
+                        for n, at, shown in res.unknowns[start_cp.unknowns:])
+        events += res.end.events - start_cp.events
+        matched += res.end.matched - start_cp.matched
+        line, lines, held_from = res.end.next_line + shift, res.lines + shift, res.held_from
+    add_unknowns(report.unknown, unknowns)
+    return lines, events, matched
+
+
+def _rescan(ctx: MatchContext, path, r: ByteRange, chunk_size: int, start: int, line: int,
+            res: RangeResult | None) -> RangeResult:
+    """Scan from `start` (log line `line`) into range `r` until a cut where neither this scan
+    nor `res` holds a traceback (the result's end is that cut), or to the range end."""
+    scanner = _BlockScanner(ctx, ScanReport())
+    scanner.next_line, scanner.lines = line, line - 1
+    known = res.checkpoints if res is not None else {}
+
+    def agreed(offset: int, held: bool) -> bool:
+        cp = known.get(offset)
+        return not held and cp is not None and not cp.held
+
+    return _run(scanner, path, r, start, chunk_size, agreed, {})
