@@ -105,7 +105,7 @@ def related_ids(records: list[dict]) -> list[list[str]]:
 
 def _ranked(i, fn_key, guard_keys, class_key, words, by_fn, by_guard, by_class, word_sets) -> list[int]:
     """The TOP records of the highest score for record i; ties go to the nearest in the source."""
-    scores: dict[int, float] = {}
+    scores: defaultdict[int, float] = defaultdict(float)
     _add(scores, by_fn[fn_key[i]], _SAME_FUNCTION, i)
     for k in guard_keys[i]:
         _add(scores, by_guard[k], _SHARED_GUARD, i)
@@ -128,7 +128,7 @@ def _add(scores: dict, posting: list[int], weight: float, me: int) -> None:
         at = bisect.bisect_left(posting, me)
         posting = posting[max(0, at - _NEAR // 2):at + _NEAR // 2 + 1]
     for j in posting:
-        scores[j] = scores.get(j, 0.0) + weight
+        scores[j] += weight
 
 
 class _WordSets:
@@ -166,7 +166,7 @@ class _WordSets:
                 at = bisect.bisect_left(members, me)
                 members = members[max(0, at - _NEAR // 2):at + _NEAR // 2 + 1]
             for j in members:
-                scores[j] = scores.get(j, 0.0) + jac
+                scores[j] += jac
 
     def _similar(self, wid: int) -> list[tuple[int, float]]:
         """Word sets with Jaccard >= _MIN_JACCARD, found through this set's rarest words."""

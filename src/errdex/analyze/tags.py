@@ -32,9 +32,11 @@ def tags_for(record: dict, test_text: str | None = None) -> list[str]:
     cls = (ex.get("classQualname") or record.get("errorClass") or "").rpartition(".")[2]
     out = dict(_head(bool(ex.get("test")), record.get("filePath") or "", cls))
     idents = 0
-    texts = (*(ex.get("placeholders") or {}).values(), test_text if test_text is not None else ex.get("condition") or "")
-    for text in texts:
-        for low in _candidates(text):
+    cond = test_text if test_text is not None else ex.get("condition") or ""
+    # Placeholder sources keep their strings (`paths['rounds']` gives "rounds"); the condition's are dropped.
+    texts = [*((v, False) for v in (ex.get("placeholders") or {}).values()), (cond, True)]
+    for text, strip in texts:
+        for low in _candidates(text, strip):
             if idents >= MAX_IDENTIFIERS:
                 break
             if low not in out:
@@ -62,18 +64,18 @@ def _head(test: bool, file_path: str, cls: str) -> dict[str, None]:
     return out
 
 
-_CANDIDATES: dict[str, tuple[str, ...]] = {}
+_CANDIDATES: dict[tuple[str, bool], tuple[str, ...]] = {}
 
 
-def _candidates(text: str) -> tuple[str, ...]:
-    """Identifiers of an expression (strings removed) that may be tags, lower-case, in order."""
-    found = _CANDIDATES.get(text)
+def _candidates(text: str, strip: bool) -> tuple[str, ...]:
+    """Identifiers of an expression (strings removed when `strip`) that may be tags, lower-case, in order."""
+    found = _CANDIDATES.get((text, strip))
     if found is None:
-        plain = _strip_strings(text) if "'" in text or '"' in text else text
+        plain = _strip_strings(text) if strip and ("'" in text or '"' in text) else text
         found = tuple(dict.fromkeys(low for name in _IDENT.findall(plain)
                                     if len(low := name.lower()) > 2 and low not in _NOT_TAGS))
         if len(_CANDIDATES) < 200_000:
-            _CANDIDATES[text] = found
+            _CANDIDATES[(text, strip)] = found
     return found
 
 
@@ -274,17 +276,41 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
 
     `test_text` is the condition's own test (the last conjunct): condition
     rules read only that, since earlier guards say little about this raise.
+    The first rule is the earliest of three: the first that fires on class
+    and `when` alone (cached per class set and shape), the first word rule
+    that occurs in the message, and a condition rule before both.
     """
     f = _facts(record)
     text = f.condition if test_text is None else test_text
     # Rule 0 (deprecation words) only counts for warnings: others look from the next word rule on.
-    word_rule = first_word_rule(f.words, 0 if f.error_type == _WARNING else 1)
-    cond = text not in ("", "True", "False") and "." in text and _ANY_COND.search(text) is not None
-    for i, rule in enumerate(RULES):
-        if rule.when is not None and not rule.when(f):
-            continue
-        if not (rule.classes or rule.words or rule.condition) or (f.classes & rule.classes) or i == word_rule:
-            return rule.tag, rule.name
-        if cond and rule.condition and _COND_RX[i].search(text):
-            return rule.tag, rule.name
-    return "runtime-error", "fallback"
+    first = min(_first_by_class(f), first_word_rule(f.words, 0 if f.error_type == _WARNING else 1))
+    if text not in ("", "True", "False") and "." in text and _ANY_COND.search(text) is not None:
+        for i in _COND_RULES:
+            if i >= first:
+                break
+            if _COND_RX[i].search(text):
+                first = i
+                break
+    rule = RULES[first] if first < _NONE else RULES[-1]
+    return rule.tag, rule.name
+
+
+_COND_RULES = tuple(sorted(_COND_RX))
+_BY_CLASS: dict[tuple, int] = {}
+
+
+def _first_by_class(f: Facts) -> int:
+    """Index of the first rule that fires on the class, the ancestors and `when` alone (words aside)."""
+    key = (f.error_type, f.classes, f.http_status is not None, f.condition == "False")
+    found = _BY_CLASS.get(key)
+    if found is None:
+        found = _NONE
+        for i, rule in enumerate(RULES):
+            if rule.when is not None and not rule.when(f):
+                continue
+            if not (rule.classes or rule.words or rule.condition) or (f.classes & rule.classes):
+                found = i
+                break
+        if len(_BY_CLASS) < 10_000:
+            _BY_CLASS[key] = found
+    return found
