@@ -1,0 +1,116 @@
+"""scan(jobs=N): byte ranges in forked processes give the single-process report, tracebacks across the cuts included."""
+
+import random
+
+import pytest
+
+from errdex.match import MatchContext, scan
+from errdex.match import parallel
+
+from .conftest import make_record
+
+CHUNK = 512
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    records = [
+        make_record("Packed decode kernel only supports NK=1 (got K={K}, BK={BK}).",
+                    file_path="sglang/kernels/fused.py", line=358, function="packed_decode"),
+        make_record("Request {rid} exceeded the token budget of {n}", file_path="sglang/sched.py",
+                    line=40, function="admit", error_class="RuntimeError"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def _traceback(prefix: str, frames: int) -> list[str]:
+    lines = [f"{prefix}Traceback (most recent call last):"]
+    for k in range(frames):
+        lines.append(f'{prefix}  File "/srv/venv/site-packages/sglang/srt/layer{k}.py", line {k + 1}, in forward')
+        lines.append(f"{prefix}    return self.inner(x)")
+    lines.append(f'{prefix}  File "/srv/venv/site-packages/sglang/kernels/fused.py", line 358, in packed_decode')
+    lines.append(f"{prefix}    raise ValueError(")
+    lines.append(f"{prefix}ValueError: Packed decode kernel only supports NK=1 (got K={frames}, BK=8).")
+    return lines
+
+
+def _log(seed: int) -> list[str]:
+    """Plain lines with errors, unknown errors and tracebacks (some longer than a chunk) everywhere."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    while len(lines) < 4000:
+        roll = rng.random()
+        if roll < 0.03:
+            lines.extend(_traceback(f"[rank{rng.randint(0, 3)}]: ", rng.choice([0, 1, 3, 12])))
+        elif roll < 0.05:
+            lines.append(f"ERROR sched: RuntimeError: Request r{rng.randint(0, 9)} exceeded the token budget of 4096")
+        elif roll < 0.06:
+            lines.append(f"ERROR KeyError: 'missing_key_{rng.randint(0, 3)}'")
+        else:
+            lines.append(f"INFO step {len(lines)} took 0.{rng.randint(0, 999):03d}s")
+    return lines
+
+
+def _comparable(report) -> dict:
+    d = report.to_dict()
+    d["stats"] = {k: v for k, v in d["stats"].items()
+                  if k not in ("seconds", "mbPerSecond", "engineSeconds", "processes")}
+    return d
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_ranges_merge_to_the_single_process_report(ctx, tmp_path, seed):
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(_log(seed)) + "\n")
+    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
+    assert single.stats["processes"] == 1 and len(single.occurrences) > 100 and single.unknown
+    for jobs in (2, 3, 7):
+        split = scan(log, context=ctx, chunk_size=CHUNK, jobs=jobs, split_threshold=0)
+        assert split.stats["processes"] == jobs
+        assert _comparable(split) == _comparable(single)
+
+
+def test_a_traceback_held_across_every_cut_is_rescanned_whole(ctx, tmp_path, monkeypatch):
+    """Cuts land inside tracebacks longer than a chunk: the parent scans on from the held line."""
+    lines = []
+    for i in range(60):
+        lines.extend(_traceback(f"[w{i}]: ", 8))
+        lines.append(f"INFO step {i}")
+    log = tmp_path / "long.log"
+    log.write_text("\n".join(lines))   # no final newline: the last line still counts
+    rescans = []
+    rescan = parallel._rescan
+    monkeypatch.setattr(parallel, "_rescan", lambda *a: rescans.append(a[4]) or rescan(*a))
+    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
+    split = scan(log, context=ctx, chunk_size=CHUNK, jobs=4, split_threshold=0)
+    assert split.stats["processes"] == 4
+    assert rescans   # at least one range began inside a held traceback
+    assert _comparable(split) == _comparable(single)
+    assert [m.log_line for m in split.occurrences] == [
+        n for n, line in enumerate(lines, 1) if line.endswith("BK=8).")]
+    assert split.stats["lines"] == len(lines)
+
+
+def test_small_files_and_streams_stay_in_one_process(ctx, tmp_path):
+    log = tmp_path / "small.log"
+    log.write_text("\n".join(_log(4)) + "\n")
+    assert scan(log, context=ctx, chunk_size=CHUNK, jobs=4).stats["processes"] == 1   # under the threshold
+    assert len(parallel.plan_ranges(log, log.stat().st_size, CHUNK, 4, None)) == 1
+    with open(log, "rb") as f:
+        assert scan(f, context=ctx, chunk_size=CHUNK, jobs=4, split_threshold=0).stats["processes"] == 1
+
+
+def test_a_failed_child_range_is_scanned_by_the_parent(ctx, tmp_path, monkeypatch):
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(_log(5)) + "\n")
+    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
+    parent = parallel.scan_range
+
+    def child_breaks(c, path, r, chunk_size, progress=None, total=None):
+        if r.start:   # every range but the first runs in a child
+            raise OSError("disk gone")
+        return parent(c, path, r, chunk_size, progress, total)
+
+    monkeypatch.setattr(parallel, "scan_range", child_breaks)
+    split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)
+    assert _comparable(split) == _comparable(single)
