@@ -220,3 +220,11 @@ def test_unreachable_only_claimed_when_exact():
     assert trigger_scenarios(unsure).startswith("None found: no path the analysis followed")
     assert "expects `True`" not in common_situations(unsure)
     assert "Read the check" not in solutions(unsure)[0][0]
+
+
+def test_unconditional_raise_has_no_check_to_read():
+    f = _facts("True", True)
+    f.tag, f.error_class, f.error_type = "not-implemented", "NotImplementedError", "exception"
+    sols = solutions(f)[0]
+    assert sols == ["`f` raises here whenever this line is reached: use a class or option that implements it."]
+    assert documentation(f) == "`m.f` raises `NotImplementedError` when this line is reached."

@@ -162,6 +162,11 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     if not out and f.cond.constant is False:
         out.append(f"No input the analysis followed reaches this line; if it is raised, the linked source of"
                    f" `{f.short}` shows the path it took.")
+    elif not out and f.cond.constant is True:
+        # No check to satisfy: the line raises whenever it runs.
+        what = ("use a class or option that implements it" if f.tag == "not-implemented"
+                else "take a path that does not reach it")
+        out.append(f"`{f.short}` raises here whenever this line is reached{approx(f)}: {what}.")
     elif not out:
         out.append(f"Read the check in `{f.function}` (linked source) to see which input it rejects.")
     return out, fact
