@@ -52,6 +52,18 @@ def _size(db: Path) -> int:
     return sum(p.stat().st_size for p in db.parent.glob(db.name + "*"))
 
 
+def _tables(db: Path) -> dict[str, float]:
+    """MiB per table and index of the file (empty when SQLite lacks the dbstat table)."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(db) as conn:
+            rows = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+    except sqlite3.Error:
+        return {}
+    return {name: round(size / 2**20, 1) for name, size in rows if size >= 2**19}
+
+
 def check_diff(db: Path, a: str, b: str) -> dict:
     """The issue's check: every record of B once; ids of unchanged sites equal in both."""
     from errdex.store import Store
@@ -88,13 +100,17 @@ def main() -> None:
             shared_times.append(seconds)
             shared_cpu.append(cpu)
             print(f"shared   {tree.version}: {seconds:6.1f}s {cpu:6.1f}s cpu {records:6d} records", file=sys.stderr)
+        shared_tables = _tables(shared_db)
         separate_times, separate_cpu, separate_sizes = [], [], []
+        separate_tables: dict[str, float] = {}
         for tree in trees:
             db = Path(tmp) / f"alone-{tree.version}.db"
             seconds, cpu, records = _index(tree, db, args.jobs)
             separate_times.append(seconds)
             separate_cpu.append(cpu)
             separate_sizes.append(_size(db))
+            for name, mib in _tables(db).items():
+                separate_tables[name] = round(separate_tables.get(name, 0) + mib, 1)
             print(f"separate {tree.version}: {seconds:6.1f}s {cpu:6.1f}s cpu {records:6d} records", file=sys.stderr)
             db.unlink()
         shared_size = _size(shared_db)
@@ -112,6 +128,7 @@ def main() -> None:
         "per_version_separate_seconds": [round(t, 1) for t in separate_times],
         "per_version_shared_cpu": [round(t, 1) for t in shared_cpu],
         "per_version_separate_cpu": [round(t, 1) for t in separate_cpu],
+        "shared_tables_mib": shared_tables, "separate_tables_mib": separate_tables,
         "diff_check": check,
     }
     print(json.dumps(out, indent=2))

@@ -121,3 +121,23 @@ def test_bodies_written_before_the_move_read_alike(tmp_path: Path) -> None:
         records = list(store.iter_records())
         assert [(r["lineNumber"], r["errdex"]["endLine"]) for r in records] == [(41, 43), (43, 45)]
         assert records[0] == _expected(old, meta)
+
+
+def test_large_publishes_pack_bodies_with_a_sampled_dictionary(store: Store, db_path: Path) -> None:
+    from errdex.store import codec
+
+    records = [_site(n, path=f"pkg/m{n % 7}.py") for n in range(260)]
+    meta = make_meta("1.0")
+    store.publish(meta, records, [])
+    assert _count(db_path, "body_dicts") == 1
+    with sqlite3.connect(db_path) as conn:
+        blobs = [row[0] for row in conn.execute("SELECT body FROM record_bodies")]
+    assert all(isinstance(b, bytes) and b[:1] == b"\x01" for b in blobs)
+    assert sum(map(len, blobs)) < 0.4 * sum(len(encode_body(r).text) for r in records)
+    codec._DICTS.clear()   # as in a new process
+    with Store.open(db_path, readonly=True) as reader:
+        got = {r["id"]: r for r in reader.iter_records()}
+    assert [got[r["id"]] for r in records] == [_expected(r, meta) for r in records]
+    store.publish(make_meta("1.1"), [_site(n, shift=1, documentation="new") for n in range(3)], [])
+    assert _count(db_path, "body_dicts") == 1    # later publishes reuse it
+    assert [r["documentation"] for r in store.iter_records("acme/widgets@1.1")] == ["new"] * 3

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
 from errdex.models import SCHEMA_VERSION, SEED_FIELDS, DatasetInfo
+from errdex.store.codec import unpack
 
 #: Record fields whose value depends on the dataset, not on the error site.
 DATASET_FIELDS = frozenset({"githubUrl", "analyzedSha", "analyzedAt", "schemaVersion"})
@@ -98,8 +98,8 @@ def restore_site(stored: str | bytes, line: int | None, window: str | None) -> d
 
 
 def body_text(stored: str | bytes) -> str:
-    """The JSON text of a stored body (plain text, or zlib-compressed bytes)."""
-    return stored if stored.__class__ is str else zlib.decompress(stored).decode()
+    """The JSON text of a stored body (plain text, or bytes packed by `codec`)."""
+    return unpack(stored)
 
 
 def body_columns(body: dict[str, Any]) -> tuple[Any, ...]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from errdex.models import DatasetMeta, Diagnostic
 from errdex.store.bodies import EncodedBody, body_columns, encode_body, search_columns
+from errdex.store.codec import Packer
 from errdex.store.schema import utc_now
 from errdex.store.windows import WindowWriter, collect_windows
 
@@ -143,11 +144,12 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
     next_key = conn.execute("SELECT coalesce(max(key), 0) + 1 FROM record_bodies").fetchone()[0]
     members: set[int] = set()
     windows = WindowWriter(conn)
+    packer = Packer(conn)
     for chunk in _chunks(records, PUBLISH_CHUNK):
         encoded = [encode_body(record) for record in chunk]
         known = _known_keys(conn, [e.digest for e in encoded])
         window_keys = windows.keys([e.window for e in encoded])
-        new_bodies: list[tuple] = []
+        new_items: list[tuple[int, EncodedBody]] = []
         new_search: list[tuple] = []
         member_rows: list[tuple] = []
         for item, window_key in zip(encoded, window_keys):
@@ -155,19 +157,21 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
             if key is None:
                 key = known[item.digest] = next_key
                 next_key += 1
-                new_bodies.append(_body_row(key, item))
+                new_items.append((key, item))
                 new_search.append((key, *search_columns(item.body)))
             if key not in members:
                 members.add(key)
                 member_rows.append((dataset_id, key, item.record_id, item.line, window_key))
-        conn.executemany(_INSERT_BODY, new_bodies)
+        packed = packer.pack_all([item.text for _, item in new_items])
+        conn.executemany(_INSERT_BODY, [_body_row(key, item, blob)
+                                        for (key, item), blob in zip(new_items, packed)])
         conn.executemany(_INSERT_SEARCH, new_search)
         conn.executemany(_INSERT_MEMBER, member_rows)
     return len(members)
 
 
-def _body_row(key: int, item: EncodedBody) -> tuple:
-    return (key, item.digest, item.text, item.record_id, *body_columns(item.body))
+def _body_row(key: int, item: EncodedBody, blob: bytes) -> tuple:
+    return (key, item.digest, blob, item.record_id, *body_columns(item.body))
 
 
 def _known_keys(conn: sqlite3.Connection, digests: list[bytes]) -> dict[bytes, int]:

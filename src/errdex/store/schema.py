@@ -144,12 +144,18 @@ def _positions_out_of_bodies(conn: sqlite3.Connection) -> None:
         )""")
 
 
+def _body_dicts(conn: sqlite3.Connection) -> None:
+    """Preset zlib dictionaries that new bodies are packed with (see `codec`)."""
+    conn.execute("CREATE TABLE body_dicts (id BLOB NOT NULL UNIQUE, dict BLOB NOT NULL)")
+
+
 #: Every migration, in the order it is applied. Names are recorded in the file.
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_initial", _initial),
     ("0002_version_commits", _version_commits),
     ("0003_enrichments", _enrichments),
     ("0004_positions_out_of_bodies", _positions_out_of_bodies),
+    ("0005_body_dicts", _body_dicts),
 )
 
 

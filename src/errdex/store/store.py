@@ -16,6 +16,7 @@ from errdex.models import DatasetInfo, DatasetMeta, Diagnostic
 from errdex.store import publish as publishing
 from errdex.store import queries
 from errdex.store.bodies import restore_record
+from errdex.store.codec import load_dicts
 from errdex.store.windows import window_text
 from errdex.store.connection import StoreError, open_connection
 from errdex.store.enrichment import EnrichmentStore
@@ -33,6 +34,7 @@ class Store:
         self.path = path
         self.readonly = readonly
         self.enrichments = EnrichmentStore(conn)
+        load_dicts(conn)
 
     @classmethod
     def open(cls, path: str | Path, *, readonly: bool = False,
@@ -196,7 +198,11 @@ class Store:
     def _restore(self, row: tuple, info: DatasetInfo) -> dict[str, Any]:
         """The full record from `queries.ROW_COLUMNS`, with validated model prose laid over it."""
         body, _, digest, line, window = row[:5]
-        record = restore_record(body, info, line, window_text(window))
+        try:
+            record = restore_record(body, info, line, window_text(window))
+        except KeyError:  # packed with a dictionary another process added after we opened
+            load_dicts(self._conn)
+            record = restore_record(body, info, line, window_text(window))
         return self.enrichments.overlay(bytes(digest), record)
 
     # --- summaries --------------------------------------------------------

@@ -1,0 +1,73 @@
+"""How body JSON is packed on disk: zlib with a preset dictionary sampled from the file's own bodies.
+
+Bodies repeat the same field names, provenance tags and phrasing, so a
+dictionary cut from real bodies compresses each (~4 KB) to ~15% where plain
+zlib reaches ~35%. The first large publish into a file samples its bodies
+into `body_dicts`; later publishes reuse the newest dictionary. A packed body
+names its dictionary by a content hash, so readers in any process can find it.
+
+Packed layout: b"\\x01" + 8-byte dictionary id + zlib stream, or b"\\x00" + zlib
+stream (no dictionary yet). Bodies stored as text (older files) read as is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import zlib
+from collections.abc import Sequence
+
+#: Bodies a publish needs before it samples a dictionary (fewer make a poor one).
+MIN_SAMPLE = 200
+#: zlib's window: a longer dictionary is never used.
+DICT_SIZE = 32 * 1024
+LEVEL = 6
+
+_PLAIN, _WITH_DICT = b"\x00", b"\x01"
+_DICTS: dict[bytes, bytes] = {}   # every dictionary seen by this process, by id
+
+
+def load_dicts(conn: sqlite3.Connection) -> None:
+    """Make the file's dictionaries known to `unpack` (cheap: a few 32 KB rows)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'body_dicts'").fetchone()
+    if exists:
+        _DICTS.update((bytes(i), bytes(d)) for i, d in conn.execute("SELECT id, dict FROM body_dicts"))
+
+
+def unpack(stored: str | bytes) -> str:
+    """The JSON text of a stored body."""
+    if stored.__class__ is str:
+        return stored
+    if stored[:1] == _WITH_DICT:
+        inflater = zlib.decompressobj(zdict=_DICTS[bytes(stored[1:9])])
+        return (inflater.decompress(stored[9:]) + inflater.flush()).decode()
+    return zlib.decompress(stored[1:]).decode()
+
+
+class Packer:
+    """Packs the bodies of one publish with the file's newest dictionary (made here if none)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        row = conn.execute("SELECT id, dict FROM body_dicts ORDER BY rowid DESC LIMIT 1").fetchone()
+        self._id, self._dict = (bytes(row[0]), bytes(row[1])) if row else (None, None)
+
+    def pack_all(self, texts: Sequence[str]) -> list[bytes]:
+        if self._dict is None and len(texts) >= MIN_SAMPLE:
+            self._make_dict(texts)
+        return [self.pack(text) for text in texts]
+
+    def pack(self, text: str) -> bytes:
+        if self._dict is None:
+            return _PLAIN + zlib.compress(text.encode(), LEVEL)
+        deflater = zlib.compressobj(LEVEL, zdict=self._dict)
+        return _WITH_DICT + self._id + deflater.compress(text.encode()) + deflater.flush()
+
+    def _make_dict(self, texts: Sequence[str]) -> None:
+        """Evenly spaced bodies, concatenated; zlib uses the last 32 KB, so that is all we keep."""
+        step = max(1, len(texts) // 64)
+        sample = "".join(texts[::step]).encode()[-DICT_SIZE:]
+        self._id, self._dict = hashlib.sha256(sample).digest()[:8], sample
+        self._conn.execute("INSERT OR IGNORE INTO body_dicts (id, dict) VALUES (?, ?)", (self._id, sample))
+        _DICTS[self._id] = sample
