@@ -23,8 +23,19 @@ _STRATEGY_BODY = {
 }
 
 
-def names_in(expr: str) -> set[str]:
-    return set(_IDENT.findall(re.sub(r"'[^']*'|\"[^\"]*\"", " ", expr)))
+_STRINGS = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NAMES: dict[str, frozenset[str]] = {}
+
+
+def names_in(expr: str) -> frozenset[str]:
+    """Identifiers of an expression outside its string literals (cached per text)."""
+    found = _NAMES.get(expr)
+    if found is None:
+        plain = _STRINGS.sub(" ", expr) if "'" in expr or '"' in expr else expr
+        found = frozenset(_IDENT.findall(plain))
+        if len(_NAMES) < 200_000:
+            _NAMES[expr] = found
+    return found
 
 
 def feeding_for(names: set[str], feeding: list[str]) -> list[str]:
@@ -59,7 +70,7 @@ def _assigned(line: str) -> frozenset[str]:
 
 
 def validation_code(cond: Condition, feeding: list[str], placeholders: dict, function: str,
-                    exact: bool, reason: str | None) -> str | None:
+                    exact: bool, reason: str | None, fed: list[str] | None = None) -> str | None:
     """The feeding assignments, then `assert <the test negated>`: it fails exactly where the site raises."""
     if cond.own is None or cond.is_except or cond.constant is not None:
         return None
@@ -70,7 +81,8 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     if cond.guards:
         lines.append(f"# assumes the earlier checks in {function} passed")
     used = names_in(own)
-    fed = feeding_for(used, feeding)
+    if fed is None:   # the caller may pass the lines it already picked (the same rule)
+        fed = feeding_for(used, feeding)
     if fed:
         lines.append("# the assignments the check reads, in source order (other statements between them left out)")
     lines += fed

@@ -85,7 +85,7 @@ def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Conditi
     _set(record, "handlingStrategy", strategy, f"heuristic:{rule}")
     _set(record, "preventionTips", prose.prevention_tips(f), "heuristic:tips")
     _set(record, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
-                                                           f.reason), from_condition)
+                                                           f.reason, prose.relevant_feeding(f)), from_condition)
     _set(record, "typeGuard", codegen.type_guard(cond), from_condition)
     if f.test and f.error_type == "assertion":
         return   # a test's own assertion: wrapping or guarding the test's call would be no fix

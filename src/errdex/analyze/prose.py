@@ -60,6 +60,7 @@ class SiteFacts:
     test: bool
     neg: str = ""              # the own test negated, as code ("" when there is none)
     said: str = ""             # the own test in words
+    fed: list[str] | None = None   # the feeding lines the own test reads (`relevant_feeding`, computed once)
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -107,9 +108,10 @@ def relevant_feeding(f: SiteFacts) -> list[str]:
     The feeding slice serves the whole condition; a line that only feeds an
     earlier guard says nothing about this test.
     """
-    if not f.cond.own_text or not f.feeding:
-        return f.feeding
-    return feeding_for(names_in(f.cond.own_text), f.feeding)
+    if f.fed is None:
+        f.fed = feeding_for(names_in(f.cond.own_text), f.feeding) if f.cond.own_text and f.feeding \
+            else f.feeding
+    return f.fed
 
 
 def trigger_scenarios(f: SiteFacts) -> str:
