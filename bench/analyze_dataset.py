@@ -2,7 +2,8 @@
 
 Same run: one real `index_tree` into a fresh SQLite file, with the `analyze_dataset` call inside it
 timed (single-threaded, in the main process); the index time without it is the rest of that run.
-Goal (issue 3): analyze_dataset < 2 s; analysis adds at most 50% to the index time.
+Goal: analyze_dataset < 1.5 s CPU; analysis adds at most 50% to the index time.
+For its CPU time alone (best of N, caches cold) see bench/analyze_dataset_cpu.py.
 
     python bench/analyze_dataset.py [--jobs 2]
 """
@@ -42,7 +43,7 @@ def main() -> None:
     print(f"files              {report.files:,}")
     print(f"records            {report.records:,}")
     print(f"index w/o it       {without:6.2f} s  (full index run minus analyze_dataset, jobs={args.jobs})")
-    print(f"analyze_dataset    {analysis:6.2f} s  (goal < 2 s)  adds {100 * analysis / without:.1f}% to the index")
+    print(f"analyze_dataset    {analysis:6.2f} s  (goal < 1.5 s)  adds {100 * analysis / without:.1f}% to the index")
 
 if __name__ == "__main__":
     main()
