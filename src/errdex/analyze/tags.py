@@ -120,12 +120,20 @@ class Facts:
     http_status: int | None
 
 
+_CLASS_SETS: dict[tuple, frozenset[str]] = {}
+
+
 def _facts(record: dict) -> Facts:
     ex = record["errdex"]
-    names = [record.get("errorClass") or "", ex.get("classQualname") or "", *(ex.get("classAncestors") or [])]
-    classes = frozenset(n.rpartition(".")[2] for n in names if n)
-    if record.get("errorType") == "assertion":
-        classes |= {"AssertionError"}
+    key = (record.get("errorClass"), ex.get("classQualname"), tuple(ex.get("classAncestors") or ()),
+           record.get("errorType") == "assertion")
+    classes = _CLASS_SETS.get(key)
+    if classes is None:   # one set object per distinct class: its hash is then computed once
+        classes = frozenset(n.rpartition(".")[2] for n in (key[0], key[1], *key[2]) if n)
+        if key[3]:
+            classes |= {"AssertionError"}
+        if len(_CLASS_SETS) < 50_000:
+            _CLASS_SETS[key] = classes
     words = _literal_words(record.get("errorMessage") or "")
     return Facts(record.get("errorType") or "", classes, words, ex.get("condition") or "", record.get("httpStatus"))
 
