@@ -54,7 +54,7 @@ def _log(seed: int) -> list[str]:
 def _comparable(report) -> dict:
     d = report.to_dict()
     d["stats"] = {k: v for k, v in d["stats"].items()
-                  if k not in ("seconds", "mbPerSecond", "engineSeconds", "processes")}
+                  if k not in ("seconds", "mbPerSecond", "engineSeconds", "processes", "cpuSeconds", "workerCpuSeconds")}
     return d
 
 

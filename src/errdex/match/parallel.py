@@ -21,7 +21,8 @@ from __future__ import annotations
 import marshal
 import os
 import pickle
-from dataclasses import dataclass, field, fields
+import time
+from dataclasses import dataclass, fields
 from operator import attrgetter
 
 from errdex.match.api import MatchContext
@@ -29,6 +30,7 @@ from errdex.match.resolve import Match
 from errdex.match.scan import ScanReport, _BlockScanner, add_unknowns, stream_blocks
 
 SPLIT_THRESHOLD = 32 << 20
+PARENT_SHARE = 0.85   # of a child's range: the parent also unpacks, merges and writes the report
 
 
 @dataclass(slots=True)
@@ -63,7 +65,7 @@ class RangeResult:
     end: Checkpoint                  # the state at the range's end
     lines: int
     held_from: int | None = None     # file offset of a traceback left open at the end
-    stats: dict = field(default_factory=dict)
+    cpu_seconds: float = 0.0
 
 
 def plan_ranges(path, size: int, chunk_size: int, jobs: int | None,
@@ -73,15 +75,16 @@ def plan_ranges(path, size: int, chunk_size: int, jobs: int | None,
     threshold = SPLIT_THRESHOLD if threshold is None else threshold
     chunks = -(-size // chunk_size)
     jobs = min(jobs, chunks)
-    if jobs < 2 or size < threshold:
+    if jobs < 2 or size < threshold or not hasattr(os, "fork"):
         return [ByteRange(0, 0, size, True)]
     cuts = []
+    weights = [PARENT_SHARE] + [1.0] * (jobs - 1)
     with open(path, "rb") as f:
         for k in range(1, jobs):
-            aligned = round(chunks * k / jobs) * chunk_size
+            aligned = max(1, round(chunks * sum(weights[:k]) / sum(weights))) * chunk_size
             f.seek(aligned - chunk_size)
             newline = f.read(chunk_size).rfind(b"\n")
-            if newline >= 0 and (not cuts or aligned > cuts[-1][1]):
+            if newline >= 0 and aligned < size and (not cuts or aligned > cuts[-1][1]):
                 cuts.append((aligned - chunk_size + newline + 1, aligned))
     starts = [(0, 0)] + cuts
     ends = [a for _, a in cuts] + [size]
@@ -91,6 +94,7 @@ def plan_ranges(path, size: int, chunk_size: int, jobs: int | None,
 def scan_range(ctx: MatchContext, path, r: ByteRange, chunk_size: int, progress=None,
                total: int | None = None) -> RangeResult:
     """One range, scanned as the single-process scan would, with a checkpoint per cut."""
+    cpu = time.process_time()
     scanner = _BlockScanner(ctx, ScanReport())
     checkpoints = {r.start: _checkpoint(scanner, r.start, False)}
 
@@ -98,7 +102,9 @@ def scan_range(ctx: MatchContext, path, r: ByteRange, chunk_size: int, progress=
         checkpoints[offset] = _checkpoint(scanner, offset, held)
         return False
 
-    return _run(scanner, path, r, r.start, chunk_size, mark, checkpoints, progress, total)
+    result = _run(scanner, path, r, r.start, chunk_size, mark, checkpoints, progress, total)
+    result.cpu_seconds = time.process_time() - cpu
+    return result
 
 
 def _run(scanner: _BlockScanner, path, r: ByteRange, start: int, chunk_size: int, after_block,
@@ -140,10 +146,10 @@ class _Limited:
 
 
 def scan_ranges(ctx: MatchContext, path, ranges: list[ByteRange], chunk_size: int,
-                report: ScanReport, progress, total: int) -> tuple[int, int, int, int]:
+                report: ScanReport, progress, total: int) -> tuple[int, int, int, int, list[float]]:
     """Scan every range (the first here, the others in forked children) and merge into `report`.
 
-    Returns (lines, events, matched events, processes).
+    Returns (lines, events, matched events, processes, each child's CPU seconds).
     """
     share = len(ranges)
     own_progress = (lambda done, _t: progress(min(done * share, total), total)) if progress else None
@@ -153,7 +159,7 @@ def scan_ranges(ctx: MatchContext, path, ranges: list[ByteRange], chunk_size: in
     counts = _merge(ctx, path, ranges, results, chunk_size, report)
     if progress is not None:
         progress(total, total)
-    return counts + (len(ranges),)
+    return counts + (len(ranges), [round(r.cpu_seconds, 3) for r in results[1:] if r is not None])
 
 
 def _fork(ctx: MatchContext, path, r: ByteRange, chunk_size: int) -> tuple[int, int]:
@@ -203,19 +209,19 @@ def _pack(res: RangeResult) -> bytes:
             row = row[:_CHECK] + (None,) + row[_CHECK + 1:]
         rows.append(row)
     plain = marshal.dumps((rows, res.unknowns, [_checkpoint_row(cp) for cp in res.checkpoints.values()],
-                           _checkpoint_row(res.end), res.lines, res.held_from))
+                           _checkpoint_row(res.end), res.lines, res.held_from, res.cpu_seconds))
     return len(plain).to_bytes(8, "little") + plain + pickle.dumps(checks, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _unpack(data: bytes) -> RangeResult:
     size = int.from_bytes(data[:8], "little")
-    rows, unknowns, cps, end, lines, held_from = marshal.loads(data[8:8 + size])
+    rows, unknowns, cps, end, lines, held_from, cpu = marshal.loads(data[8:8 + size])
     occurrences = [Match(*row) for row in rows]
     for i, check in pickle.loads(data[8 + size:]).items():
         occurrences[i].condition_check = check
     checkpoints = {cp[0]: Checkpoint(*cp) for cp in cps}
     return RangeResult(occurrences, [tuple(u) for u in unknowns], checkpoints, Checkpoint(*end),
-                       lines, held_from=held_from)
+                       lines, held_from=held_from, cpu_seconds=cpu)
 
 
 def _merge(ctx: MatchContext, path, ranges: list[ByteRange], results: list[RangeResult | None],

@@ -93,7 +93,7 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
     """
     from errdex.match import parallel
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     ctx = context or load_context(db, dataset)
     engine_ready = time.perf_counter()
     report = ScanReport()
@@ -114,7 +114,7 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
             done, _ = stream_blocks(path_or_stream, scanner, chunk_size, progress, None)
             counts = _finish(scanner, report)
     elapsed = time.perf_counter() - started
-    lines, events, matched, workers = counts
+    lines, events, matched, workers, worker_cpu = counts
     report.stats = {
         "bytes": done, "lines": lines, "seconds": round(elapsed, 3),
         "mbPerSecond": round(done / 1e6 / max(elapsed, 1e-9), 1),
@@ -123,6 +123,7 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
         "matchedEvents": matched, "occurrences": len(report.occurrences),
         "unknownEvents": sum(u["count"] for u in report.unknown.values()),
         "datasets": list(ctx.datasets), "processes": workers,
+        "cpuSeconds": round(time.process_time() - cpu, 3), "workerCpuSeconds": worker_cpu,
     }
     return report
 
@@ -155,10 +156,10 @@ def _occurrence_json(occurrences: list[Match]) -> list[str]:
     return rows
 
 
-def _finish(scanner: "_BlockScanner", report: ScanReport) -> tuple[int, int, int, int]:
-    """A single-process scan's unknown table and counters (lines, events, matched, processes)."""
+def _finish(scanner: "_BlockScanner", report: ScanReport) -> tuple[int, int, int, int, list[float]]:
+    """A single-process scan's unknown table and counters (lines, events, matched, processes, child CPU)."""
     add_unknowns(report.unknown, scanner.unknowns)
-    return scanner.lines, scanner.events, scanner.matched, 1
+    return scanner.lines, scanner.events, scanner.matched, 1, []
 
 
 @contextmanager
