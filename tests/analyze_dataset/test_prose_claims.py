@@ -228,3 +228,9 @@ def test_unconditional_raise_has_no_check_to_read():
     sols = solutions(f)[0]
     assert sols == ["`f` raises here whenever this line is reached: use a class or option that implements it."]
     assert documentation(f) == "`m.f` raises `NotImplementedError` when this line is reached."
+
+
+def test_failure_found_in_an_earlier_conjunct_with_a_class_tuple():
+    cond = parse_condition("raised(load(p), (AttributeError, ValueError)) and os.path.isfile(p) and cfg is None")
+    from errdex.analyze.condexpr import raised_in
+    assert raised_in(cond) == [("load(p)", "(AttributeError, ValueError)")]
