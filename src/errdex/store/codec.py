@@ -12,10 +12,12 @@ stream (no dictionary yet). Bodies stored as text (older files) read as is.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import zlib
-from collections.abc import Sequence
+TYPE_CHECKING = False  # not typing's, kept light for the hook
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 #: Bodies a publish needs before it samples a dictionary (fewer make a poor one).
 MIN_SAMPLE = 200
@@ -66,6 +68,8 @@ class Packer:
 
     def _make_dict(self, texts: Sequence[str]) -> None:
         """Evenly spaced bodies, concatenated; zlib uses the last 32 KB, so that is all we keep."""
+        import hashlib  # only a publish needs it; readers (the hook) import this module
+
         step = max(1, len(texts) // 64)
         sample = "".join(texts[::step]).encode()[-DICT_SIZE:]
         self._id, self._dict = hashlib.sha256(sample).digest()[:8], sample
