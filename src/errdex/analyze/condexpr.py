@@ -40,15 +40,16 @@ class Condition:
         return "raised(" in self.text
 
 
-def parse_condition(text: str | None) -> Condition:
-    """The condition's own test (last conjunct, or a trailing run of exclusions on one name), parsed.
+def parse_condition(text: str | None, guard: str | None = None) -> Condition:
+    """The condition's own test, parsed: the site's `guard` when the analysis gave one, else the
+    last conjunct (or a trailing run of exclusions on one name).
 
     The conjuncts are found from the right (`tail_conjuncts`), so a condition
     of thirty guards costs one small parse, not a large one; `guards` holds
     the rest as one text.
     """
     text = text or ""
-    head, tail = tail_conjuncts(text)
+    head, tail = _split_at_guard(text, guard) if guard else tail_conjuncts(text)
     own = _parse_cached(" and ".join(tail)) if tail else None
     if own is None and head:
         parts = split_conjuncts(text)   # brackets inside strings fooled the quick split
@@ -65,6 +66,13 @@ def parse_condition(text: str | None) -> Condition:
         elif isinstance(own, ast.Constant) and isinstance(own.value, bool):
             cond.constant = own.value
     return cond
+
+
+def _split_at_guard(text: str, guard: str) -> tuple[str, list[str]]:
+    """(earlier checks, [guard]) when the whole condition ends with the site's own guard."""
+    if guard in ("True", "False") or guard == text or not text.endswith(" and " + guard):
+        return tail_conjuncts(text)
+    return text[: len(text) - len(guard) - 5].strip(), [guard]
 
 
 def tail_conjuncts(text: str) -> tuple[str, list[str]]:

@@ -56,7 +56,7 @@ def _fill(record: dict, graph: CallGraph, method_of: dict, reach: dict) -> None:
         found = reach[key] = (graph.callers(qual), graph.entry_points(qual, include_tests=key[1]))
     ex["callers"], ex["entryPoints"] = list(found[0]), list(found[1])
     prov["callers"] = prov["entryPoints"] = "fact"
-    cond = parse_condition(ex.get("condition"))
+    cond = parse_condition(ex.get("condition"), ex.get("guard"))
     own_text = cond.own_text if cond.own is not None else None
     record["tags"] = tags_for(record, own_text)
     prov["tags"] = "heuristic:tags"
