@@ -183,6 +183,30 @@ def best(runs: list[tuple]) -> tuple:
     return (fastest[0],) + tuple(fastest[1:-1]) + (min(r[-1] for r in runs),)
 
 
+def cores_free(jobs: int) -> float:
+    """How many cores `jobs` CPU-bound processes get right now (other users' load included):
+    jobs x (one process's wall time) / (wall time of `jobs` running at once)."""
+    def burn() -> None:
+        x = 0
+        for i in range(3_000_000):
+            x += i
+
+    started = time.perf_counter()
+    burn()
+    alone = time.perf_counter() - started
+    started = time.perf_counter()
+    pids = []
+    for _ in range(jobs):
+        pid = os.fork()
+        if pid == 0:
+            burn()
+            os._exit(0)
+        pids.append(pid)
+    for pid in pids:
+        os.waitpid(pid, 0)
+    return jobs * alone / (time.perf_counter() - started)
+
+
 def errdex_scan(path: Path, db: Path, jobs: int) -> tuple[float, dict, int, float]:
     """`errdex scan --json` as a subprocess; returns (seconds, report, peak RSS in kB, CPU seconds
     of the process and its workers)."""
@@ -239,14 +263,17 @@ def main() -> int:
         r_sec, ref_lines = reference(log, records)
         r_cpu = time.process_time() - r_cpu
         floors, singles, splits = [], [], []
+        free = []
         for _ in range(args.repeat):   # interleaved, so load changes hit all three alike
+            free.append(cores_free(jobs))
             floors.append(floor(log))
             singles.append(errdex_scan(log, db, 1))
             splits.append(errdex_scan(log, db, jobs))
         f_sec, lines, f_cpu = best(floors)
         s_sec, single, s_rss, s_cpu = best(singles)
         e_sec, report, rss, e_cpu = best(splits)
-        print(f"load average after timing: {os.getloadavg()[0]:.1f}")
+        print(f"load average after timing: {os.getloadavg()[0]:.1f}; cores free to {jobs} processes, "
+              f"per round: {', '.join(f'{c:.1f}' for c in free)}")
         mb = size / 1e6
         print(f"floor (read + split lines): {f_sec:6.2f} s  {mb / f_sec:7.1f} MB/s  CPU {f_cpu:6.2f} s  ({lines} lines)")
         print(f"pure-Python AC + re:        {r_sec:6.2f} s  {mb / r_sec:7.1f} MB/s  CPU {r_cpu:6.2f} s")
@@ -262,6 +289,9 @@ def main() -> int:
         stats = report["stats"]
         print(f"in-process: engine ready in {stats['engineSeconds']} s (from cache: {stats['engineFromCache']}), "
               f"scan {stats['mbPerSecond']} MB/s")
+        if stats.get("workerCpuSeconds"):
+            print(f"split scan CPU: parent {stats['cpuSeconds']} s (its range, merge), workers "
+                  f"{stats['workerCpuSeconds']} s; scan() wall {stats['seconds']} s")
         for mode, (seconds, patterns, nbytes, cached) in engine_times(db).items():
             print(f"engine {mode}: {seconds:.2f} s for {patterns} patterns, databases {nbytes / 1e6:.1f} MB, "
                   f"from cache={cached}" + (" (import + records + databases)" if mode == "load" else ""))
