@@ -12,7 +12,7 @@ from pathlib import Path
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "2"
+EXTRACTOR_VERSION = "3"
 
 #: The record schema version written into every record (`schemaVersion`).
 SCHEMA_VERSION = 2

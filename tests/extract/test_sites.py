@@ -202,3 +202,13 @@ def test_alias_cycles_end(extract):
         "c.py": "import a\ndef f():\n    raise a.X.Y('cycle')\n",
     })
     assert cb.class_info(sites[0].class_ref).qualname.endswith("X.Y")
+
+
+def test_a_package_below_a_folder_without_init_stays_in_its_top_package(extract):
+    facts, _, _ = extract({
+        "sglang/__init__.py": "",
+        "sglang/srt/layers/attention/linear/__init__.py": "",
+        "sglang/srt/layers/attention/linear/kernels/gdn.py": "def f():\n    raise ValueError('x')\n",
+    })
+    names = {f.file_path: f.module for f in facts}
+    assert names["sglang/srt/layers/attention/linear/kernels/gdn.py"] == "sglang.srt.layers.attention.linear.kernels.gdn"

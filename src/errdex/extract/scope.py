@@ -41,12 +41,19 @@ def module_name(rel_path: str, package_dirs: frozenset[str]) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _import_roots(package_dirs: frozenset[str]) -> frozenset[str]:
-    """Folders that hold a top-level package ("" is the tree's own root)."""
+    """Folders that hold a top-level package ("" is the tree's own root).
+
+    A top-level package has no package among its ancestors: in
+    `sglang/srt/layers/attention/linear/` (where `attention/` lacks an
+    `__init__.py`) `linear` is still inside the `sglang` package.
+    """
     roots = set()
     for d in package_dirs:
-        parent = d.rsplit("/", 1)[0] if "/" in d else ""
-        if parent not in package_dirs and d:
-            roots.add(parent)
+        if not d:
+            continue
+        parts = d.split("/")
+        if not any("/".join(parts[:i]) in package_dirs for i in range(1, len(parts))):
+            roots.add("/".join(parts[:-1]))
     return frozenset(roots)
 
 
