@@ -78,6 +78,29 @@ class Store:
             "DELETE FROM file_cache WHERE substr(key, -?) != ?", (len(keep_suffix), keep_suffix))
         return cursor.rowcount
 
+    def prune_file_cache(self, keep_keys: Iterable[str]) -> int:
+        """Forget cached results except `keep_keys` (and their ":helpers:" entries); returns how many.
+
+        Meant after a publish, with the keys of every file of every dataset still in the file,
+        so a long-lived index does not keep facts of file versions no dataset holds any more.
+        """
+        keep = list(dict.fromkeys(keep_keys))
+        removed: list[int] = []
+
+        def prune() -> None:
+            self._conn.execute("CREATE TEMP TABLE IF NOT EXISTS keep_facts (key TEXT PRIMARY KEY)")
+            self._conn.execute("DELETE FROM temp.keep_facts")
+            self._conn.executemany("INSERT OR IGNORE INTO temp.keep_facts VALUES (?)", [(k,) for k in keep])
+            self._conn.execute(
+                "DELETE FROM file_cache WHERE key NOT IN (SELECT key FROM temp.keep_facts)"
+                " AND (instr(key, ':helpers:') = 0 OR substr(key, 1, instr(key, ':helpers:') - 1)"
+                " NOT IN (SELECT key FROM temp.keep_facts))")
+            removed.append(self._conn.execute("SELECT changes()").fetchone()[0])
+            self._conn.execute("DELETE FROM temp.keep_facts")
+
+        self._write(prune)
+        return removed[0]
+
     def publish(self, meta: DatasetMeta, records: Iterable[dict[str, Any]],
                 diagnostics: Sequence[Diagnostic]) -> DatasetInfo:
         """Publish `meta.name` atomically, replacing any earlier copy of it."""
