@@ -90,3 +90,28 @@ def test_cli_scan_json(db, tmp_path):
     assert data["groups"][0]["count"] == 1 and data["unknown"][0]["firstLine"] == 3
     assert data["stats"]["lines"] == 4
     assert scan(log, db=db).to_dict()["occurrences"][0]["bindings"] == {"name": "q"}
+
+
+def test_cli_scan_jobs_splits_a_big_log_with_the_same_report(db, tmp_path):
+    """Over the 32 MiB threshold `--jobs 2` forks; its JSON equals `--jobs 1`'s but for timings."""
+    block = ("INFO step ok\n" * 3000
+             + "ERROR RuntimeError: Unknown model name q, expected one of a, b\n"
+             + "Traceback (most recent call last):\n"
+             + '  File "/srv/site-packages/mylib/kernels.py", line 5, in packed_decode\n'
+             + "    raise ValueError(\n"
+             + "ValueError: Packed decode kernel only supports NK=1 (got K=3, BK=4).\n")
+    log = tmp_path / "big.log"
+    with open(log, "w") as f:
+        f.write(block * (35_000_000 // len(block) + 1))
+    reports = []
+    for jobs in ("1", "2"):
+        out = _cli("scan", "--db", str(db), "--json", "--jobs", jobs, str(log))
+        assert out.returncode == 0, out.stderr
+        reports.append(json.loads(out.stdout))
+    single, split = reports
+    assert (single["stats"]["processes"], split["stats"]["processes"]) == (1, 2)
+    assert len(split["stats"]["workerCpuSeconds"]) == 1
+    for key in ("occurrences", "groups", "unknown"):
+        assert split[key] == single[key]
+    assert split["stats"]["lines"] == single["stats"]["lines"] == block.count("\n") * (35_000_000 // len(block) + 1)
+    assert len(split["occurrences"]) == 2 * (35_000_000 // len(block) + 1)

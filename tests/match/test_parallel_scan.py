@@ -135,3 +135,25 @@ def test_json_from_fragments_is_the_text_of_to_dict(ctx, tmp_path):
     out = io.StringIO()
     report.write_json(out)
     assert out.getvalue() == json.dumps(report.to_dict())
+
+
+def test_a_traceback_longer_than_the_first_window_parses_whole(ctx, tmp_path, monkeypatch):
+    """Each traceback is parsed from a small window grown only while the parse reaches its end."""
+    import importlib
+
+    scan_module = importlib.import_module("errdex.match.scan")
+
+    lines = ["INFO start"]
+    for i in range(3):
+        lines.extend(_traceback(f"[w{i}]: ", 40 * (i + 1)))   # up to ~18 KB of frames
+        lines.append(f"INFO step {i}")
+    log = tmp_path / "long.log"
+    log.write_text("\n".join(lines) + "\n")
+    assert len("\n".join(lines)) / 3 > scan_module.FIRST_WINDOW_BYTES / 4
+    report = scan(log, context=ctx, jobs=1)
+    assert report.stats["events"] == 3
+    assert [m.log_line for m in report.occurrences] == [
+        n for n, line in enumerate(lines, 1) if line.endswith("BK=8).")]
+    for size in (64, 256, 1 << 20):   # same answer whatever the first window
+        monkeypatch.setattr(scan_module, "FIRST_WINDOW_BYTES", size)
+        assert _comparable(scan(log, context=ctx, jobs=1)) == _comparable(report)

@@ -27,6 +27,7 @@ from errdex.match.text import clean_line, normalize_unknown
 CHUNK_SIZE = 8 << 20
 WINDOW_LINES = 2000
 WINDOW_BYTES = 1 << 20
+FIRST_WINDOW_BYTES = 16 << 10
 PYTEST_CONTEXT_LINES = 100
 _BLOCK_MARKERS = frozenset({"traceback", "frame", "pytest"})
 
@@ -273,14 +274,22 @@ class _BlockScanner:
                 break
             back = block.rfind(b"\n", 0, back - 1) + 1
             before += 1
-        end = min(len(block), start + WINDOW_BYTES)
-        window = block[back:end].decode("utf-8", "replace").split("\n")[: before + WINDOW_LINES]
-        lines = [clean_line(line) for line in window]
+        limit = before + WINDOW_LINES
+        hard_end = min(len(block), start + WINDOW_BYTES)
         first = self.next_line + line_idx - before
-        parsed = parse_at(lines, before, first)
+        size = FIRST_WINDOW_BYTES
+        while True:   # a small window first: decoding 1 MB per traceback made traceback-heavy logs crawl
+            end = block.find(b"\n", start + size, hard_end) + 1 if start + size < hard_end else 0
+            window = block[back:end or hard_end].decode("utf-8", "replace").split("\n")
+            whole = not end or len(window) > limit
+            lines = _Watched(clean_line(line) for line in window[:limit])
+            parsed = parse_at(lines, before, first)
+            if whole or lines.deepest < len(lines) - 1:   # the parse never reached the window's end
+                break
+            size *= 8
         if parsed is None:
             return None
-        if not parsed.complete and not final and end == len(block):
+        if not parsed.complete and not final and hard_end == len(block):
             return "hold"
         used = {line_idx - before + k for k in parsed.consumed}
         return parsed.events, used
@@ -345,6 +354,30 @@ def add_unknowns(unknown: dict[str, dict], events, line_offset: int = 0) -> None
                                    "firstLine": line + line_offset if line is not None else None}
         else:
             entry["count"] += 1
+
+
+class _Watched(list):
+    """Lines that remember the deepest index read: a parse that never read the
+    last line would give the same answer on a longer window."""
+
+    __slots__ = ("deepest",)
+
+    def __init__(self, lines) -> None:
+        super().__init__(lines)
+        self.deepest = -1
+
+    def __getitem__(self, idx):
+        if isinstance(idx, int):
+            at = idx + len(self) if idx < 0 else idx
+            if at > self.deepest:
+                self.deepest = at
+        else:
+            self.deepest = len(self)
+        return list.__getitem__(self, idx)
+
+    def __iter__(self):
+        self.deepest = len(self)
+        return list.__iter__(self)
 
 
 def _at_line(m: Match, line: int | None) -> Match:
