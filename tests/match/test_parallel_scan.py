@@ -116,27 +116,6 @@ def test_a_failed_child_range_is_scanned_by_the_parent(ctx, tmp_path, monkeypatc
     assert _comparable(split) == _comparable(single)
 
 
-def test_json_from_fragments_is_the_text_of_to_dict(ctx, tmp_path):
-    from errdex.match.conditions import ConditionCheck
-    from errdex.match.resolve import Match
-    import io
-    import json
-
-    log = tmp_path / "run.log"
-    log.write_text("\n".join(_log(6)) + "\nERROR sched: RuntimeError: Request \u00e9\"\\ exceeded the token budget of 1\n")
-    report = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
-    assert len({tuple(m.bindings.items()) for m in report.occurrences}) > 10
-    base = report.occurrences[0]
-    report.occurrences.append(Match(base.id, base.repo, base.file_path, base.line_number, base.error_class,
-                                    base.error_message, 1.5, "low", "message", {"n": 7}, {"n": "len(x)"},
-                                    log_line=99, condition_check=ConditionCheck("n > 3", True, {"n": 7}, True)))
-    report.occurrences.append(Match(base.id, base.repo, base.file_path, base.line_number, None, "", 0.5,
-                                    "low", "message", {"n": 8}, {}, match_kind="prefix", log_line=100))
-    out = io.StringIO()
-    report.write_json(out)
-    assert out.getvalue() == json.dumps(report.to_dict())
-
-
 def test_a_traceback_longer_than_the_first_window_parses_whole(ctx, tmp_path, monkeypatch):
     """Each traceback is parsed from a small window grown only while the parse reaches its end."""
     import importlib

@@ -131,11 +131,16 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
         import gc
 
         gc.disable()   # the process ends right after; the report is acyclic
-        report.write_json(sys.stdout)   # one JSON line; plain writes: `click.echo` would scan tens of MB
-        sys.stdout.write("\n")
-        sys.stdout.flush()
+        _write_json(report.to_dict())
         return
     _print_report(report)
+
+
+def _write_json(data: dict) -> None:
+    """The report as one JSON line; plain write: `click.echo` would scan tens of MB for ANSI codes."""
+    sys.stdout.write(json.dumps(data))
+    sys.stdout.write("\n")
+    sys.stdout.flush()
 
 
 def _print_report(report) -> None:

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import gc
 import io
-import json
 import os
 from contextlib import contextmanager
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Callable, TextIO
+from typing import BinaryIO, Callable
 
 from errdex.match.api import MatchContext, load_context
 from errdex.match.events import ErrorEvent, bare_message, parse_at
@@ -61,24 +60,10 @@ class ScanReport:
         return {
             "occurrences": [m.to_dict() for m in self.occurrences],
             "groups": self.groups(),
-            "unknown": self.to_dict_unknown(),
+            "unknown": sorted(self.unknown.values(), key=lambda u: (-u["count"], u["firstLine"])),
             "stats": dict(self.stats),
         }
 
-    def write_json(self, out: TextIO) -> None:
-        """`json.dumps(self.to_dict())`, the same text, written without building every occurrence's dict.
-
-        Occurrences of one record share all but their bindings and line, so
-        each distinct rest is encoded once (a big log's 30k occurrences took
-        ~0.35 s through `to_dict` and `json.dumps`).
-        """
-        out.write('{"occurrences": [')
-        out.write(", ".join(_occurrence_json(self.occurrences)))
-        rest = json.dumps({"groups": self.groups(), "unknown": self.to_dict_unknown(), "stats": dict(self.stats)})
-        out.write("], " + rest[1:])
-
-    def to_dict_unknown(self) -> list[dict]:
-        return sorted(self.unknown.values(), key=lambda u: (-u["count"], u["firstLine"]))
 
 
 def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, dataset=None,
@@ -127,34 +112,6 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
         "cpuSeconds": round(time.process_time() - cpu, 3), "workerCpuSeconds": worker_cpu,
     }
     return report
-
-
-def _occurrence_json(occurrences: list[Match]) -> list[str]:
-    """Each occurrence as `json.dumps(m.to_dict())` would print it, from cached fragments."""
-    encode = json.encoder.encode_basestring_ascii
-    parts: dict[tuple, tuple[str, str]] = {}
-    rows = []
-    for m in occurrences:
-        if m.condition_check is not None or m.log_line is None:
-            rows.append(json.dumps(m.to_dict()))
-            continue
-        key = (m.id, m.score, m.confidence, m.via, m.match_kind, m.chain, m.primary,
-               tuple(m.expressions.items()))
-        known = parts.get(key)
-        if known is None:
-            d = m.to_dict()
-            head = json.dumps({k: d[k] for k in list(d)[:9]})
-            tail = json.dumps({k: d[k] for k in list(d)[10:-1]})
-            known = parts[key] = (head[:-1] + ', "bindings": ', ", " + tail[1:-1] + ', "logLine": ')
-        if m.bindings:
-            try:
-                bound = "{" + ", ".join(encode(k) + ": " + encode(v) for k, v in m.bindings.items()) + "}"
-            except TypeError:   # a value that is not a string
-                bound = json.dumps(m.bindings)
-        else:
-            bound = "{}"
-        rows.append(known[0] + bound + known[1] + str(m.log_line) + "}")
-    return rows
 
 
 def _finish(scanner: "_BlockScanner", report: ScanReport) -> tuple[int, int, int, int, list[float]]:
