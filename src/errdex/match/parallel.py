@@ -27,7 +27,7 @@ from operator import attrgetter
 
 from errdex.match.api import MatchContext
 from errdex.match.resolve import Match
-from errdex.match.scan import ScanReport, _BlockScanner, add_unknowns, stream_blocks
+from errdex.match.scan import ScanReport, BlockScanner, add_unknowns, stream_blocks
 
 SPLIT_THRESHOLD = 32 << 20
 PARENT_SHARE = 0.85   # of a child's range: the parent also unpacks, merges and writes the report
@@ -95,7 +95,7 @@ def scan_range(ctx: MatchContext, path, r: ByteRange, chunk_size: int, progress=
                total: int | None = None) -> RangeResult:
     """One range, scanned as the single-process scan would, with a checkpoint per cut."""
     cpu = time.process_time()
-    scanner = _BlockScanner(ctx, ScanReport())
+    scanner = BlockScanner(ctx, ScanReport())
     checkpoints = {r.start: _checkpoint(scanner, r.start, False)}
 
     def mark(offset: int, held: bool) -> bool:
@@ -107,7 +107,7 @@ def scan_range(ctx: MatchContext, path, r: ByteRange, chunk_size: int, progress=
     return result
 
 
-def _run(scanner: _BlockScanner, path, r: ByteRange, start: int, chunk_size: int, after_block,
+def _run(scanner: BlockScanner, path, r: ByteRange, start: int, chunk_size: int, after_block,
          checkpoints: dict, progress=None, total=None) -> RangeResult:
     """Scan from `start` to the range end (or until `after_block` says stop); the state at the last cut."""
     last = [start, False]
@@ -128,7 +128,7 @@ def _run(scanner: _BlockScanner, path, r: ByteRange, start: int, chunk_size: int
                        held_from=held_from)
 
 
-def _checkpoint(scanner: _BlockScanner, offset: int, held: bool) -> Checkpoint:
+def _checkpoint(scanner: BlockScanner, offset: int, held: bool) -> Checkpoint:
     return Checkpoint(offset, held, scanner.next_line, len(scanner.report.occurrences),
                       len(scanner.unknowns), scanner.events, scanner.matched)
 
@@ -260,7 +260,7 @@ def _rescan(ctx: MatchContext, path, r: ByteRange, chunk_size: int, start: int, 
             res: RangeResult | None) -> RangeResult:
     """Scan from `start` (log line `line`) into range `r` until a cut where neither this scan
     nor `res` holds a traceback (the result's end is that cut), or to the range end."""
-    scanner = _BlockScanner(ctx, ScanReport())
+    scanner = BlockScanner(ctx, ScanReport())
     scanner.next_line, scanner.lines = line, line - 1
     known = res.checkpoints if res is not None else {}
 

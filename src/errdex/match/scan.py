@@ -65,7 +65,6 @@ class ScanReport:
         }
 
 
-
 def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, dataset=None,
          progress: Callable[[int, int | None], None] | None = None, *,
          context: MatchContext | None = None, chunk_size: int = CHUNK_SIZE,
@@ -91,12 +90,12 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
                 done, counts = total, parallel.scan_ranges(ctx, path_or_stream, ranges, chunk_size,
                                                            report, progress, total)
             else:
-                scanner = _BlockScanner(ctx, report)
+                scanner = BlockScanner(ctx, report)
                 with open(path_or_stream, "rb") as stream:
                     done, _ = stream_blocks(stream, scanner, chunk_size, progress, total)
                 counts = _finish(scanner, report)
         else:
-            scanner = _BlockScanner(ctx, report)
+            scanner = BlockScanner(ctx, report)
             done, _ = stream_blocks(path_or_stream, scanner, chunk_size, progress, None)
             counts = _finish(scanner, report)
     elapsed = time.perf_counter() - started
@@ -114,7 +113,7 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
     return report
 
 
-def _finish(scanner: "_BlockScanner", report: ScanReport) -> tuple[int, int, int, int, list[float]]:
+def _finish(scanner: "BlockScanner", report: ScanReport) -> tuple[int, int, int, int, list[float]]:
     """A single-process scan's unknown table and counters (lines, events, matched, processes, child CPU)."""
     add_unknowns(report.unknown, scanner.unknowns)
     return scanner.lines, scanner.events, scanner.matched, 1, []
@@ -138,7 +137,7 @@ def _read(stream, size: int) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else data
 
 
-def stream_blocks(stream, scanner: "_BlockScanner", chunk_size: int, progress, total, *,
+def stream_blocks(stream, scanner: "BlockScanner", chunk_size: int, progress, total, *,
                   carry: bytes = b"", base: int = 0, final_at_eof: bool = True,
                   after_block: Callable[[int, bool], bool] | None = None) -> tuple[int, bytes]:
     """Feed a stream to the scanner in blocks cut at the last newline of each read.
@@ -176,7 +175,7 @@ def stream_blocks(stream, scanner: "_BlockScanner", chunk_size: int, progress, t
             return done, carry
 
 
-class _BlockScanner:
+class BlockScanner:
     """State across chunks: the line number of the next block, counters."""
 
     def __init__(self, ctx: MatchContext, report: ScanReport) -> None:
