@@ -16,7 +16,9 @@ from errdex.hook.index_reader import IndexUnreadable, IndexView
 from .conftest import PY
 
 #: Modules the second explanation in a new process must not import (each costs it 5-80 ms).
-HEAVY = ("importlib.metadata", "rich", "rich.console", "errdex.store", "errdex.models",
+#: (`errdex.store` itself is a light package; its body codec is what the hook reads with.)
+HEAVY = ("importlib.metadata", "rich", "rich.console", "errdex.store.store", "errdex.store.connection",
+         "errdex.store.publish", "errdex.store.queries", "errdex.models",
          "errdex.match", "errdex.pipeline", "dataclasses", "platformdirs", "traceback")
 
 PROBE = r"""

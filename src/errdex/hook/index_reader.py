@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
+
+from errdex.store import codec
 from pathlib import Path
 from typing import NamedTuple
 
@@ -39,7 +41,7 @@ SCHEMA_VERSION = 2
 
 #: Migrations whose storage format `record_at` reads itself; POSITIONS marks the second format.
 KNOWN_MIGRATIONS = frozenset({"0001_initial", "0002_version_commits", "0003_enrichments",
-                              "0004_positions_out_of_bodies"})
+                              "0004_positions_out_of_bodies", "0005_body_dicts"})
 POSITIONS = "0004_positions_out_of_bodies"
 #: Fields kept relative to the line in the second format (`store.bodies.RELATIVE_FIELDS`).
 RELATIVE_FIELDS = ("sourceCodeStart", "sourceCodeEnd")
@@ -69,6 +71,7 @@ class IndexView:
         self.datasets: dict[str, DatasetRow] = {}
         self.migrations: frozenset[str] = frozenset()
         self._conn: sqlite3.Connection | None = None
+        self._dicts_loaded = False
         if db_path.is_file():
             self._conn = _connect(db_path)
             self.datasets = _read_datasets(self._conn, db_path)
@@ -102,6 +105,9 @@ class IndexView:
         if not self.migrations <= KNOWN_MIGRATIONS:
             return self._at_through_store(dataset, rel_path, line)
         positions = POSITIONS in self.migrations
+        if not self._dicts_loaded:
+            codec.load_dicts(self._conn)   # packed bodies name their zlib dictionary
+            self._dicts_loaded = True
         at = "coalesce(dr.line_number, b.line_number)" if positions else "b.line_number"
         extra = "dr.line_number, dr.window_key" if positions else "NULL, NULL"
         try:
@@ -198,7 +204,7 @@ def _applied(conn: sqlite3.Connection) -> frozenset[str]:
 
 def _site(stored: str | bytes, line: int | None) -> dict:
     """A stored body as a dict with its line and absolute positions (`store.bodies.restore_site`)."""
-    body = json.loads(stored if stored.__class__ is str else zlib.decompress(stored).decode())
+    body = json.loads(codec.unpack(stored))
     if line is None:            # the first format, or a record without a line
         return body
     body["lineNumber"] = line
