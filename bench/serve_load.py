@@ -5,7 +5,7 @@ and, in the same run against the same server, the ceiling (`/healthz`, a fixed s
 Goals (issue 5): /api/errors/{id} >= 50% of the ceiling's
 requests/s; p99 < 50 ms for all three.
 
-    python bench/serve_load.py [--requests 2000] [--concurrency 16] [--workers 1]
+    python bench/serve_load.py [--seconds 8] [--concurrency 16] [--workers 1] [--client auto|wrk|httpx]
 
 The server runs in its own process; the client shares this 2-core machine,
 so ratios from the same run are the figures to read.
@@ -53,6 +53,29 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _wrk(url: str, seconds: int, concurrency: int, method: str, body: dict | None, tmp: str) -> dict:
+    """Debian's wrk as the load client (C, one thread): the Python client saturates first on 2 cores."""
+    import json
+    import re
+    import shutil
+
+    cmd = [shutil.which("wrk"), "-t1", f"-c{concurrency}", f"-d{seconds}s", "--latency"]
+    if method == "POST":
+        script = Path(tmp) / "post.lua"
+        script.write_text('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
+                          f"wrk.body = {json.dumps(json.dumps(body))}\n")
+        cmd += ["-s", str(script)]
+    out = subprocess.run(cmd + [url], capture_output=True, text=True, check=True).stdout
+
+    def ms(label: str) -> float:
+        value, unit = re.search(rf"{label}\s+([\d.]+)(us|ms|s)", out).groups()
+        return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    errors = re.search(r"Socket errors: .*", out)
+    return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)), "p50": ms("50%"),
+            "p99": ms("99%"), "failures": int(bad.group(1)) if bad else (1 if errors else 0)}
+
+
 async def _load(url: str, n: int, concurrency: int, method: str = "GET", body: dict | None = None):
     latencies: list[float] = []
     failures = 0
@@ -79,6 +102,9 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--seconds", type=int, default=8, help="per endpoint, with wrk")
+    ap.add_argument("--client", choices=["auto", "wrk", "httpx"], default="auto",
+                    help="load client: wrk when installed (auto), else httpx in this process")
     args = ap.parse_args()
     db = _sglang_db()
     port = _free_port()
@@ -104,7 +130,12 @@ def main() -> None:
                 ("error page /errors/{id}", f"{base}/errors/{record['id']}", "GET", None),
                 ("/api/match (100-line traceback)", f"{base}/api/match", "POST", {"text": text}),
             ]
-            results = {name: asyncio.run(_load(url, args.requests, args.concurrency, method, body))
+            import shutil
+
+            use_wrk = args.client == "wrk" or (args.client == "auto" and shutil.which("wrk"))
+            print(f"client: {'wrk' if use_wrk else 'httpx'}, {args.concurrency} connections")
+            results = {name: (_wrk(url, args.seconds, args.concurrency, method, body, home) if use_wrk
+                              else asyncio.run(_load(url, args.requests, args.concurrency, method, body)))
                        for name, url, method, body in cases}
         finally:
             server.terminate()
