@@ -13,8 +13,8 @@ import sqlite3
 import zlib
 from collections.abc import Sequence
 
-#: zlib level for new windows: source text compresses ~3x; higher levels gain little.
-WINDOW_LEVEL = 6
+#: zlib level for new windows: source text compresses ~2.5x at level 1, 5% smaller at 6 for 4x the CPU.
+WINDOW_LEVEL = 1
 
 
 class WindowWriter:
