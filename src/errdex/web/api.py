@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from errdex.models import DatasetInfo
 from errdex.web.database import MAX_ROWS, clamp_limit
 from errdex.web.safety import MAX_BODY_BYTES
-from errdex.web.state import WebState, state_of
+from errdex.web.state import WebState, encode_json, state_of
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -84,14 +85,23 @@ def list_datasets(state: State) -> JSONResponse:
 
 
 @router.get("/errors/{record_id}", response_model=RecordEnvelope, responses=_ERRORS)
-def get_error(state: State, record_id: str,
-              dataset: Annotated[str | None, Query(max_length=300)] = None) -> JSONResponse:
+async def get_error(state: State, record_id: str,
+                    dataset: Annotated[str | None, Query(max_length=300)] = None) -> Response:
     """One record (16-hex id or slug) in the seed format with the `errdex` object."""
+    body = state.cache.get(("api", dataset or state.dataset, record_id))
+    if body is None:
+        body = await run_in_threadpool(record_json, state, record_id, dataset)
+    return Response(body, media_type="application/json")
+
+
+def record_json(state: WebState, record_id: str, dataset: str | None) -> bytes:
+    """The record envelope encoded once and cached (runs on a worker thread: it reads the db)."""
     with state.index.session() as store:
         found = store.get_record(record_id, dataset or state.dataset)
     if found is None:
         raise HTTPException(404, f"no record {record_id!r}" + (f" in {dataset}" if dataset else ""))
-    return _json({"record": found["record"], "datasetVersion": found["datasetVersion"]})
+    body = encode_json({"record": found["record"], "datasetVersion": found["datasetVersion"]})
+    return state.cache.put(("api", dataset or state.dataset, record_id), body)
 
 
 @router.get("/search", response_model=SearchResponse, responses=_ERRORS)
@@ -107,6 +117,9 @@ def search(state: State,
 
 
 @router.post("/match", response_model=MatchResponse, responses=_ERRORS)
-def match(state: State, body: MatchRequest) -> JSONResponse:
+async def match(state: State, body: MatchRequest) -> Response:
     """Records that explain the pasted text, best first, with the values bound from it."""
-    return _json({"matches": state.explain(body.text, body.dataset)})
+    found = state.cache.get(state.match_key(body.text, body.dataset))
+    if found is None:
+        found = await run_in_threadpool(state.match_json, body.text, body.dataset)
+    return Response(found, media_type="application/json")

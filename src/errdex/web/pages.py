@@ -63,14 +63,26 @@ def dataset_page(state: State, name: str,
 
 
 @router.get("/errors/{record_id}", response_class=HTMLResponse)
-def error_page(state: State, request: Request, record_id: str,
-               dataset: Annotated[str | None, Query(max_length=300)] = None) -> HTMLResponse:
+async def error_page(state: State, request: Request, record_id: str,
+                     dataset: Annotated[str | None, Query(max_length=300)] = None) -> HTMLResponse:
+    """Cached when no values are bound: the page then depends on the record alone."""
+    bindings = bindings_of(request)
+    key = ("page", dataset or state.dataset, record_id)
+    body = None if bindings else state.cache.get(key)
+    if body is None:
+        body = await run_in_threadpool(_error_html, state, record_id, dataset, bindings)
+        if not bindings:
+            state.cache.put(key, body)
+    return HTMLResponse(body)
+
+
+def _error_html(state: WebState, record_id: str, dataset: str | None, bindings: dict[str, str]) -> bytes:
     with state.index.session() as store:
         found = store.get_record(record_id, dataset or state.dataset)
     if found is None:
         raise HTTPException(404, f"no record {record_id!r}" + (f" in {dataset}" if dataset else ""))
-    return page("error.html", record=found["record"], dataset=found["dataset"],
-                dataset_version=found["datasetVersion"], bindings=bindings_of(request))
+    return render_page("error.html", LINKS, record=found["record"], dataset=found["dataset"],
+                       dataset_version=found["datasetVersion"], bindings=bindings).encode()
 
 
 def bindings_of(request: Request) -> dict[str, str]:

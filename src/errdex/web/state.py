@@ -1,28 +1,42 @@
-"""What every route needs: the read-only index, the default dataset, and serialized matching.
+"""What every route needs: the read-only index, the default dataset, the answer cache, and matching.
 
 The match engine keeps one hyperscan scratch space per compiled database,
 which is not safe to use from two threads at once, so matching runs under a
-lock; the record pages never wait on it.
+lock; the record pages never wait on it. Match answers are cached by the
+pasted text's digest, so a repeated paste never takes the lock.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from dataclasses import dataclass, field
 
 from fastapi import Request
 
+from errdex.web.cache import ResponseCache
 from errdex.web.database import ReadOnlyIndex
 
 #: Most matches a paste returns.
 MAX_MATCHES = 20
 
 
+def encode_json(data: object) -> bytes:
+    """The bytes Starlette's JSONResponse would send, computed once for the cache."""
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
 @dataclass
 class WebState:
     index: ReadOnlyIndex
     dataset: str | None = None          # default dataset for pages and matching (None: all)
+    cache: ResponseCache | None = None  # None: built over the index file
     _match_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.cache is None:
+            self.cache = ResponseCache(self.index.path)
 
     def explain(self, text: str, dataset: str | None = None) -> list[dict]:
         """`errdex.match.explain` as match dicts, best first."""
@@ -32,6 +46,15 @@ class WebState:
             found = explain(text, db=self.index.path, dataset=dataset or self.dataset)
         return [m.to_dict() for m in found[:MAX_MATCHES]]
 
+    def match_key(self, text: str, dataset: str | None) -> tuple:
+        return ("match", dataset or self.dataset, hashlib.blake2b(text.encode(), digest_size=16).digest())
 
-def state_of(request: Request) -> WebState:
+    def match_json(self, text: str, dataset: str | None = None) -> bytes:
+        """`{"matches": [...]}` encoded, computed and cached (worker thread: it may block)."""
+        body = encode_json({"matches": self.explain(text, dataset)})
+        return self.cache.put(self.match_key(text, dataset), body)
+
+
+async def state_of(request: Request) -> WebState:
+    """Async so FastAPI resolves it on the event loop instead of a worker thread."""
     return request.app.state.errdex
