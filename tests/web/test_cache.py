@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
+import time
 
 from errdex.store import Store
 from errdex.web import create_app
@@ -76,3 +78,29 @@ def test_a_removed_dataset_stops_being_served(web_db, tmp_path, asgi_client):
         store.close()
     assert client.get(f"/api/errors/{hit['id']}").status_code == 404
     assert client.get(f"/errors/{hit['id']}").status_code == 404
+
+
+def test_concurrent_misses_of_one_key_compute_once(tmp_path):
+    db = tmp_path / "x.db"
+    db.write_bytes(b"x")
+    cache = ResponseCache(db)
+    calls: list[str] = []
+
+    def render(name: str) -> bytes:
+        calls.append(name)
+        time.sleep(0.05)  # long enough for every caller to arrive while it runs
+        if name == "bad":
+            raise LookupError(name)
+        return name.encode()
+
+    async def many(key: str) -> list:
+        return await asyncio.gather(*(cache.fetch(key, render, key) for _ in range(8)),
+                                    return_exceptions=True)
+
+    assert asyncio.run(many("page")) == [b"page"] * 8
+    assert calls == ["page"]
+    assert asyncio.run(many("page")) == [b"page"] * 8 and calls == ["page"]  # now a plain hit
+    failed = asyncio.run(many("bad"))
+    assert all(isinstance(e, LookupError) for e in failed) and calls.count("bad") == 1
+    asyncio.run(many("bad"))
+    assert calls.count("bad") == 2  # failures are not cached

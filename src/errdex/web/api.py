@@ -10,7 +10,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
-from starlette.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from errdex.models import DatasetInfo
@@ -88,20 +87,18 @@ def list_datasets(state: State) -> JSONResponse:
 async def get_error(state: State, record_id: str,
                     dataset: Annotated[str | None, Query(max_length=300)] = None) -> Response:
     """One record (16-hex id or slug) in the seed format with the `errdex` object."""
-    body = state.cache.get(("api", dataset or state.dataset, record_id))
-    if body is None:
-        body = await run_in_threadpool(record_json, state, record_id, dataset)
-    return Response(body, media_type="application/json")
+    key = ("api", dataset or state.dataset, record_id)
+    return Response(await state.cache.fetch(key, record_json, state, record_id, dataset),
+                    media_type="application/json")
 
 
 def record_json(state: WebState, record_id: str, dataset: str | None) -> bytes:
-    """The record envelope encoded once and cached (runs on a worker thread: it reads the db)."""
+    """The record envelope, encoded once for the cache (runs on a worker thread: it reads the db)."""
     with state.index.session() as store:
         found = store.get_record(record_id, dataset or state.dataset)
     if found is None:
         raise HTTPException(404, f"no record {record_id!r}" + (f" in {dataset}" if dataset else ""))
-    body = encode_json({"record": found["record"], "datasetVersion": found["datasetVersion"]})
-    return state.cache.put(("api", dataset or state.dataset, record_id), body)
+    return encode_json({"record": found["record"], "datasetVersion": found["datasetVersion"]})
 
 
 @router.get("/search", response_model=SearchResponse, responses=_ERRORS)
@@ -119,7 +116,6 @@ def search(state: State,
 @router.post("/match", response_model=MatchResponse, responses=_ERRORS)
 async def match(state: State, body: MatchRequest) -> Response:
     """Records that explain the pasted text, best first, with the values bound from it."""
-    found = state.cache.get(state.match_key(body.text, body.dataset))
-    if found is None:
-        found = await run_in_threadpool(state.match_json, body.text, body.dataset)
-    return Response(found, media_type="application/json")
+    key = state.match_key(body.text, body.dataset)
+    return Response(await state.cache.fetch(key, state.match_json, body.text, body.dataset),
+                    media_type="application/json")

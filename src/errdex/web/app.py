@@ -18,6 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from errdex.errors import ErrdexError
@@ -26,8 +27,8 @@ from errdex.web import api, pages
 from errdex.web.database import QueryTimeout, ReadOnlyIndex
 from errdex.web.safety import MAX_BODY_BYTES, SafetyMiddleware, error_body
 from errdex.web.state import WebState
-from errdex.web.templating import render_page
-from errdex.web.views import pygments_css
+from errdex.web.templating import environment, render_page
+from errdex.web.views import highlighted_source, pygments_css
 
 STATIC_DIR = Path(__file__).parent / "static"
 log = logging.getLogger("errdex.web")
@@ -42,6 +43,7 @@ def create_app(db: str | Path, dataset: str | None = None, *,
     async def lifespan(app: FastAPI):
         # Everything built so far lives as long as the server: keep it out of the
         # collector's scans, which otherwise show up as p99 pauses under load.
+        await run_in_threadpool(warm_up)
         gc.collect()
         gc.freeze()
         yield
@@ -58,6 +60,19 @@ def create_app(db: str | Path, dataset: str | None = None, *,
     install_error_handlers(app)
     app.add_middleware(SafetyMiddleware, max_body=max_body)
     return app
+
+
+def warm_up() -> None:
+    """Compile every template and load the highlighter before the first request.
+
+    Otherwise the first error pages pay for it under load, in parallel
+    threads that starve the event loop: a p99 spike on every cold start.
+    """
+    env = environment()
+    for name in env.list_templates(filter_func=lambda n: n.endswith(".html")):
+        env.get_template(name)
+    highlighted_source({"sourceCode": "def warm(x):\n    raise ValueError(x)\n", "lineNumber": 2})
+    pygments_css()
 
 
 def _healthz() -> PlainTextResponse:

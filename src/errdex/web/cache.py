@@ -9,12 +9,15 @@ without a thread hop; only misses go to the worker threads.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from pathlib import Path
+
+from starlette.concurrency import run_in_threadpool
 
 #: Total bytes of cached bodies (record JSON is ~5 KiB, an error page ~30 KiB).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -33,6 +36,7 @@ class ResponseCache:
         self._entries: OrderedDict[Hashable, bytes] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        self._pending: dict[Hashable, asyncio.Future] = {}
         self._stamp = self._file_stamp()
         self._next_check = time.monotonic() + check_every_s
 
@@ -83,6 +87,26 @@ class ResponseCache:
                 _, dropped = self._entries.popitem(last=False)
                 self._bytes -= len(dropped)
         return body
+
+    async def fetch(self, key: Hashable, compute: Callable[..., bytes], *args: object) -> bytes:
+        """The cached body, else `compute(*args)` on a worker thread, kept under `key`.
+
+        Concurrent misses of one key share a single computation: a cold page
+        hit by 16 clients at once renders once instead of 16 times in
+        parallel threads, which would starve the event loop of the GIL.
+        """
+        body = self.get(key)
+        if body is not None:
+            return body
+        pending = self._pending.get(key)
+        if pending is None or pending.get_loop() is not asyncio.get_running_loop():
+            pending = self._pending[key] = asyncio.ensure_future(run_in_threadpool(compute, *args))
+            pending.add_done_callback(lambda done: self._forget(key, done))
+        return self.put(key, await asyncio.shield(pending))
+
+    def _forget(self, key: Hashable, done: asyncio.Future) -> None:
+        if self._pending.get(key) is done:
+            del self._pending[key]
 
     def __len__(self) -> int:
         return len(self._entries)

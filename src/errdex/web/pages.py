@@ -67,13 +67,10 @@ async def error_page(state: State, request: Request, record_id: str,
                      dataset: Annotated[str | None, Query(max_length=300)] = None) -> HTMLResponse:
     """Cached when no values are bound: the page then depends on the record alone."""
     bindings = bindings_of(request)
+    if bindings:
+        return HTMLResponse(await run_in_threadpool(_error_html, state, record_id, dataset, bindings))
     key = ("page", dataset or state.dataset, record_id)
-    body = None if bindings else state.cache.get(key)
-    if body is None:
-        body = await run_in_threadpool(_error_html, state, record_id, dataset, bindings)
-        if not bindings:
-            state.cache.put(key, body)
-    return HTMLResponse(body)
+    return HTMLResponse(await state.cache.fetch(key, _error_html, state, record_id, dataset, bindings))
 
 
 def _error_html(state: WebState, record_id: str, dataset: str | None, bindings: dict[str, str]) -> bytes:

@@ -50,9 +50,8 @@ class WebState:
         return ("match", dataset or self.dataset, hashlib.blake2b(text.encode(), digest_size=16).digest())
 
     def match_json(self, text: str, dataset: str | None = None) -> bytes:
-        """`{"matches": [...]}` encoded, computed and cached (worker thread: it may block)."""
-        body = encode_json({"matches": self.explain(text, dataset)})
-        return self.cache.put(self.match_key(text, dataset), body)
+        """`{"matches": [...]}` encoded for the cache (worker thread: it may wait on the lock)."""
+        return encode_json({"matches": self.explain(text, dataset)})
 
 
 async def state_of(request: Request) -> WebState:
