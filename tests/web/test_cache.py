@@ -104,3 +104,18 @@ def test_concurrent_misses_of_one_key_compute_once(tmp_path):
     assert all(isinstance(e, LookupError) for e in failed) and calls.count("bad") == 1
     asyncio.run(many("bad"))
     assert calls.count("bad") == 2  # failures are not cached
+
+
+def test_short_pastes_match_inline_only_when_the_engine_is_loaded_and_free(web_db):
+    from errdex.web.state import INLINE_MATCH_CHARS
+
+    state = create_app(web_db).state.errdex
+    text = "ValueError: Packed decode kernel only supports NK=1 (got K=5, BK=4)."
+    assert state.match_now(text) is None               # engine not loaded yet: never on the loop
+    threaded = state.match_json(text)
+    inline = state.match_now(text.replace("K=5", "K=6"))
+    assert inline is not None and inline == state.match_json(text.replace("K=5", "K=6"))
+    assert threaded != inline
+    assert state.match_now(text + " " * INLINE_MATCH_CHARS) is None
+    with state._match_lock:
+        assert state.match_now(text) is None            # a thread is matching: go to a thread too

@@ -117,5 +117,7 @@ def search(state: State,
 async def match(state: State, body: MatchRequest) -> Response:
     """Records that explain the pasted text, best first, with the values bound from it."""
     key = state.match_key(body.text, body.dataset)
-    return Response(await state.cache.fetch(key, state.match_json, body.text, body.dataset),
-                    media_type="application/json")
+    found = state.cache.get(key) or state.match_now(body.text, body.dataset)
+    if found is None:
+        found = await state.cache.fetch(key, state.match_json, body.text, body.dataset)
+    return Response(found, media_type="application/json")

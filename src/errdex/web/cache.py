@@ -64,6 +64,12 @@ class ResponseCache:
                 self._entries.clear()
                 self._bytes = 0
 
+    @property
+    def stamp(self) -> tuple:
+        """The index file's (mtime, size) stamp the entries were computed against."""
+        self._drop_if_changed()
+        return self._stamp
+
     def get(self, key: Hashable) -> bytes | None:
         """The cached body, or None (also right after the index file changed)."""
         self._drop_if_changed()
