@@ -119,3 +119,11 @@ def test_short_pastes_match_inline_only_when_the_engine_is_loaded_and_free(web_d
     assert state.match_now(text + " " * INLINE_MATCH_CHARS) is None
     with state._match_lock:
         assert state.match_now(text) is None            # a thread is matching: go to a thread too
+
+
+def test_preload_readies_inline_matching(web_db):
+    state = create_app(web_db).state.errdex
+    text = "ValueError: Packed decode kernel only supports NK=1 (got K=5, BK=4)."
+    assert state.match_now(text) is None
+    state.preload()
+    assert b'"bindings":{"K":"5","BK":"4"}' in state.match_now(text)

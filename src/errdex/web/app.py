@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import threading
 from contextlib import asynccontextmanager
 from http import HTTPStatus
 from pathlib import Path
@@ -41,11 +42,14 @@ def create_app(db: str | Path, dataset: str | None = None, *,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        await run_in_threadpool(warm_up)
         # Everything built so far lives as long as the server: keep it out of the
         # collector's scans, which otherwise show up as p99 pauses under load.
-        await run_in_threadpool(warm_up)
         gc.collect()
         gc.freeze()
+        # Each worker process loads its own match engine: in the background, so
+        # start-up stays quick, but ahead of load rather than inside the first paste.
+        threading.Thread(target=app.state.errdex.preload, name="errdex-preload", daemon=True).start()
         yield
         index.close()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 from dataclasses import dataclass, field
 
@@ -20,6 +21,7 @@ from fastapi import Request
 from errdex.web.cache import ResponseCache
 from errdex.web.database import ReadOnlyIndex
 
+log = logging.getLogger("errdex.web")
 #: Most matches a paste returns.
 MAX_MATCHES = 20
 #: Pastes up to this many characters are matched on the event loop (well under a millisecond
@@ -53,6 +55,13 @@ class WebState:
             found = explain(text, db=self.index.path, dataset=dataset or self.dataset)
         self._loaded.add(loaded)
         return [m.to_dict() for m in found[:MAX_MATCHES]]
+
+    def preload(self) -> None:
+        """Load the match engine of the default dataset ahead of the first paste (start-up thread)."""
+        try:
+            self.explain("")
+        except Exception:  # noqa: BLE001 - the first real paste reports the problem
+            log.warning("could not load the match engine ahead of time", exc_info=True)
 
     def match_now(self, text: str, dataset: str | None = None) -> bytes | None:
         """The match answer computed right here, or None when that could block the event loop.
