@@ -31,22 +31,30 @@ def cache_key(rel_path: str, module: str, data: bytes, analysis: bool = True) ->
 def extract_file(root: str, rel_path: str, module: str, *, analyze: SiteAnalyzer | None = None,
                  helper_lines: frozenset[int] = frozenset(), max_bytes: int = MAX_FILE_BYTES) -> FileFacts:
     """Extract every error site of one file; never raises for a bad file."""
+    return extract_file_lines(root, rel_path, module, analyze=analyze, helper_lines=helper_lines,
+                              max_bytes=max_bytes)[0]
+
+
+def extract_file_lines(root: str, rel_path: str, module: str, *, analyze: SiteAnalyzer | None = None,
+                       helper_lines: frozenset[int] = frozenset(), max_bytes: int = MAX_FILE_BYTES
+                       ) -> tuple[FileFacts, list[str]]:
+    """`extract_file` plus the decoded lines (empty when the file was not parsed), for per-site work in the worker."""
     facts = FileFacts(rel_path, module, "", 0)
     try:
         data = Path(root, rel_path).read_bytes()
     except OSError as exc:
         facts.diagnostic = Diagnostic(rel_path, "io", f"cannot read: {exc.strerror or exc}")
-        return facts
+        return facts, []
     facts.sha256 = hashlib.sha256(data).hexdigest()
     problem = _check_bytes(data, max_bytes)
     if problem is not None:
         facts.diagnostic = Diagnostic(rel_path, *problem)
-        return facts
+        return facts, []
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         facts.diagnostic = Diagnostic(rel_path, "decode", f"cannot decode: {exc}")
-        return facts
+        return facts, []
     lines = text.split("\n")
     facts.line_count = len(lines)
     try:
@@ -54,20 +62,21 @@ def extract_file(root: str, rel_path: str, module: str, *, analyze: SiteAnalyzer
     except SyntaxError as exc:
         reason = "python2" if any(h in str(exc.msg) for h in _PY2_HINTS) else "syntax"
         facts.diagnostic = Diagnostic(rel_path, reason, f"line {exc.lineno}: {exc.msg}")
-        return facts
+        return facts, []
     except (RecursionError, MemoryError):
         facts.diagnostic = Diagnostic(rel_path, "recursion", "too deeply nested to parse")
-        return facts
+        return facts, []
     except ValueError as exc:
         facts.diagnostic = Diagnostic(rel_path, "binary", f"cannot parse: {exc}")
-        return facts
+        return facts, []
     is_package = rel_path.endswith("__init__.py")
     try:
         ModuleWalker(tree, text, lines, facts, is_package, analyze, helper_lines).run()
     except RecursionError:
         facts.sites.clear()
         facts.diagnostic = Diagnostic(rel_path, "recursion", "too deeply nested to walk")
-    return facts
+        return facts, []
+    return facts, lines
 
 
 def _check_bytes(data: bytes, max_bytes: int) -> tuple[str, str] | None:

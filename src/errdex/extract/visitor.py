@@ -78,9 +78,14 @@ class ModuleWalker:
     # -- entry ---------------------------------------------------------------
 
     def run(self) -> FileFacts:
-        self._prescan_module(self.tree.body)
-        self.scopes.append(_Scope(self.tree, "<module>", "module", None, []))
-        self._walk(self.tree.body)
+        try:
+            self._prescan_module(self.tree.body)
+            self.scopes.append(_Scope(self.tree, "<module>", "module", None, []))
+            self._walk(self.tree.body)
+        finally:
+            # The builder holds bound methods of this walker: without this cycle broken the whole
+            # syntax tree would wait for the cyclic GC instead of going with the last reference.
+            del self.builder
         return self.facts
 
     def _prescan_module(self, body: list[ast.stmt]) -> None:
