@@ -10,26 +10,32 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import gc
+import hashlib
 import pickle
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from errdex.analyze.dataset import analyze_dataset
-from errdex.extract.files import cache_key, decode_source, extract_file
+from errdex.extract.files import cache_key, decode_source, extract_file, extract_file_lines
 from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
 from errdex.models import Diagnostic, DatasetInfo, DatasetMeta, ErrorSite, FileFacts, SourceTree
-from errdex.records import build_records, fill_window, url_base
+from errdex.records import build_records, fill_window, url_base, window_of
+from errdex.store.windows import pack_window, precomputed
 from errdex.versions.identity import link_to_previous
 
 #: progress(stage, done, total): the CLI draws it; the library never prints.
 ProgressFn = Callable[[str, int, int], None]
 _BATCH = 24  # files per worker task: large enough to amortise pickling, small enough to balance
+#: Per-file windows packed by the workers: {site line: (sha256 digest, stored bytes)}.
+PackedWindows = dict[int, tuple[bytes, bytes]]
 
 
 @dataclass(slots=True)
@@ -60,15 +66,21 @@ def index_source(spec: str, db_path: str | Path = "errdex.db", *, jobs: int | No
 
 def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None,
                progress: ProgressFn | None = None, analysis: bool = True) -> IndexReport:
+    # The collector comes back only once the run's objects are gone, so it has nothing to catch up on.
+    with _collector_paused():
+        return _index_tree(tree, db_path, jobs, progress, analysis)
+
+
+def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progress: ProgressFn | None,
+                analysis: bool) -> IndexReport:
     from errdex.store import Store
 
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     with Store.open(db_path) as store:
-        facts, texts, keys, extracted = _extract_all(tree, store, jobs, progress, analysis)
+        facts, texts, keys, extracted, packed = _extract_all(tree, store, jobs, progress, analysis)
         sites, classes = link(facts, tree, store, keys if analysis else None)
-        for site in sites:
-            fill_window(site, texts[site.file_path])
+        by_text = _fill_windows(sites, texts, packed)
         progress("records", 0, 1)
         analyzed_at = _now()
         modules = {f.file_path: f.module for f in facts}
@@ -84,15 +96,32 @@ def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None
                            url_base=url_base(tree), analyzed_at=analyzed_at, file_count=len(tree.files),
                            extra={"root": str(tree.root), "permalinkRef": tree.permalink_ref})
         progress("publish", 0, 1)
-        info = store.publish(meta, records, diagnostics)
+        with precomputed(by_text):
+            info = store.publish(meta, records, diagnostics)
         progress("publish", 1, 1)
     return IndexReport(info, len(tree.files), extracted, len(records), diagnostics,
                        time.perf_counter() - started)
 
 
+def _fill_windows(sites: list[ErrorSite], texts: dict[str, list[str]], packed: dict[str, PackedWindows]
+                  ) -> dict[str, tuple[bytes, bytes]]:
+    """Fill each site's window; return the workers' packing of those windows by text, for the publish."""
+    by_text: dict[str, tuple[bytes, bytes]] = {}
+    for site in sites:
+        fill_window(site, texts[site.file_path])
+        pack = packed.get(site.file_path, {}).get(site.line)
+        if pack is not None:
+            by_text[site.source_code] = pack
+    return by_text
+
+
 def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn, analysis: bool
-                 ) -> tuple[list[FileFacts], dict[str, list[str]], dict[str, str], int]:
-    """Facts for every file: from the cache when the content is known, else from the workers."""
+                 ) -> tuple[list[FileFacts], dict[str, list[str]], dict[str, str], int, dict[str, PackedWindows]]:
+    """Facts for every file: from the cache when the content is known, else from the workers.
+
+    Also each file's windows as the workers packed them (hashed and compressed), when
+    they read the same bytes as this process did.
+    """
     root = str(tree.root)
     pkg_dirs = frozenset(f.rsplit("/", 1)[0] if "/" in f else "" for f in tree.files if f.endswith("__init__.py"))
     modules = {f: module_name(f, pkg_dirs) for f in tree.files}
@@ -105,21 +134,28 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
             data = b""
         raw[rel] = data
         keys[rel] = cache_key(rel, modules[rel], data, analysis)
-    cached = store.cached_facts(list(keys.values()))
+    cached = store.cached_facts([k for key in keys.values() for k in (key, _windows_key(key))])
     by_path: dict[str, FileFacts] = {}
+    packed: dict[str, PackedWindows] = {}
     todo = []
     for rel in tree.files:
         blob = cached.get(keys[rel])
         if blob is not None:
             by_path[rel] = pickle.loads(zlib.decompress(blob))
+            wblob = cached.get(_windows_key(keys[rel]))
+            if wblob is not None:
+                packed[rel] = pickle.loads(wblob)
         else:
             todo.append(rel)
     total = len(tree.files)
     progress("extract", len(by_path), total)
     fresh: dict[str, bytes] = {}
-    for rel, blob in _run_workers(root, [(rel, modules[rel]) for rel in todo], jobs, analysis):
-        by_path[rel] = pickle.loads(zlib.decompress(blob))
+    for rel, blob, wblob in _run_workers(root, [(rel, modules[rel]) for rel in todo], jobs, analysis):
+        facts = by_path[rel] = pickle.loads(zlib.decompress(blob))
         fresh[keys[rel]] = blob
+        if wblob is not None and facts.sha256 == hashlib.sha256(raw[rel]).hexdigest():  # same bytes read twice
+            packed[rel] = pickle.loads(wblob)
+            fresh[_windows_key(keys[rel])] = wblob
         if len(fresh) >= 200:
             store.put_cached_facts(fresh)
             fresh = {}
@@ -131,25 +167,63 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
     for f in facts:
         if f.sites or f.helper_calls:
             texts[f.file_path] = decode_source(raw[f.file_path]).split("\n")
-    return facts, texts, keys, len(todo)
+    return facts, texts, keys, len(todo), packed
 
 
-def _worker_batch(root: str, batch: list[tuple[str, str]], analysis: bool) -> list[tuple[str, bytes]]:
+def _windows_key(key: str) -> str:
+    return f"{key}:windows"
+
+
+def _worker_batch(root: str, batch: list[tuple[str, str]], analysis: bool, in_pool: bool = True
+                  ) -> list[tuple[str, bytes, bytes | None]]:
+    """(path, compressed facts, pickled packed windows or None) per file.
+
+    A pool worker (forked while the collector is paused) frees the batch's few
+    cycles (analysis makes some) with one young-generation pass at the end.
+    """
     analyze = _site_analyzer() if analysis else None
     out = []
-    for rel, module in batch:
-        facts = extract_file(root, rel, module, analyze=analyze)
-        out.append((rel, zlib.compress(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL), 1)))
+    with _collector_paused():
+        for rel, module in batch:
+            facts, lines = extract_file_lines(root, rel, module, analyze=analyze)
+            windows = _pack_windows(facts, lines)
+            out.append((rel, zlib.compress(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL), 1),
+                        pickle.dumps(windows, pickle.HIGHEST_PROTOCOL) if windows else None))
+    if in_pool:
+        gc.collect(1)
     return out
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic GC off for a stretch that allocates many objects and keeps few cycles.
+
+    Syntax trees, facts and records are freed by reference counting; the collector
+    would only rescan them again and again. It is back on (and catches up) after.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _pack_windows(facts: FileFacts, lines: list[str]) -> PackedWindows:
+    """Hash and compress each site's window here, in parallel, rather than in the serial publish."""
+    if not lines:
+        return {}
+    return {line: pack_window(window_of(line, lines)[2]) for line in {s.line for s in facts.sites}}
+
+
 def _run_workers(root: str, items: list[tuple[str, str]], jobs: int | None, analysis: bool):
-    """Yield (path, compressed facts) for each item, from a process pool unless jobs == 1."""
+    """Yield `_worker_batch` results for each item, from a process pool unless jobs == 1."""
     jobs = jobs or os.cpu_count() or 1
     batches = [items[i:i + _BATCH] for i in range(0, len(items), _BATCH)]
     if jobs <= 1 or len(batches) <= 1:
         for b in batches:
-            yield from _worker_batch(root, b, analysis)
+            yield from _worker_batch(root, b, analysis, in_pool=False)
         return
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:

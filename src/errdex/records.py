@@ -20,10 +20,14 @@ WINDOW = 18  # lines of source either side of the site
 
 def fill_window(site: ErrorSite, lines: list[str]) -> None:
     """sourceCode: WINDOW lines either side of the site's line, clipped to the file."""
-    start = max(1, site.line - WINDOW)
-    end = min(len(lines), site.line + WINDOW)
-    site.source_start, site.source_end = start, end
-    site.source_code = "\n".join(lines[start - 1:end])
+    site.source_start, site.source_end, site.source_code = window_of(site.line, lines)
+
+
+def window_of(line: int, lines: list[str]) -> tuple[int, int, str]:
+    """(start, end, text) of the window around `line`: the one place its bounds are decided."""
+    start = max(1, line - WINDOW)
+    end = min(len(lines), line + WINDOW)
+    return start, end, "\n".join(lines[start - 1:end])
 
 
 def record_id(repo: str, file_path: str, function: str, template: str, ordinal: int) -> str:

@@ -11,10 +11,35 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 #: zlib level for new windows: source text compresses ~2.5x at level 1, 5% smaller at 6 for 4x the CPU.
 WINDOW_LEVEL = 1
+
+#: Windows already hashed and compressed elsewhere (the indexing workers), by text: see `precomputed`.
+_precomputed: Mapping[str, tuple[bytes, bytes]] = {}
+
+
+def pack_window(text: str) -> tuple[bytes, bytes]:
+    """(sha256 digest, stored bytes) of one window: what `WindowWriter` keys and inserts."""
+    data = text.encode()
+    return hashlib.sha256(data).digest(), zlib.compress(data, WINDOW_LEVEL)
+
+
+@contextmanager
+def precomputed(packed: Mapping[str, tuple[bytes, bytes]]) -> Iterator[None]:
+    """While inside, `WindowWriter` takes digest and bytes of these texts as given (from `pack_window`).
+
+    The indexing workers pack windows in parallel; the publish, which runs behind
+    `Store.publish`, then only hashes and compresses the windows nobody packed.
+    """
+    global _precomputed
+    previous, _precomputed = _precomputed, packed
+    try:
+        yield
+    finally:
+        _precomputed = previous
 
 
 class WindowWriter:
@@ -27,11 +52,13 @@ class WindowWriter:
 
     def keys(self, windows: Sequence[str | None]) -> list[int | None]:
         """One key per window (None stays None), in order."""
-        digests = [None if w is None else hashlib.sha256(w.encode()).digest() for w in windows]
+        packed = [None if w is None else _precomputed.get(w) for w in windows]
+        digests = [p[0] if p is not None else None if w is None else hashlib.sha256(w.encode()).digest()
+                   for w, p in zip(windows, packed)]
         self._load_known([d for d in digests if d is not None and d not in self._known])
         rows: list[tuple[int, bytes, bytes]] = []
         keys: list[int | None] = []
-        for window, digest in zip(windows, digests):
+        for window, digest, pack in zip(windows, digests, packed):
             if window is None or digest is None:
                 keys.append(None)
                 continue
@@ -39,7 +66,8 @@ class WindowWriter:
             if key is None:
                 key = self._known[digest] = self._next_key
                 self._next_key += 1
-                rows.append((key, digest, zlib.compress(window.encode(), WINDOW_LEVEL)))
+                blob = pack[1] if pack is not None else zlib.compress(window.encode(), WINDOW_LEVEL)
+                rows.append((key, digest, blob))
             keys.append(key)
         self._conn.executemany("INSERT INTO source_windows (key, hash, text) VALUES (?, ?, ?)", rows)
         return keys
