@@ -151,7 +151,11 @@ def main() -> None:
             import shutil
 
             use_wrk = args.client == "wrk" or (args.client == "auto" and shutil.which("wrk"))
-            print(f"client: {'wrk' if use_wrk else 'httpx'}, {args.concurrency} connections")
+            from importlib.util import find_spec
+
+            print(f"client: {'wrk' if use_wrk else 'httpx'}, {args.concurrency} connections; server:"
+                  f" {args.workers} worker(s), loop {'uvloop' if find_spec('uvloop') else 'asyncio'},"
+                  f" http {'httptools' if find_spec('httptools') else 'h11'}; load {os.getloadavg()[0]:.2f}")
             results = {name: (_wrk(url, args.seconds, args.concurrency, method, body, home) if use_wrk
                               else asyncio.run(_load(url, args.requests, args.concurrency, method, body)))
                        for name, url, method, body in cases}
