@@ -29,7 +29,7 @@ _SEED_SET = frozenset(SEED_FIELDS)
 _BODY_FIELDS = tuple(f for f in SEED_FIELDS if f not in DATASET_FIELDS)
 #: Position fields stored relative to `lineNumber` when the line is taken out of the body.
 RELATIVE_FIELDS = ("sourceCodeStart", "sourceCodeEnd")
-_encoder = json.JSONEncoder(separators=(",", ":"))
+_encoder = json.JSONEncoder(separators=(",", ":"), check_circular=False)  # bodies are trees: no cycle to guard against
 
 
 @dataclass(slots=True)
