@@ -28,7 +28,7 @@ from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
 from errdex.models import Diagnostic, DatasetInfo, DatasetMeta, ErrorSite, FileFacts, SourceTree
 from errdex.records import build_records, fill_window, url_base, window_of
-from errdex.store.windows import pack_window, precomputed
+from errdex.store.windows import pack_window
 from errdex.versions.identity import link_to_previous
 
 #: progress(stage, done, total): the CLI draws it; the library never prints.
@@ -96,8 +96,7 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
                            url_base=url_base(tree), analyzed_at=analyzed_at, file_count=len(tree.files),
                            extra={"root": str(tree.root), "permalinkRef": tree.permalink_ref})
         progress("publish", 0, 1)
-        with precomputed(by_text):
-            info = store.publish(meta, records, diagnostics)
+        info = store.publish(meta, records, diagnostics, packed_windows=by_text)
         progress("publish", 1, 1)
     return IndexReport(info, len(tree.files), extracted, len(records), diagnostics,
                        time.perf_counter() - started)

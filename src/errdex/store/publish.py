@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any
 
@@ -47,8 +47,9 @@ def publish_dataset(
     meta: DatasetMeta,
     records: Iterable[dict[str, Any]],
     diagnostics: Sequence[Diagnostic],
+    packed_windows: Mapping[str, tuple[bytes, bytes]] | None = None,
 ) -> int:
-    """Publish atomically and return the new dataset id."""
+    """Publish atomically and return the new dataset id (`packed_windows`: see `WindowWriter`)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         _prepare_gc(conn)
@@ -56,7 +57,7 @@ def publish_dataset(
         if old_id is not None:
             _delete_dataset_rows(conn, old_id)
         dataset_id = _insert_dataset(conn, meta)
-        record_count = _write_records(conn, dataset_id, records)
+        record_count = _write_records(conn, dataset_id, records, packed_windows)
         conn.executemany(
             "INSERT INTO diagnostics (dataset_id, file_path, reason, detail) VALUES (?, ?, ?, ?)",
             [(dataset_id, d.file_path, d.reason, d.detail) for d in diagnostics],
@@ -139,11 +140,12 @@ def _collect_garbage(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM temp.gc_candidates")
 
 
-def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[dict]) -> int:
+def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[dict],
+                   packed_windows: Mapping[str, tuple[bytes, bytes]] | None = None) -> int:
     """Write bodies (new ones only) and membership rows; return the membership count."""
     next_key = conn.execute("SELECT coalesce(max(key), 0) + 1 FROM record_bodies").fetchone()[0]
     members: set[int] = set()
-    windows = WindowWriter(conn)
+    windows = WindowWriter(conn, packed_windows)
     packer = Packer(conn)
     for chunk in _chunks(records, PUBLISH_CHUNK):
         encoded = [encode_body(record) for record in chunk]

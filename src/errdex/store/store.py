@@ -102,9 +102,14 @@ class Store:
         return removed[0]
 
     def publish(self, meta: DatasetMeta, records: Iterable[dict[str, Any]],
-                diagnostics: Sequence[Diagnostic]) -> DatasetInfo:
-        """Publish `meta.name` atomically, replacing any earlier copy of it."""
-        dataset_id = publishing.publish_dataset(self._conn, meta, records, diagnostics)
+                diagnostics: Sequence[Diagnostic],
+                packed_windows: Mapping[str, tuple[bytes, bytes]] | None = None) -> DatasetInfo:
+        """Publish `meta.name` atomically, replacing any earlier copy of it.
+
+        `packed_windows` maps source-window texts to (sha256, stored bytes) already
+        computed elsewhere (`store.windows.pack_window`); the rest are packed here.
+        """
+        dataset_id = publishing.publish_dataset(self._conn, meta, records, diagnostics, packed_windows)
         return self._dataset_by_id()[dataset_id]
 
     def remove_dataset(self, name: str) -> DatasetInfo:

@@ -12,14 +12,9 @@ import hashlib
 import sqlite3
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 
 #: zlib level for new windows: source text compresses ~2.5x at level 1, 5% smaller at 6 for 4x the CPU.
 WINDOW_LEVEL = 1
-
-#: Windows already hashed and compressed elsewhere (the indexing workers), by text: see `precomputed`.
-_precomputed: Mapping[str, tuple[bytes, bytes]] = {}
-
 
 def pack_window(text: str) -> tuple[bytes, bytes]:
     """(sha256 digest, stored bytes) of one window: what `WindowWriter` keys and inserts."""
@@ -27,32 +22,20 @@ def pack_window(text: str) -> tuple[bytes, bytes]:
     return hashlib.sha256(data).digest(), zlib.compress(data, WINDOW_LEVEL)
 
 
-@contextmanager
-def precomputed(packed: Mapping[str, tuple[bytes, bytes]]) -> Iterator[None]:
-    """While inside, `WindowWriter` takes digest and bytes of these texts as given (from `pack_window`).
-
-    The indexing workers pack windows in parallel; the publish, which runs behind
-    `Store.publish`, then only hashes and compresses the windows nobody packed.
-    """
-    global _precomputed
-    previous, _precomputed = _precomputed, packed
-    try:
-        yield
-    finally:
-        _precomputed = previous
-
-
 class WindowWriter:
     """Keys for windows inside one publish transaction, inserting the texts not yet stored."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, packed: Mapping[str, tuple[bytes, bytes]] | None = None) -> None:
+        """`packed`: windows already hashed and compressed (by the indexing workers, with
+        `pack_window`), by text; the others are packed here."""
         self._conn = conn
+        self._packed = packed or {}
         self._next_key = conn.execute("SELECT coalesce(max(key), 0) + 1 FROM source_windows").fetchone()[0]
         self._known: dict[bytes, int] = {}
 
     def keys(self, windows: Sequence[str | None]) -> list[int | None]:
         """One key per window (None stays None), in order."""
-        packed = [None if w is None else _precomputed.get(w) for w in windows]
+        packed = [None if w is None else self._packed.get(w) for w in windows]
         digests = [p[0] if p is not None else None if w is None else hashlib.sha256(w.encode()).digest()
                    for w, p in zip(windows, packed)]
         self._load_known([d for d in digests if d is not None and d not in self._known])
