@@ -51,3 +51,17 @@ def make_record(template: str, *, file_path: str = "pkg/core/ops.py", line: int 
 @pytest.fixture
 def record_factory():
     return make_record
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def scan_ctx(request, tmp_path):
+    """Two records (a kernel check, a scheduler budget) under both engines, for the scan tests."""
+    from errdex.match import MatchContext
+
+    records = [
+        make_record("Packed decode kernel only supports NK=1 (got K={K}, BK={BK}).",
+                    file_path="sglang/kernels/fused.py", line=358, function="packed_decode"),
+        make_record("Request {rid} exceeded the token budget of {n}", file_path="sglang/sched.py",
+                    line=40, function="admit", error_class="RuntimeError"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)

@@ -4,23 +4,13 @@ import random
 
 import pytest
 
-from errdex.match import MatchContext, scan
+from errdex.match import scan
 from errdex.match import parallel
 
-from .conftest import make_record
+from .conftest import make_record, scan_ctx as ctx  # noqa: F401  (fixture)
 
 CHUNK = 512
 
-
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("Packed decode kernel only supports NK=1 (got K={K}, BK={BK}).",
-                    file_path="sglang/kernels/fused.py", line=358, function="packed_decode"),
-        make_record("Request {rid} exceeded the token budget of {n}", file_path="sglang/sched.py",
-                    line=40, function="admit", error_class="RuntimeError"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
 
 
 def _traceback(prefix: str, frames: int) -> list[str]:

@@ -29,6 +29,7 @@ from errdex.analyze.exprs import expr_names as read_names
 from errdex.analyze.names import bound_names, target_names
 from errdex.analyze.patterns import case_condition
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
+from errdex.extract.scope import dotted_source
 
 #: Calls that never return normally.
 NO_RETURN_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
@@ -90,15 +91,7 @@ def branch(test: ast.expr, when_true: ast.expr, when_false: ast.expr) -> ast.exp
 
 def dotted_call_name(node: ast.expr) -> str | None:
     """`sys.exit` for a call to `sys.exit(...)`, else None."""
-    parts: list[str] = []
-    func = node.func if isinstance(node, ast.Call) else None
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    if not isinstance(func, ast.Name):
-        return None
-    parts.append(func.id)
-    return ".".join(reversed(parts))
+    return dotted_source(node.func) if isinstance(node, ast.Call) else None
 
 
 def substitute(expr: ast.expr, values: dict[str, ast.expr]) -> ast.expr:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from errdex.extract.scope import dotted_source
+
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
@@ -112,14 +114,7 @@ def read_names(expr: ast.AST) -> set[str]:
 
 def dotted(expr: ast.AST) -> str | None:
     """`a.b.c` for a pure attribute chain on a name, else None."""
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return ".".join(reversed(parts))
+    return dotted_source(expr)
 
 
 def read_chains(expr: ast.AST) -> set[str]:
