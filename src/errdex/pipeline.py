@@ -15,13 +15,13 @@ import hashlib
 import pickle
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from errdex.collector import collector_paused
 from errdex.analyze.dataset import analyze_dataset
 from errdex.extract.files import cache_key, decode_source, extract_file, extract_file_lines
 from errdex.extract.link import Codebase, helper_sites
@@ -67,7 +67,7 @@ def index_source(spec: str, db_path: str | Path = "errdex.db", *, jobs: int | No
 def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None,
                progress: ProgressFn | None = None, analysis: bool = True) -> IndexReport:
     # The collector comes back only once the run's objects are gone, so it has nothing to catch up on.
-    with _collector_paused():
+    with collector_paused():
         return _index_tree(tree, db_path, jobs, progress, analysis)
 
 
@@ -182,7 +182,7 @@ def _worker_batch(root: str, batch: list[tuple[str, str]], analysis: bool, in_po
     """
     analyze = _site_analyzer() if analysis else None
     out = []
-    with _collector_paused():
+    with collector_paused():
         for rel, module in batch:
             facts, lines = extract_file_lines(root, rel, module, analyze=analyze)
             windows = _pack_windows(facts, lines)
@@ -191,22 +191,6 @@ def _worker_batch(root: str, batch: list[tuple[str, str]], analysis: bool, in_po
     if in_pool:
         gc.collect(1)
     return out
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic GC off for a stretch that allocates many objects and keeps few cycles.
-
-    Syntax trees, facts and records are freed by reference counting; the collector
-    would only rescan them again and again. It is back on (and catches up) after.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _pack_windows(facts: FileFacts, lines: list[str]) -> PackedWindows:

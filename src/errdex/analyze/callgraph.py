@@ -10,7 +10,6 @@ recorded when the code names its target.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 from errdex.extract.link import Codebase

@@ -216,7 +216,6 @@ def _contains(stmts: list[ast.AST], node: ast.AST) -> bool:
 
 def _enter(walk: _PathWalk, element: ast.AST, child: ast.AST, parent: ast.AST | None) -> list[ast.stmt] | None:
     """Add the guard for going from `element` into `child`; return child's block."""
-    flow = walk.flow
     if isinstance(element, ast.If):
         test = simplify(element.test)
         if _contains(element.body, child):

@@ -8,8 +8,8 @@ condition, a resolved call), "heuristic:<rule>" when a rule chose it.
 
 from __future__ import annotations
 
-import gc
 
+from errdex.collector import collector_paused
 from errdex.analyze import codegen, prose
 from errdex.analyze.callgraph import CallGraph, build_call_graph
 from errdex.analyze.condexpr import Condition, describe, parse_condition
@@ -25,9 +25,7 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts]) -> None:
     small objects next to a large live heap (every record), so its full
     collections would cost more than the pass itself, and it makes no cycles.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         graph = build_call_graph(facts)
         method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
         reach: dict[tuple[str, bool], tuple[list[str], list[str]]] = {}
@@ -35,9 +33,6 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts]) -> None:
             _fill(record, graph, method_of, reach)
             record["errdex"]["related"] = related
             record["errdex"]["provenance"]["related"] = "heuristic:related-rank"
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def site_qualname(record: dict) -> str:

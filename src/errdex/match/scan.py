@@ -9,15 +9,14 @@ first line, into the next chunk, so blocks spanning a boundary parse whole.
 
 from __future__ import annotations
 
-import gc
 import io
 import os
-from contextlib import contextmanager
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from errdex.collector import collector_paused
 from errdex.match.api import MatchContext, load_context
 from errdex.match.events import ErrorEvent, bare_message, parse_at
 from errdex.match.resolve import Match, match_event
@@ -82,7 +81,7 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
     ctx = context or load_context(db, dataset)
     engine_ready = time.perf_counter()
     report = ScanReport()
-    with _no_cyclic_gc():
+    with collector_paused():  # acyclic small objects: ~10% of a big scan otherwise
         if isinstance(path_or_stream, (str, os.PathLike)):
             total = Path(path_or_stream).stat().st_size
             ranges = parallel.plan_ranges(path_or_stream, total, chunk_size, jobs, split_threshold)
@@ -117,19 +116,6 @@ def _finish(scanner: "BlockScanner", report: ScanReport) -> tuple[int, int, int,
     """A single-process scan's unknown table and counters (lines, events, matched, processes, child CPU)."""
     add_unknowns(report.unknown, scanner.unknowns)
     return scanner.lines, scanner.events, scanner.matched, 1, []
-
-
-@contextmanager
-def _no_cyclic_gc():
-    """The scan makes tens of thousands of small acyclic objects; the cycle
-    collector walking them over and over costs ~10% of a big scan."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _read(stream, size: int) -> bytes:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 #: zlib level for new windows: source text compresses ~2.5x at level 1, 5% smaller at 6 for 4x the CPU.
 WINDOW_LEVEL = 1
