@@ -15,6 +15,8 @@ import operator
 from collections.abc import Mapping
 from typing import Any
 
+from errdex.extract.scope import dotted_source
+
 
 class _Unknown:
     """The value of anything the evaluator cannot decide."""
@@ -64,26 +66,17 @@ def free_names(expression: str) -> set[str]:
         if isinstance(node, ast.Name):
             names.add(node.id)
         elif isinstance(node, ast.Attribute):
-            dotted = _dotted(node)
+            dotted = dotted_source(node)
             if dotted:
                 names.add(dotted)
     return names
-
-
-def _dotted(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None
 
 
 def _eval(node: ast.AST, values: Mapping[str, Any]) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, (ast.Name, ast.Attribute)):
-        dotted = _dotted(node)
+        dotted = dotted_source(node)
         return values.get(dotted, UNKNOWN) if dotted else UNKNOWN
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         items = [_eval(e, values) for e in node.elts]
