@@ -16,6 +16,7 @@ import heapq
 import keyword
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from itertools import chain
 
 TOP = 5
@@ -75,47 +76,79 @@ def _strip_strings(expr: str) -> str:
     return _STRINGS.sub(" ", expr) if "'" in expr or '"' in expr else expr
 
 
+@dataclass(frozen=True, slots=True)
+class RelatedKey:
+    """What ranking reads of one record: kept small so a re-index can store it and rank a few records again."""
+
+    id: str
+    module: str | None
+    function: str | None
+    guards: tuple[str, ...]
+    error_class: str | None
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, record: dict) -> RelatedKey:
+        ex = record["errdex"]
+        return cls(record["id"], ex.get("module") or record.get("filePath"), ex.get("function"),
+                   guard_names(ex.get("condition")), record.get("errorClass"),
+                   literal_words(record.get("errorMessage") or ""))
+
+
 def related_ids(records: list[dict]) -> list[list[str]]:
     """For each record (same order), the ids of its top related records."""
-    n = len(records)
-    fn_key, guard_keys, class_key, words = [], [], [], []
-    by_fn: dict[tuple, list[int]] = defaultdict(list)
-    by_guard: dict[tuple, list[int]] = defaultdict(list)
-    by_class: dict[tuple, list[int]] = defaultdict(list)
-    word_sets = _WordSets()
-    for i, r in enumerate(records):
-        ex = r["errdex"]
-        module = ex.get("module") or r.get("filePath")
-        fk = (module, ex.get("function"))
-        fn_key.append(fk)
-        by_fn[fk].append(i)
-        gk = [(module, g) for g in guard_names(ex.get("condition"))]
-        guard_keys.append(gk[:_MAX_GUARDS])
-        for k in gk:
-            by_guard[k].append(i)
-        ck = (module, r.get("errorClass")) if r.get("errorClass") else None
-        class_key.append(ck)
-        if ck:
-            by_class[ck].append(i)
-        words.append(word_sets.add(literal_words(r.get("errorMessage") or ""), i))
-    ids = [r["id"] for r in records]
-    return [[ids[j] for j in _ranked(i, fn_key, guard_keys, class_key, words, by_fn, by_guard, by_class,
-                                     word_sets)] for i in range(n)]
+    index = RelatedIndex([RelatedKey.of(r) for r in records])
+    return [index.related(i) for i in range(len(records))]
 
 
-def _ranked(i, fn_key, guard_keys, class_key, words, by_fn, by_guard, by_class, word_sets) -> list[int]:
-    """The TOP records of the highest score for record i; ties go to the nearest in the source."""
-    scores: defaultdict[int, float] = defaultdict(float)
-    _add(scores, by_fn[fn_key[i]], _SAME_FUNCTION, i)
-    for k in guard_keys[i]:
-        _add(scores, by_guard[k], _SHARED_GUARD, i)
-    if class_key[i]:
-        _add(scores, by_class[class_key[i]], _SAME_CLASS, i)
-    word_sets.add_scores(scores, words[i], i)
-    scores.pop(i, None)
-    keyed = [(-s, j - i if j > i else i - j, j) for j, s in scores.items()]
-    top = sorted(keyed) if len(keyed) <= 4 * TOP else heapq.nsmallest(TOP, keyed)
-    return [t[2] for t in top[:TOP]]
+class RelatedIndex:
+    """The inverted indexes over a dataset's keys (records in file/line order)."""
+
+    def __init__(self, keys: list[RelatedKey]) -> None:
+        self.keys = keys
+        self.fn_key, self.guard_keys, self.class_key, self.words = [], [], [], []
+        self.by_fn: dict[tuple, list[int]] = defaultdict(list)
+        self.by_guard: dict[tuple, list[int]] = defaultdict(list)
+        self.by_class: dict[tuple, list[int]] = defaultdict(list)
+        self.word_sets = _WordSets()
+        for i, k in enumerate(keys):
+            fk = (k.module, k.function)
+            self.fn_key.append(fk)
+            self.by_fn[fk].append(i)
+            gk = [(k.module, g) for g in k.guards]
+            self.guard_keys.append(gk[:_MAX_GUARDS])
+            for g in gk:
+                self.by_guard[g].append(i)
+            ck = (k.module, k.error_class) if k.error_class else None
+            self.class_key.append(ck)
+            if ck:
+                self.by_class[ck].append(i)
+            self.words.append(self.word_sets.add(k.words, i))
+
+    def related(self, i: int) -> list[str]:
+        """The ids of record i's top related records."""
+        return [self.keys[j].id for j in self.ranked(i)]
+
+    def similar_records(self, i: int) -> list[int]:
+        """Records whose templates the similarity tier links to record i's."""
+        wid = self.words[i]
+        if not self.word_sets.sets[wid]:
+            return []
+        return [j for other, _ in self.word_sets.similar_sets(wid) for j in self.word_sets.members[other]]
+
+    def ranked(self, i: int) -> list[int]:
+        """The TOP records of the highest score for record i; ties go to the nearest in the source."""
+        scores: defaultdict[int, float] = defaultdict(float)
+        _add(scores, self.by_fn[self.fn_key[i]], _SAME_FUNCTION, i)
+        for k in self.guard_keys[i]:
+            _add(scores, self.by_guard[k], _SHARED_GUARD, i)
+        if self.class_key[i]:
+            _add(scores, self.by_class[self.class_key[i]], _SAME_CLASS, i)
+        self.word_sets.add_scores(scores, self.words[i], i)
+        scores.pop(i, None)
+        keyed = [(-s, j - i if j > i else i - j, j) for j, s in scores.items()]
+        top = sorted(keyed) if len(keyed) <= 4 * TOP else heapq.nsmallest(TOP, keyed)
+        return [t[2] for t in top[:TOP]]
 
 
 def _add(scores: dict, posting: list[int], weight: float, me: int) -> None:
@@ -154,13 +187,16 @@ class _WordSets:
         self.members[wid].append(record)
         return wid
 
-    def add_scores(self, scores: dict, wid: int, me: int) -> None:
-        if not self.sets[wid]:
-            return
+    def similar_sets(self, wid: int) -> list[tuple[int, float]]:
         found = self.similar.get(wid)
         if found is None:
             found = self.similar[wid] = self._similar(wid)
-        for other, jac in found:
+        return found
+
+    def add_scores(self, scores: dict, wid: int, me: int) -> None:
+        if not self.sets[wid]:
+            return
+        for other, jac in self.similar_sets(wid):
             members = self.members[other]
             if len(members) > _NEAR:
                 at = bisect.bisect_left(members, me)
