@@ -9,16 +9,27 @@ condition, a resolved call), "heuristic:<rule>" when a rule chose it.
 from __future__ import annotations
 
 
+from dataclasses import dataclass
+
 from errdex.collector import collector_paused
 from errdex.analyze import codegen, prose
 from errdex.analyze.callgraph import CallGraph, build_call_graph
 from errdex.analyze.condexpr import Condition, describe, parse_condition
 from errdex.analyze.related import related_ids
 from errdex.analyze.tags import background_tag, tags_for
+from errdex.extract.link import Codebase
 from errdex.models import FileFacts
 
 
-def analyze_dataset(records: list[dict], facts: list[FileFacts]) -> None:
+@dataclass(slots=True)
+class CallFacts:
+    """The call graph and method owners: kept by a re-index to fill the records of changed files alone."""
+
+    graph: CallGraph
+    method_of: dict[str, str]
+
+
+def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None) -> CallFacts:
     """Fill each record in place (records in file/line order, as `build_records` returns them).
 
     The cyclic garbage collector is paused meanwhile: this pass allocates many
@@ -26,13 +37,19 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts]) -> None:
     collections would cost more than the pass itself, and it makes no cycles.
     """
     with collector_paused():
-        graph = build_call_graph(facts)
+        graph = build_call_graph(facts, cb)
         method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
+        calls = CallFacts(graph, method_of)
         reach: dict[tuple[str, bool], tuple[list[str], list[str]]] = {}
         for record, related in zip(records, related_ids(records)):
-            _fill(record, graph, method_of, reach)
-            record["errdex"]["related"] = related
-            record["errdex"]["provenance"]["related"] = "heuristic:related-rank"
+            fill_record(record, calls, reach)
+            set_related(record, related)
+    return calls
+
+
+def set_related(record: dict, related: list[str]) -> None:
+    record["errdex"]["related"] = related
+    record["errdex"]["provenance"]["related"] = "heuristic:related-rank"
 
 
 def site_qualname(record: dict) -> str:
@@ -40,8 +57,9 @@ def site_qualname(record: dict) -> str:
     return f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
 
 
-def _fill(record: dict, graph: CallGraph, method_of: dict, reach: dict) -> None:
-    """`reach` caches callers and entry points per function: a function often raises several times."""
+def fill_record(record: dict, calls: CallFacts, reach: dict) -> None:
+    """Everything but `related`. `reach` caches callers and entry points per function: a function often raises several times."""
+    graph, method_of = calls.graph, calls.method_of
     ex = record["errdex"]
     prov = ex["provenance"]
     qual = site_qualname(record)
