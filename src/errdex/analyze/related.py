@@ -207,8 +207,9 @@ class _WordSets:
     def _similar(self, wid: int) -> list[tuple[int, float]]:
         """Word sets with Jaccard >= _MIN_JACCARD, found through this set's rarest words."""
         mine = self.sets[wid]
-        postings = [p for p in sorted((self.by_word[w] for w in mine), key=len)[:_PROBE_WORDS]
-                    if len(p) <= _MAX_POSTING]
+        # Rarest first, ties by the word: a frozenset's order changes with the hash seed from run to run.
+        rarest = sorted(mine, key=lambda w: (len(self.by_word[w]), w))[:_PROBE_WORDS]
+        postings = [p for p in (self.by_word[w] for w in rarest) if len(p) <= _MAX_POSTING]
         if not postings:
             return [(wid, 1.0)]
         candidates = set(chain.from_iterable(postings))
