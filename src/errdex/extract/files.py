@@ -29,15 +29,19 @@ def cache_key(rel_path: str, module: str, data: bytes, analysis: bool = True) ->
 
 
 def extract_file(root: str, rel_path: str, module: str, *, analyze: SiteAnalyzer | None = None,
-                 helper_lines: frozenset[int] = frozenset(), max_bytes: int = MAX_FILE_BYTES) -> FileFacts:
-    """Extract every error site of one file; never raises for a bad file."""
+                 helper_lines: frozenset[int] = frozenset(), max_bytes: int = MAX_FILE_BYTES,
+                 calls: bool = True) -> FileFacts:
+    """Extract every error site of one file; never raises for a bad file.
+
+    `calls=False` skips each function's call list (`FunctionFacts.calls`), which only analysis reads.
+    """
     return extract_file_lines(root, rel_path, module, analyze=analyze, helper_lines=helper_lines,
-                              max_bytes=max_bytes)[0]
+                              max_bytes=max_bytes, calls=calls)[0]
 
 
 def extract_file_lines(root: str, rel_path: str, module: str, *, analyze: SiteAnalyzer | None = None,
-                       helper_lines: frozenset[int] = frozenset(), max_bytes: int = MAX_FILE_BYTES
-                       ) -> tuple[FileFacts, list[str]]:
+                       helper_lines: frozenset[int] = frozenset(), max_bytes: int = MAX_FILE_BYTES,
+                       calls: bool = True) -> tuple[FileFacts, list[str]]:
     """`extract_file` plus the decoded lines (empty when the file was not parsed), for per-site work in the worker."""
     facts = FileFacts(rel_path, module, "", 0)
     try:
@@ -71,7 +75,7 @@ def extract_file_lines(root: str, rel_path: str, module: str, *, analyze: SiteAn
         return facts, []
     is_package = rel_path.endswith("__init__.py")
     try:
-        ModuleWalker(tree, text, lines, facts, is_package, analyze, helper_lines).run()
+        ModuleWalker(tree, text, lines, facts, is_package, analyze, helper_lines, calls).run()
     except RecursionError:
         facts.sites.clear()
         facts.diagnostic = Diagnostic(rel_path, "recursion", "too deeply nested to walk")

@@ -20,6 +20,8 @@ _PERCENT = re.compile(
     r"[hlL]?(?P<conv>[diouxXeEfFgGcrsa%])"
 )
 _CONVERSIONS = {114: "!r", 115: "!s", 97: "!a"}
+#: The expression node types `MessageBuilder.build` can turn into a template; for any other it returns None.
+STRING_LIKE = frozenset({ast.Call, ast.Name, ast.Constant, ast.JoinedStr, ast.BinOp})
 
 
 def literal(text: str) -> Template:
@@ -42,30 +44,34 @@ class MessageBuilder:
         self.lookup = lookup
 
     def build(self, node: ast.expr | None) -> Template | None:
-        """The template of a message expression, or None when it is not string-like."""
-        if node is None:
+        """The template of a message expression, or None when it is not string-like.
+
+        Dispatches on the exact node class (the parser makes no subclasses): this runs
+        for every assignment and call argument of the codebase.
+        """
+        kind = node.__class__
+        if kind is ast.Call:
+            return self._call(node)
+        if kind is ast.Name:
+            return self.lookup(node.id)
+        if kind is ast.Constant:
+            value = node.value
+            if value.__class__ is str:
+                return literal(value)
+            if isinstance(value, bytes):
+                return literal(value.decode("utf-8", "replace"))
             return None
-        if isinstance(node, ast.Constant):
-            if isinstance(node.value, str):
-                return literal(node.value)
-            if isinstance(node.value, bytes):
-                return literal(node.value.decode("utf-8", "replace"))
-            return None
-        if isinstance(node, ast.JoinedStr):
+        if kind is ast.JoinedStr:
             return self._fstring(node)
-        if isinstance(node, ast.BinOp):
-            if isinstance(node.op, ast.Mod):
+        if kind is ast.BinOp:
+            op = node.op.__class__
+            if op is ast.Mod:
                 left = self.build(node.left)
                 if left is not None and left.form in ("literal", "constant"):
                     return self._percent(left, node.right)
                 return None
-            if isinstance(node.op, ast.Add):
+            if op is ast.Add:
                 return self._concat(node)
-            return None
-        if isinstance(node, ast.Call):
-            return self._call(node)
-        if isinstance(node, ast.Name):
-            return self.lookup(node.id)
         return None
 
     def build_or_dynamic(self, node: ast.expr) -> Template:

@@ -14,7 +14,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Callable
 
-from errdex.extract.messages import MessageBuilder, literal
+from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, resolve_dotted
 from errdex.models import ClassFacts, ErrorSite, FileFacts, FunctionFacts, HelperCall, HelperDef, Template
 
@@ -57,7 +57,8 @@ class ModuleWalker:
 
     def __init__(self, tree: ast.Module, source: str, lines: list[str], facts: FileFacts,
                  is_package: bool, analyze: SiteAnalyzer | None = None,
-                 helper_lines: frozenset[int] = frozenset()) -> None:
+                 helper_lines: frozenset[int] = frozenset(), calls: bool = True) -> None:
+        """`calls=False` leaves `FunctionFacts.calls` empty: only the call graph (analysis) reads them."""
         self.tree = tree
         self.lines = lines
         self.source = source
@@ -74,6 +75,10 @@ class ModuleWalker:
         self._call_cache: dict[tuple[str, str | None], str | None] = {}
         self._calls: tuple[list[int], list[int], list[str]] | None = None
         self.path: list[ast.AST] = []
+        self.want_calls = calls
+        if analyze is None:  # the path from scope to statement is only the analyzer's input
+            self._walk = self._walk_plain
+            self._walk_child = self._walk_child_plain
 
     # -- entry ---------------------------------------------------------------
 
@@ -85,7 +90,10 @@ class ModuleWalker:
         finally:
             # The builder holds bound methods of this walker: without this cycle broken the whole
             # syntax tree would wait for the cyclic GC instead of going with the last reference.
+            # The plain walk methods bound in __init__ are such a cycle too.
             del self.builder
+            self.__dict__.pop("_walk", None)
+            self.__dict__.pop("_walk_child", None)
         return self.facts
 
     def _prescan_module(self, body: list[ast.stmt]) -> None:
@@ -220,17 +228,40 @@ class ModuleWalker:
                 handler(self, stmt)
             self.path.pop()
 
+    def _walk_plain(self, body: list[ast.stmt]) -> None:
+        """`_walk` without keeping `path`, when no analyzer will ask for it."""
+        handlers = _HANDLERS
+        for stmt in body:
+            handler = handlers.get(stmt.__class__)
+            if handler is not None:
+                handler(self, stmt)
+
     def _walk_child(self, node: ast.AST, body: list[ast.stmt]) -> None:
         self.path.append(node)
         self._walk(body)
         self.path.pop()
 
-    def _compound(self, stmt: ast.stmt) -> None:
-        for name in ("body", "orelse", "finalbody"):
-            block = getattr(stmt, name, None)
-            if block:
-                self._walk(block)
-        for h in getattr(stmt, "handlers", ()):
+    def _walk_child_plain(self, node: ast.AST, body: list[ast.stmt]) -> None:
+        self._walk(body)
+
+    # Compound statements: blocks in the order body, orelse, finalbody, handlers, cases
+    # (local templates depend on the order assignments are seen).
+
+    def _branches(self, stmt: ast.If | ast.For | ast.AsyncFor | ast.While) -> None:
+        self._walk(stmt.body)
+        if stmt.orelse:
+            self._walk(stmt.orelse)
+
+    def _with(self, stmt: ast.With | ast.AsyncWith) -> None:
+        self._walk(stmt.body)
+
+    def _try(self, stmt: ast.Try | ast.TryStar) -> None:
+        self._walk(stmt.body)
+        if stmt.orelse:
+            self._walk(stmt.orelse)
+        if stmt.finalbody:
+            self._walk(stmt.finalbody)
+        for h in stmt.handlers:
             scope = self.scopes[-1]
             added = h.name is not None and h.name not in scope.caught
             if added:
@@ -238,7 +269,9 @@ class ModuleWalker:
             self._walk_child(h, h.body)
             if added:
                 scope.caught.discard(h.name)
-        for case in getattr(stmt, "cases", ()):
+
+    def _match(self, stmt: ast.Match) -> None:
+        for case in stmt.cases:
             self._walk_child(case, case.body)
 
     def _function(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -250,7 +283,7 @@ class ModuleWalker:
         scope = _Scope(stmt, qual, "function", cls, params)
         self.scopes.append(scope)
         self.facts.functions.append(FunctionFacts(
-            f"{self.module}.{qual}", stmt.lineno, self._calls_in(stmt),
+            f"{self.module}.{qual}", stmt.lineno, self._calls_in(stmt) if self.want_calls else [],
             not any(part.startswith("_") for part in qual.split(".")),
             f"{self.module}.{cls}" if cls else None))
         saved = self.path
@@ -282,28 +315,40 @@ class ModuleWalker:
         self.path = saved
         self.scopes.pop()
 
-    def _assign(self, stmt: ast.Assign | ast.AugAssign | ast.AnnAssign) -> None:
+    def _assign(self, stmt: ast.Assign) -> None:
         scope = self.scopes[-1]
         if scope.kind != "function":
             return
-        if isinstance(stmt, ast.Assign):
-            if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name) or stmt.value is None:
-                return
-            name = stmt.targets[0].id
-            if isinstance(stmt.value, ast.Call) and _looks_like_class(stmt.value.func):
-                scope.locals[name] = stmt.value
-                return
+        targets = stmt.targets
+        if len(targets) != 1 or targets[0].__class__ is not ast.Name:
+            return
+        name = targets[0].id
+        value = stmt.value
+        kind = value.__class__
+        if kind is ast.Call and _looks_like_class(value.func):
+            scope.locals[name] = value
+            return
+        # Only these node types can build a template: skip the builder for the rest.
+        t = self.builder.build(value) if kind in STRING_LIKE else None
+        if t is not None:
+            scope.locals[name] = t
+        elif scope.locals:
+            scope.locals.pop(name, None)
+
+    def _ann_assign(self, stmt: ast.AnnAssign) -> None:
+        scope = self.scopes[-1]
+        if scope.kind != "function":
+            return
+        if isinstance(stmt.target, ast.Name) and stmt.value is not None:
             t = self.builder.build(stmt.value)
             if t is not None:
-                scope.locals[name] = t
-            else:
-                scope.locals.pop(name, None)
-        elif isinstance(stmt, ast.AnnAssign):
-            if isinstance(stmt.target, ast.Name) and stmt.value is not None:
-                t = self.builder.build(stmt.value)
-                if t is not None:
-                    scope.locals[stmt.target.id] = t
-        elif isinstance(stmt.target, ast.Name) and isinstance(stmt.op, ast.Add):
+                scope.locals[stmt.target.id] = t
+
+    def _aug_assign(self, stmt: ast.AugAssign) -> None:
+        scope = self.scopes[-1]
+        if scope.kind != "function":
+            return
+        if isinstance(stmt.target, ast.Name) and isinstance(stmt.op, ast.Add):
             prev = scope.locals.get(stmt.target.id)
             if isinstance(prev, Template):
                 add = self.builder.build_or_dynamic(stmt.value)
@@ -514,18 +559,18 @@ _HANDLERS: dict[type, Callable] = {
     ast.Expr: ModuleWalker._expr_call,
     ast.Return: ModuleWalker._expr_call,
     ast.Assign: ModuleWalker._assign,
-    ast.AugAssign: ModuleWalker._assign,
-    ast.AnnAssign: ModuleWalker._assign,
+    ast.AugAssign: ModuleWalker._aug_assign,
+    ast.AnnAssign: ModuleWalker._ann_assign,
     ast.FunctionDef: ModuleWalker._function,
     ast.AsyncFunctionDef: ModuleWalker._function,
     ast.ClassDef: ModuleWalker._class,
-    ast.If: ModuleWalker._compound,
-    ast.For: ModuleWalker._compound,
-    ast.AsyncFor: ModuleWalker._compound,
-    ast.While: ModuleWalker._compound,
-    ast.With: ModuleWalker._compound,
-    ast.AsyncWith: ModuleWalker._compound,
-    ast.Try: ModuleWalker._compound,
-    ast.TryStar: ModuleWalker._compound,
-    ast.Match: ModuleWalker._compound,
+    ast.If: ModuleWalker._branches,
+    ast.For: ModuleWalker._branches,
+    ast.AsyncFor: ModuleWalker._branches,
+    ast.While: ModuleWalker._branches,
+    ast.With: ModuleWalker._with,
+    ast.AsyncWith: ModuleWalker._with,
+    ast.Try: ModuleWalker._try,
+    ast.TryStar: ModuleWalker._try,
+    ast.Match: ModuleWalker._match,
 }
