@@ -23,7 +23,6 @@ from pathlib import Path
 
 from errdex.collector import collector_paused
 from errdex.analyze.dataset import analyze_dataset
-from errdex.delta.reindex import full_state, reindex, stat_files
 from errdex.extract.files import cache_key, decode_source, extract_file, extract_file_lines
 from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
@@ -57,8 +56,6 @@ def index_source(spec: str, db_path: str | Path = "errdex.db", *, jobs: int | No
                  analysis: bool = True) -> IndexReport:
     """Index SOURCE into the SQLite file at `db_path` and publish it as one dataset.
 
-    A dataset indexed before is updated in place when only a few files changed (`errdex.delta`).
-
     `analysis=False` skips trigger conditions and feeding values (the catalog alone).
     """
     from errdex.sources import resolve_source
@@ -81,20 +78,16 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     with Store.open(db_path) as store:
-        analyzed_at = _now()
-        delta = reindex(tree, store, analysis, analyzed_at)
-        if delta is not None:
-            return IndexReport(delta.dataset, len(tree.files), len(delta.changed), delta.records,
-                               store.diagnostics(delta.dataset.name), time.perf_counter() - started)
-        stats = stat_files(tree)
         facts, texts, keys, extracted, packed = _extract_all(tree, store, jobs, progress, analysis)
-        sites, classes, cb = link(facts, tree, store, keys if analysis else None)
+        sites, classes = link(facts, tree, store, keys if analysis else None)
         by_text = _fill_windows(sites, texts, packed)
         progress("records", 0, 1)
+        analyzed_at = _now()
         modules = {f.file_path: f.module for f in facts}
         records = build_records(tree, sites, classes, modules, analyzed_at)
-        calls = analyze_dataset(records, facts, cb) if analysis else None
-        links = link_to_previous(store, tree.repo, tree.version, records)
+        if analysis:
+            analyze_dataset(records, facts)
+        link_to_previous(store, tree.repo, tree.version, records)
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]
         diagnostics += [Diagnostic(path, reason, reason) for path, reason in tree.skipped]
@@ -104,8 +97,6 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
                            extra={"root": str(tree.root), "permalinkRef": tree.permalink_ref})
         progress("publish", 0, 1)
         info = store.publish(meta, records, diagnostics, packed_windows=by_text)
-        store.save_state(info.id, full_state(tree, stats, keys, facts, cb, calls, records,
-                                             {link.old_id: link.new_id for link in links}, analysis))
         progress("publish", 1, 1)
     return IndexReport(info, len(tree.files), extracted, len(records), diagnostics,
                        time.perf_counter() - started)
@@ -224,7 +215,7 @@ def _run_workers(root: str, items: list[tuple[str, str]], jobs: int | None, anal
 
 
 def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str] | None
-         ) -> tuple[list[ErrorSite], dict, Codebase]:
+         ) -> tuple[list[ErrorSite], dict]:
     """Resolve classes and helpers across files; analyze helper-call sites (keys given) where the AST is needed again."""
     cb = Codebase.from_facts(facts)
     sites: list[ErrorSite] = [s for f in facts for s in f.sites]
@@ -235,7 +226,7 @@ def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str] |
     sites.extend(through_helpers)
     refs = {s.class_ref for s in sites if s.class_ref}
     classes = {ref: cb.class_info(ref) for ref in refs}
-    return sites, classes, cb
+    return sites, classes
 
 
 def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[ErrorSite],
