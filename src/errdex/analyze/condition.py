@@ -35,7 +35,6 @@ once the function's earlier validations pass; `expr` stays the whole truth.
 from __future__ import annotations
 
 import ast
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -115,20 +114,17 @@ class _PathWalk:
         return self.conjunction.false
 
 
-_FLOWS: OrderedDict[int, tuple[Scope, FlowAnalyzer]] = OrderedDict()
-_MAX_FLOWS = 16
+_FLOW = "_errdex_flow"
 
 
 def _flow_for(scope: Scope) -> FlowAnalyzer:
-    """The cached analyzer of `scope` (a few recent scopes are kept alive)."""
-    hit = _FLOWS.get(id(scope))
-    if hit is not None and hit[0] is scope:
-        _FLOWS.move_to_end(id(scope))
-        return hit[1]
-    flow = FlowAnalyzer()
-    _FLOWS[id(scope)] = (scope, flow)
-    while len(_FLOWS) > _MAX_FLOWS:
-        _FLOWS.popitem(last=False)
+    """The analyzer of `scope`, kept on the scope node: it lives as long as the tree.
+
+    Nothing in it refers back to the scope node, so this makes no reference cycle.
+    """
+    flow = scope.__dict__.get(_FLOW)
+    if flow is None:
+        flow = scope.__dict__[_FLOW] = FlowAnalyzer()
     return flow
 
 

@@ -4,6 +4,11 @@ Guards are compared (`a and not a`), deduplicated and scanned for names many
 times per function. Keys and name sets are memoised on the nodes themselves
 (attributes named `_errdex_*`, invisible to `ast.dump` and `ast.unparse`), which is safe because guard trees are never mutated: new
 trees are built by `replace_names`, which copies only the AST fields.
+
+Values that hold nodes (a negation wraps its operand, a definition holds its
+statement) are kept in `side_memo` tables instead: on the node they would
+make the file's tree a reference cycle that only the cyclic collector frees.
+The tables are emptied when analysis moves to another file (`forget_file`).
 """
 
 from __future__ import annotations
@@ -12,6 +17,34 @@ import ast
 
 _KEY = "_errdex_key"
 _NAMES = "_errdex_names"
+#: Side tables bigger than this are emptied (callers that never switch files).
+MAX_SIDE = 200_000
+_SIDE_TABLES: list[dict] = []
+
+
+def side_table() -> dict:
+    """A new table for `side_memo`, emptied by `forget_file`."""
+    table: dict = {}
+    _SIDE_TABLES.append(table)
+    return table
+
+
+def side_memo(table: dict, node: ast.AST, compute):
+    """`compute(node)`, remembered in `table` (which keeps `node` alive) instead of on the node."""
+    hit = table.get(id(node))
+    if hit is not None:
+        return hit[1]
+    value = compute(node)
+    if len(table) >= MAX_SIDE:
+        table.clear()
+    table[id(node)] = (node, value)
+    return value
+
+
+def forget_file() -> None:
+    """Empty every side table: the previous file's trees can go."""
+    for table in _SIDE_TABLES:
+        table.clear()
 
 
 def memo(node: ast.AST, attr: str, compute):

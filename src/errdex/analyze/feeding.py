@@ -21,6 +21,7 @@ import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from errdex.analyze.exprs import side_memo, side_table
 from errdex.analyze.names import dotted, read_chains, shallow_walruses, target_names
 from errdex.analyze.source import node_text
 
@@ -107,12 +108,12 @@ def _walrus_definitions(expr: ast.expr | None) -> list[_Definition]:
     return [_Definition(w, [w.target], w.value) for w in shallow_walruses(expr)]
 
 
+_DEFINITIONS = side_table()
+
+
 def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
     """Bindings made by a preceding sibling that surely ran (kept on the statement)."""
-    found = stmt.__dict__.get("_errdex_defs")
-    if found is None:
-        found = stmt.__dict__["_errdex_defs"] = _new_statement_definitions(stmt)
-    return found
+    return side_memo(_DEFINITIONS, stmt, _new_statement_definitions)
 
 
 def _new_statement_definitions(stmt: ast.stmt) -> list[_Definition]:

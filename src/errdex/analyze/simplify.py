@@ -32,7 +32,7 @@ import ast
 import operator
 from collections.abc import Iterable
 
-from errdex.analyze.exprs import expr_key, memo
+from errdex.analyze.exprs import expr_key, memo, side_memo, side_table
 from errdex.analyze.intervals import merge_bounds
 from errdex.analyze.purity import is_pure
 from errdex.analyze.source import node_text
@@ -80,9 +80,12 @@ def split_chain(node: ast.Compare) -> list[ast.expr] | None:
     return [compare(operands[i], node.ops[i], operands[i + 1]) for i in range(len(node.ops))]
 
 
+_NEGATIONS = side_table()
+
+
 def negate(node: ast.expr) -> ast.expr:
     """`not node`, pushed inward where that keeps the truthiness (memoised)."""
-    return memo(node, "_errdex_not", _negate)
+    return side_memo(_NEGATIONS, node, _negate)
 
 
 def _negate(node: ast.expr) -> ast.expr:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from errdex.analyze.exprs import expr_key
+from errdex.analyze.exprs import expr_key, forget_file
 
 _current: list[list[str] | None] = [None]
 #: First text seen per structure in the current file, so one call written with
@@ -39,6 +39,7 @@ class analyzing:
         if self.lines is not _canonical_of[0]:
             _canonical.clear()
             _canonical_of[0] = self.lines
+            forget_file()
 
     def __exit__(self, *exc: object) -> None:
         _current[0] = self.saved
