@@ -26,6 +26,7 @@ from errdex.analyze.dataset import analyze_dataset
 from errdex.extract.files import cache_key, decode_source, extract_file, extract_file_lines
 from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
+from errdex.extract.wire import pack_facts, unpack_facts
 from errdex.models import Diagnostic, DatasetInfo, DatasetMeta, ErrorSite, FileFacts, SourceTree
 from errdex.records import build_records, fill_window, url_base, window_of
 from errdex.store.windows import pack_window
@@ -140,7 +141,7 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
     for rel in tree.files:
         blob = cached.get(keys[rel])
         if blob is not None:
-            by_path[rel] = pickle.loads(zlib.decompress(blob))
+            by_path[rel] = unpack_facts(blob)
             wblob = cached.get(_windows_key(keys[rel]))
             if wblob is not None:
                 packed[rel] = pickle.loads(wblob)
@@ -150,7 +151,7 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
     progress("extract", len(by_path), total)
     fresh: dict[str, bytes] = {}
     for rel, blob, wblob in _run_workers(root, [(rel, modules[rel]) for rel in todo], jobs, analysis):
-        facts = by_path[rel] = pickle.loads(zlib.decompress(blob))
+        facts = by_path[rel] = unpack_facts(blob)
         fresh[keys[rel]] = blob
         if wblob is not None and facts.sha256 == hashlib.sha256(raw[rel]).hexdigest():  # same bytes read twice
             packed[rel] = pickle.loads(wblob)
@@ -186,7 +187,7 @@ def _worker_batch(root: str, batch: list[tuple[str, str]], analysis: bool, in_po
         for rel, module in batch:
             facts, lines = extract_file_lines(root, rel, module, analyze=analyze, calls=analysis)
             windows = _pack_windows(facts, lines)
-            out.append((rel, zlib.compress(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL), 1),
+            out.append((rel, pack_facts(facts),
                         pickle.dumps(windows, pickle.HIGHEST_PROTOCOL) if windows else None))
     if in_pool:
         gc.collect(1)
