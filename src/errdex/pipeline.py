@@ -23,6 +23,7 @@ from pathlib import Path
 
 from errdex.collector import collector_paused
 from errdex.analyze.dataset import analyze_dataset
+from errdex.delta.reindex import full_state, reindex, stat_files
 from errdex.extract.files import cache_key, decode_source, extract_file, extract_file_lines
 from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
@@ -49,46 +50,55 @@ class IndexReport:
     records: int
     diagnostics: list[Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
+    in_place: bool = False          # only the changed files' records were rebuilt (`errdex.delta`)
 
 
 def index_source(spec: str, db_path: str | Path = "errdex.db", *, jobs: int | None = None,
                  repo: str | None = None, version: str | None = None, exclude: Sequence[str] = (),
                  progress: ProgressFn | None = None, message: Callable[[str], None] | None = None,
-                 analysis: bool = True) -> IndexReport:
+                 analysis: bool = True, full: bool = False) -> IndexReport:
     """Index SOURCE into the SQLite file at `db_path` and publish it as one dataset.
 
-    `analysis=False` skips trigger conditions and feeding values (the catalog alone).
+    A dataset indexed before is updated in place when only a few files changed (`errdex.delta`).
+
+    `analysis=False` skips trigger conditions and feeding values (the catalog alone);
+    `full=True` rebuilds every record even when a delta could apply.
     """
     from errdex.sources import resolve_source
 
     tree = resolve_source(spec, repo=repo, version=version, exclude=exclude, progress=message)
-    return index_tree(tree, db_path, jobs=jobs, progress=progress, analysis=analysis)
+    return index_tree(tree, db_path, jobs=jobs, progress=progress, analysis=analysis, full=full)
 
 
 def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None,
-               progress: ProgressFn | None = None, analysis: bool = True) -> IndexReport:
+               progress: ProgressFn | None = None, analysis: bool = True, full: bool = False) -> IndexReport:
     # The collector comes back only once the run's objects are gone, so it has nothing to catch up on.
     with collector_paused():
-        return _index_tree(tree, db_path, jobs, progress, analysis)
+        return _index_tree(tree, db_path, jobs, progress, analysis, full)
 
 
 def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progress: ProgressFn | None,
-                analysis: bool) -> IndexReport:
+                analysis: bool, full: bool) -> IndexReport:
     from errdex.store import Store
 
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     with Store.open(db_path) as store:
+        analyzed_at = _now()
+        delta = None if full else reindex(tree, store, analysis, analyzed_at)
+        if delta is not None:
+            return IndexReport(delta.dataset, len(tree.files), len(delta.changed), delta.records,
+                               store.diagnostics(delta.dataset.name), time.perf_counter() - started, True)
+        stats = stat_files(tree)
         facts, texts, keys, extracted, packed = _extract_all(tree, store, jobs, progress, analysis)
-        sites, classes = link(facts, tree, store, keys if analysis else None)
+        sites, classes, cb = link(facts, tree, store, keys if analysis else None)
         by_text = _fill_windows(sites, texts, packed)
         progress("records", 0, 1)
-        analyzed_at = _now()
         modules = {f.file_path: f.module for f in facts}
         records = build_records(tree, sites, classes, modules, analyzed_at)
-        if analysis:
-            analyze_dataset(records, facts)
-        link_to_previous(store, tree.repo, tree.version, records)
+        # Identity first: `related` lists name records by their final ids.
+        links = link_to_previous(store, tree.repo, tree.version, records)
+        calls = analyze_dataset(records, facts, cb) if analysis else None
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]
         diagnostics += [Diagnostic(path, reason, reason) for path, reason in tree.skipped]
@@ -98,6 +108,8 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
                            extra={"root": str(tree.root), "permalinkRef": tree.permalink_ref})
         progress("publish", 0, 1)
         info = store.publish(meta, records, diagnostics, packed_windows=by_text)
+        store.save_state(info.id, full_state(tree, stats, keys, facts, cb, calls, records,
+                                             {link.old_id: link.new_id for link in links}, analysis))
         progress("publish", 1, 1)
     return IndexReport(info, len(tree.files), extracted, len(records), diagnostics,
                        time.perf_counter() - started)
@@ -216,7 +228,7 @@ def _run_workers(root: str, items: list[tuple[str, str]], jobs: int | None, anal
 
 
 def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str] | None
-         ) -> tuple[list[ErrorSite], dict]:
+         ) -> tuple[list[ErrorSite], dict, Codebase]:
     """Resolve classes and helpers across files; analyze helper-call sites (keys given) where the AST is needed again."""
     cb = Codebase.from_facts(facts)
     sites: list[ErrorSite] = [s for f in facts for s in f.sites]
@@ -227,7 +239,7 @@ def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str] |
     sites.extend(through_helpers)
     refs = {s.class_ref for s in sites if s.class_ref}
     classes = {ref: cb.class_info(ref) for ref in refs}
-    return sites, classes
+    return sites, classes, cb
 
 
 def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[ErrorSite],

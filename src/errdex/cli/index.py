@@ -24,14 +24,18 @@ from errdex.cli.options import db_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--no-analysis", is_flag=True,
               help="Skip trigger conditions and feeding values (faster; the catalog alone).")
+@click.option("--full", is_flag=True,
+              help="Rebuild every record. By default a dataset indexed before is updated in place when only "
+                   "a few files changed and none changed what it offers other files (classes, helpers, calls).")
 def index(source: str, db: str, jobs: int | None, repo: str | None, version: str | None,
-          exclude: tuple[str, ...], rev: str | None, quiet: bool, no_analysis: bool) -> None:
+          exclude: tuple[str, ...], rev: str | None, quiet: bool, no_analysis: bool, full: bool) -> None:
     """Index every error SOURCE can raise into the SQLite index.
 
     SOURCE is a folder, a git checkout (version = HEAD sha), pypi:NAME[==VERSION]
     (downloaded without dependencies, never run) or installed:DIST. The code
     is parsed, never imported or executed. Re-indexing reuses per-file
-    results for files whose content did not change.
+    results for files whose content did not change, and when few files
+    changed, rebuilds only their records (see --full).
     """
     from errdex.pipeline import index_source
 
@@ -49,8 +53,12 @@ def index(source: str, db: str, jobs: int | None, repo: str | None, version: str
         if rev is not None:
             return _index_range(source, rev, db, jobs, repo, exclude, progress, say)
         report = index_source(source, db, jobs=jobs, repo=repo, version=version, exclude=exclude,
-                              progress=progress, message=say, analysis=not no_analysis)
+                              progress=progress, message=say, analysis=not no_analysis, full=full)
     ds = report.dataset
+    if report.in_place:
+        click.echo(f"updated {ds.name} in place: {report.extracted:,} of {report.files:,} files changed, "
+                   f"{report.records:,} records, in {report.seconds:.1f}s -> {db}")
+        return
     click.echo(f"indexed {ds.name}: {report.records:,} records from {report.files:,} files "
                f"({report.extracted:,} parsed, {report.files - report.extracted:,} from cache) "
                f"in {report.seconds:.1f}s -> {db}")

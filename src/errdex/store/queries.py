@@ -19,8 +19,8 @@ MAX_QUERY_TOKENS = 32
 
 _TOKEN = re.compile(r"\w+")
 
-_MEMBERS = "dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
-_WINDOW = " LEFT JOIN source_windows w ON w.key = dr.window_key"
+MEMBERS = "dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
+WINDOW = " LEFT JOIN source_windows w ON w.key = dr.window_key"
 #: What a full record is rebuilt from: stored body, dataset id, body hash, line, stored window.
 ROW_COLUMNS = "b.body, dr.dataset_id, b.body_hash, dr.line_number, w.text"
 #: The site's line: in the membership row, or in the body for rows written before it moved there.
@@ -80,7 +80,7 @@ def select_records(
     """`ROW_COLUMNS` rows ordered by file, line, dataset."""
     condition, params = where.where()
     return conn.execute(
-        f"SELECT {ROW_COLUMNS} FROM {_MEMBERS}{_WINDOW} WHERE {condition}"
+        f"SELECT {ROW_COLUMNS} FROM {MEMBERS}{WINDOW} WHERE {condition}"
         f" ORDER BY b.file_path, {_LINE}, dr.dataset_id LIMIT ? OFFSET ?",
         [*params, -1 if limit is None else limit, offset],
     )
@@ -88,7 +88,7 @@ def select_records(
 
 def count_records(conn: sqlite3.Connection, where: RecordFilter) -> int:
     condition, params = where.where()
-    return conn.execute(f"SELECT count(*) FROM {_MEMBERS} WHERE {condition}", params).fetchone()[0]
+    return conn.execute(f"SELECT count(*) FROM {MEMBERS} WHERE {condition}", params).fetchone()[0]
 
 
 def find_record(
@@ -99,7 +99,7 @@ def find_record(
     scope = "" if dataset_id is None else " AND dr.dataset_id = ?"
     params: list[Any] = [value] if dataset_id is None else [value, dataset_id]
     return conn.execute(
-        f"SELECT {ROW_COLUMNS} FROM {_MEMBERS}{_WINDOW} JOIN datasets d ON d.id = dr.dataset_id"
+        f"SELECT {ROW_COLUMNS} FROM {MEMBERS}{WINDOW} JOIN datasets d ON d.id = dr.dataset_id"
         f" WHERE {column} = ?{scope} ORDER BY {_RECENT}, b.file_path, {_LINE} LIMIT 1",
         params,
     ).fetchone()
@@ -133,7 +133,7 @@ def grouped_counts(conn: sqlite3.Connection, column: str, where: RecordFilter) -
     assert column in ("error_class", "error_type", "background_tag", "severity")
     condition, params = where.where()
     rows = conn.execute(
-        f"SELECT coalesce(b.{column}, ''), count(*) AS n FROM {_MEMBERS} WHERE {condition}"
+        f"SELECT coalesce(b.{column}, ''), count(*) AS n FROM {MEMBERS} WHERE {condition}"
         f" GROUP BY 1 ORDER BY n DESC, 1",
         params,
     )

@@ -149,6 +149,17 @@ def _body_dicts(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE body_dicts (id BLOB NOT NULL UNIQUE, dict BLOB NOT NULL)")
 
 
+def _dataset_state(conn: sqlite3.Connection) -> None:
+    """What a re-index needs to redo only the files that changed (see `errdex.delta`), per dataset and part."""
+    conn.execute(
+        """CREATE TABLE dataset_state (
+            dataset_id INTEGER NOT NULL,
+            part TEXT NOT NULL,
+            blob BLOB NOT NULL,
+            PRIMARY KEY (dataset_id, part)
+        ) WITHOUT ROWID""")
+
+
 #: Every migration, in the order it is applied. Names are recorded in the file.
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_initial", _initial),
@@ -156,6 +167,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0003_enrichments", _enrichments),
     ("0004_positions_out_of_bodies", _positions_out_of_bodies),
     ("0005_body_dicts", _body_dicts),
+    ("0006_dataset_state", _dataset_state),
 )
 
 

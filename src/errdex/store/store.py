@@ -14,7 +14,7 @@ from typing import Any
 
 from errdex.models import DatasetInfo, DatasetMeta, Diagnostic
 from errdex.store import publish as publishing
-from errdex.store import queries
+from errdex.store import queries, state
 from errdex.store.bodies import restore_record
 from errdex.store.codec import load_dicts
 from errdex.store.windows import window_text
@@ -111,6 +111,32 @@ class Store:
         """
         dataset_id = publishing.publish_dataset(self._conn, meta, records, diagnostics, packed_windows)
         return self._dataset_by_id()[dataset_id]
+
+    def load_state(self, dataset_id: int, part: str) -> bytes | None:
+        """One part of a dataset's re-index state (`errdex.delta`), if kept."""
+        return state.load_state(self._conn, dataset_id, part)
+
+    def save_state(self, dataset_id: int, parts: Mapping[str, bytes], *, replace: bool = True) -> None:
+        """Store re-index state parts; `replace` drops the dataset's other parts."""
+        state.save_state(self._conn, dataset_id, parts, replace=replace)
+
+    def apply_delta(self, dataset_id: int, **changes: Any) -> DatasetInfo:
+        """Swap some records of a published dataset in one transaction (`store.state.apply_delta`)."""
+        state.apply_delta(self._conn, dataset_id, **changes)
+        return self._dataset_by_id()[dataset_id]
+
+    def stored_records(self, dataset_id: int, *, file_paths: Sequence[str] = (),
+                       record_ids: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """Records as stored (no model prose laid over them) by filePath or id, to be rewritten."""
+        info = self._dataset_by_id()[dataset_id]
+        out = []
+        for column, values in (("b.file_path", file_paths), ("dr.record_id", record_ids)):
+            for value in dict.fromkeys(values):
+                rows = self._conn.execute(
+                    f"SELECT {queries.ROW_COLUMNS} FROM {queries.MEMBERS}{queries.WINDOW}"
+                    f" WHERE dr.dataset_id = ? AND {column} = ?", (dataset_id, value))
+                out.extend(restore_record(row[0], info, row[3], window_text(row[4])) for row in rows)
+        return out
 
     def remove_dataset(self, name: str) -> DatasetInfo:
         """Delete the dataset named exactly `repo@version`, and bodies only it used."""
