@@ -31,7 +31,7 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "4"  # 4: conditions are the site's own guard
+_SLIM_VERSION = "5"  # 5: the engine snapshot holds the prefilter database
 
 
 @dataclass(slots=True)

@@ -2,11 +2,14 @@
 
 Two backends give the same answers:
 
-* hyperscan (when importable): one block-mode database holding, per record,
-  the capture-free line regex (id = record index) and the prefix key
-  (id = N + index), plus a few marker patterns for log scanning. The compiled
-  database is serialized to `<cache dir>/<sha256 of expressions>.hsdb`, so
-  later runs load it in well under a second instead of compiling again.
+* hyperscan (when importable): one block-mode database holding each distinct
+  capture-free line regex plus a few marker patterns for log scanning, and
+  one of prefix keys (pasted text only). A log block is first scanned by a
+  prefilter database of one required literal per line regex plus the
+  markers (literal matching: ~3x faster than the 16k regexes over a big
+  log); only the lines holding a literal are scanned by the full database.
+  Compiled databases are serialized to `<cache dir>/<sha256>.hsdb`, so later
+  runs load them in well under a second instead of compiling again.
 * pure Python: pyahocorasick over each pattern's longest whitespace-free
   literal token, which any rendering contains verbatim, then `re`.
 
@@ -26,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from errdex.match.patterns import (
-    MessageHit, RecordRef, hs_escape, line_regex, longest_token, normalize_space,
+    MessageHit, RecordRef, hs_escape, line_literal, line_regex, longest_token, normalize_space,
     prefix_key, verify_full, verify_prefix, LINE_SPACE,
 )
 
@@ -198,8 +201,10 @@ class _HyperscanBackend:
         # line regexes + markers (logs and text), prefix keys (pasted text only).
         full: dict[bytes, list[int]] = defaultdict(list)
         prefix: dict[bytes, list[int]] = defaultdict(list)
+        literals: set[str] = set()
         for rec in engine.matchable:
             full[hs_escape(line_regex(rec.chunks))].append(rec.idx)
+            literals.add(line_literal(rec.chunks))
             key = prefix_key(rec.chunks).strip()
             if key:
                 prefix[hs_escape(_space_regex(key))].append(rec.idx)
@@ -214,7 +219,10 @@ class _HyperscanBackend:
         self.loaded_from_cache = True
         self.db = self._load_or_compile(exprs, flags, cache_dir)
         self.prefix_db = self._load_or_compile(list(prefix), [0] * len(prefix), cache_dir) if prefix else None
-        self.size_bytes = sum(db.size() for db in (self.db, self.prefix_db) if db is not None)
+        exprs, flags = _prefilter_expressions(literals)
+        self.pre_marker_base = len(literals)
+        self.pre_db = self._load_or_compile(exprs, flags, cache_dir)
+        self.size_bytes = sum(db.size() for db in (self.db, self.prefix_db, self.pre_db) if db is not None)
 
     def snapshot(self) -> dict:
         return {
@@ -223,17 +231,20 @@ class _HyperscanBackend:
             "prefix_targets": self.prefix_targets, "marker_base": self.marker_base,
             "markers": MARKER_NAMES, "tokens": self.engine.token_table(), "db": hyperscan.dumpb(self.db),
             "prefix_db": hyperscan.dumpb(self.prefix_db) if self.prefix_db is not None else None,
+            "pre_db": hyperscan.dumpb(self.pre_db), "pre_marker_base": self.pre_marker_base,
         }
 
     def _restore(self, snap: dict) -> bool:
         """Take a snapshot's databases; False when it does not fit this build."""
         version = hyperscan.__version__ if hasattr(hyperscan, "__version__") else ""
         if (snap.get("hyperscan") != version or snap.get("count") != self.engine.count
-                or tuple(snap.get("markers") or ()) != MARKER_NAMES):
+                or tuple(snap.get("markers") or ()) != MARKER_NAMES or not snap.get("pre_db")):
             return False
         try:
             self.db = _loaded(snap["db"])
             self.prefix_db = _loaded(snap["prefix_db"]) if snap["prefix_db"] is not None else None
+            self.pre_db = _loaded(snap["pre_db"])
+            self.pre_marker_base = snap["pre_marker_base"]
         except Exception:  # foreign platform or a damaged file: build again
             return False
         self.targets = [tuple(t) for t in snap["targets"]]
@@ -242,7 +253,7 @@ class _HyperscanBackend:
         self.patterns = snap.get("patterns", 0)
         self.tokens = snap.get("tokens")
         self.loaded_from_cache = True
-        self.size_bytes = sum(db.size() for db in (self.db, self.prefix_db) if db is not None)
+        self.size_bytes = sum(db.size() for db in (self.db, self.prefix_db, self.pre_db) if db is not None)
         return True
 
     def _load_or_compile(self, exprs, flags, cache_dir: Path | None):
@@ -281,13 +292,15 @@ class _HyperscanBackend:
         return {t for h in hs_ids for t in self.prefix_targets[h]}
 
     def scan_block(self, data: bytes) -> BlockHits:
+        """The prefilter over the block, then the full database over each line holding a literal."""
         raw: list[tuple[int, int]] = []
-        self.db.scan(data, match_event_handler=_collect_offsets, context=raw)
+        self.pre_db.scan(data, match_event_handler=_collect_offsets, context=raw)
         raw.sort()   # (end, pattern id): by position
         lines = BlockHits()
         line_no, pos, line_end = 0, 0, -1
         hits = None
-        targets, base = self.targets, self.marker_base
+        verified: list[int] = []   # lines whose candidates were taken, in order
+        full, targets, base, pre_base = self.db, self.targets, self.marker_base, self.pre_marker_base
         for end, pid in raw:
             if end > line_end:   # the match's last byte (end - 1) lies past the current line
                 at = end - 1
@@ -297,12 +310,34 @@ class _HyperscanBackend:
                 if line_end < 0:
                     line_end = len(data)
                 hits = lines[line_no] = LineHits(data.rfind(b"\n", 0, at) + 1, end=line_end)
-            if pid < base:
-                hits.candidates.update(targets[pid])
-            else:
-                hits.markers.add(MARKER_NAMES[pid - base])
+            if pid >= pre_base:
+                hits.markers.add(MARKER_NAMES[pid - pre_base])
+            elif not verified or verified[-1] != line_no:
+                verified.append(line_no)
+                ids: set[int] = set()
+                full.scan(data[hits.start:line_end], match_event_handler=_collect_ids, context=ids)
+                for h in ids:
+                    if h < base:
+                        hits.candidates.update(targets[h])
+        for k in verified:   # a literal without its pattern and no marker: nothing on the line
+            if not lines[k].candidates and not lines[k].markers:
+                del lines[k]
         lines.newlines = line_no + data.count(b"\n", pos)
         return lines
+
+
+def _prefilter_expressions(literals) -> tuple[list[bytes], list[int]]:
+    """Prefilter expressions and flags: each literal (every byte escaped), then the markers.
+
+    Every literal keeps an id of its own: with one id shared by all of
+    them hyperscan's compile took minutes instead of half a second.
+    """
+    exprs = ["".join(f"\\x{b:02x}" for b in lit.encode("utf-8")).encode() for lit in sorted(literals)]
+    flags = [0] * len(exprs)
+    for name in MARKER_NAMES:
+        exprs.append(MARKERS[name].encode())
+        flags.append(hyperscan.HS_FLAG_MULTILINE)
+    return exprs, flags
 
 
 def _loaded(data: bytes):

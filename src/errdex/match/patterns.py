@@ -198,6 +198,17 @@ def prefix_key(chunks: list[str]) -> str:
     return ""
 
 
+def line_literal(chunks: list[str]) -> str:
+    """The longest literal chunk as `line_regex` looks for it (whitespace runs as one
+    space), stripped: every line the line regex matches contains it verbatim.
+
+    Long chunks with their inner spaces (`must be divisible by`) are rare in
+    ordinary log lines, unlike single words (`token`, `model`), so a database
+    of these literals flags few lines and scans at literal-matcher speed.
+    """
+    return max((_WS.sub(" ", c).strip() for c in chunks), key=len, default="")
+
+
 def longest_token(text: str) -> str:
     """Longest whitespace-free piece: present verbatim in any rendering."""
     tokens = text.split()
