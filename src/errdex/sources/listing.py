@@ -91,27 +91,40 @@ def walk_python_files(root: Path, *, metadata_dirs: bool = False,
         rel = where.relative_to(real_root).as_posix() if _is_within(where, real_root) else str(where)
         listing.skipped.append((rel + "/", f"unreadable folder: {error.strerror or error}"))
 
-    for dirpath, dirnames, filenames in os.walk(real_root, onerror=unreadable):
-        here = Path(dirpath)
-        rel_dir = here.relative_to(real_root).as_posix()
-        prefix = "" if rel_dir == "." else rel_dir + "/"
-        kept = []
-        for name in sorted(dirnames):
-            full = here / name
-            if full.is_symlink():
-                reason = _symlink_reason(full, real_root, is_dir=True)
-            elif full == real_own:
-                reason = "errdex data folder"
-            else:
-                reason = _dir_skip_reason(name, metadata_dirs=metadata_dirs)
-            if reason:
-                listing.skipped.append((prefix + name + "/", reason))
-            else:
-                kept.append(name)
-        dirnames[:] = kept
-        for name in sorted(filenames):
-            if name.endswith(".py"):
-                _add_file(listing, real_root, prefix + name)
+    todo = [(real_root, "")]
+    while todo:
+        here, prefix = todo.pop()
+        try:
+            with os.scandir(here) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as error:
+            unreadable(error)
+            continue
+        subdirs = []
+        for entry in entries:
+            name = entry.name
+            if entry.is_symlink():
+                if entry.is_dir():
+                    listing.skipped.append((prefix + name + "/", _symlink_reason(Path(entry.path), real_root,
+                                                                                 is_dir=True) or "symlink"))
+                elif name.endswith(".py"):
+                    _add_file(listing, real_root, prefix + name)   # a file link: checked in full
+            elif entry.is_dir(follow_symlinks=False):
+                full = here / name
+                reason = "errdex data folder" if full == real_own else _dir_skip_reason(name, metadata_dirs=metadata_dirs)
+                if reason:
+                    listing.skipped.append((prefix + name + "/", reason))
+                else:
+                    subdirs.append((full, prefix + name + "/"))
+            elif name.endswith(".py"):
+                # A regular file met walking the real root without following links is inside it.
+                if not entry.is_file(follow_symlinks=False):
+                    listing.skipped.append((prefix + name, "not a regular file"))
+                elif not os.access(entry.path, os.R_OK):
+                    listing.skipped.append((prefix + name, "not readable"))
+                else:
+                    listing.files.append(prefix + name)
+        todo.extend(reversed(subdirs))
     return listing
 
 
