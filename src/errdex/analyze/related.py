@@ -16,7 +16,7 @@ import heapq
 import keyword
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from typing import NamedTuple
 from itertools import chain
 
 TOP = 5
@@ -76,8 +76,7 @@ def _strip_strings(expr: str) -> str:
     return _STRINGS.sub(" ", expr) if "'" in expr or '"' in expr else expr
 
 
-@dataclass(frozen=True, slots=True)
-class RelatedKey:
+class RelatedKey(NamedTuple):
     """What ranking reads of one record: kept small so a re-index can store it and rank a few records again."""
 
     id: str

@@ -22,8 +22,8 @@ import zlib
 from dataclasses import dataclass, replace
 
 from errdex.analyze.related import RelatedIndex, RelatedKey
-from errdex.delta.state import (STATE_VERSION, Manifest, RecordRow, RecordRows, dumps, file_stat, loads,
-                                surface_digest, tree_fingerprint)
+from errdex.delta.state import (STATE_VERSION, Manifest, RecordRow, dumps, file_stat, loads, pack_rows,
+                                record_rows, surface_digest, tree_fingerprint, unpack_rows)
 from errdex.extract.files import cache_key, extract_file_lines
 from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
@@ -71,7 +71,7 @@ def reindex(tree: SourceTree, store, analysis: bool, analyzed_at: str) -> Delta 
     paths = {record_path(tree, rel) for rel in changed}
     old = store.stored_records(info.id, file_paths=sorted(paths))
     hash_ids = {r["id"]: r["id"] for r in records}
-    links = link_identities(records, [r for r in old if r["id"] not in hash_ids], {row.id for row in rows.rows})
+    links = link_identities(records, [r for r in old if r["id"] not in hash_ids], {row.id for row in rows})
     hash_ids.update({link.old_id: link.new_id for link in links})
     if calls is not None:
         from errdex.analyze.dataset import fill_record
@@ -85,7 +85,7 @@ def reindex(tree: SourceTree, store, analysis: bool, analyzed_at: str) -> Delta 
     diagnostics = [f.diagnostic for f, _ in facts.values() if f.diagnostic is not None]
     info = store.apply_delta(info.id, drop_ids=drop, records=records + patched, packed_windows=windows,
                              diagnostic_files=changed, diagnostics=diagnostics, analyzed_at=analyzed_at,
-                             state={"manifest": dumps(manifest), "rows": dumps(new_rows)})
+                             state={"manifest": dumps(manifest), "rows": pack_rows(new_rows)})
     return Delta(info, changed, info.record_count)
 
 
@@ -113,15 +113,13 @@ def _compare(root: str, tree: SourceTree, manifest: Manifest, analysis: bool
     """Every file's (key, size, mtime) now, and the files whose content changed."""
     files: dict[str, tuple[str, int, int]] = {}
     changed: list[str] = []
-    modules = None
+    modules = _Modules(tree)
     for rel in tree.files:
         key, size, mtime = manifest.files[rel]
         stat = file_stat(root, rel)
         if stat == (size, mtime):
             files[rel] = (key, size, mtime)
             continue
-        if modules is None:
-            modules = _modules(tree)
         try:
             data = open(os.path.join(root, rel), "rb").read()
         except OSError:
@@ -133,9 +131,20 @@ def _compare(root: str, tree: SourceTree, manifest: Manifest, analysis: bool
     return files, changed
 
 
-def _modules(tree: SourceTree) -> dict[str, str]:
-    pkg_dirs = frozenset(f.rsplit("/", 1)[0] if "/" in f else "" for f in tree.files if f.endswith("__init__.py"))
-    return {f: module_name(f, pkg_dirs) for f in tree.files}
+class _Modules(dict):
+    """Dotted module names, worked out for the files asked for only."""
+
+    def __init__(self, tree: SourceTree) -> None:
+        super().__init__()
+        self.tree = tree
+        self.pkg_dirs: frozenset[str] | None = None
+
+    def __missing__(self, rel: str) -> str:
+        if self.pkg_dirs is None:
+            self.pkg_dirs = frozenset(f.rsplit("/", 1)[0] if "/" in f else ""
+                                      for f in self.tree.files if f.endswith("__init__.py"))
+        name = self[rel] = module_name(rel, self.pkg_dirs)
+        return name
 
 
 def _changed_facts(store, root: str, tree: SourceTree, manifest: Manifest, files: dict, changed: list[str],
@@ -143,7 +152,7 @@ def _changed_facts(store, root: str, tree: SourceTree, manifest: Manifest, files
     """New facts (and lines) of the changed files, when each kept its link surface; cached like the workers'."""
     from errdex.pipeline import _site_analyzer
 
-    modules = _modules(tree)
+    modules = _Modules(tree)
     analyze = _site_analyzer() if analysis else None
     out: dict[str, tuple[FileFacts, list[str]]] = {}
     fresh: dict[str, bytes] = {}
@@ -157,12 +166,12 @@ def _changed_facts(store, root: str, tree: SourceTree, manifest: Manifest, files
     return out
 
 
-def _load_parts(store, dataset_id: int, analysis: bool) -> tuple[Codebase, object, RecordRows] | None:
+def _load_parts(store, dataset_id: int, analysis: bool) -> tuple[Codebase, object, list[RecordRow]] | None:
     blobs = {name: store.load_state(dataset_id, name) for name in ("codebase", "calls", "rows")}
     if blobs["codebase"] is None or blobs["rows"] is None or (analysis and blobs["calls"] is None):
         return None
     calls = loads(blobs["calls"]) if analysis else None
-    return loads(blobs["codebase"]), calls, loads(blobs["rows"])
+    return loads(blobs["codebase"]), calls, unpack_rows(blobs["rows"])
 
 
 def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, list[str]]], keys: dict[str, str],
@@ -188,49 +197,48 @@ def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, 
     return build_records(tree, sites, classes, modules, analyzed_at), windows
 
 
-def _dataset_fields(tree: SourceTree, rows: RecordRows, records: list[dict], hash_ids: dict[str, str],
-                    paths: set[str], analysis: bool) -> tuple[RecordRows, dict[str, dict]]:
+def _dataset_fields(tree: SourceTree, rows: list[RecordRow], records: list[dict], hash_ids: dict[str, str],
+                    paths: set[str], analysis: bool) -> tuple[list[RecordRow], dict[str, dict]]:
     """Splice the new records into the rows; recompute slugs and related; {id: {field: value}} for other records."""
-    from errdex.delta.state import record_rows
-
-    kept = [r for r in rows.rows if r.file_path not in paths]
-    fresh = record_rows(records, tree, hash_ids).rows
-    spliced = sorted(kept + fresh, key=lambda r: (r.source_path, r.line, r.template))
+    kept = [r for r in rows if r.file_path not in paths]
+    fresh = record_rows(records, tree, hash_ids)
+    spliced = sorted(kept + fresh, key=RecordRow.order)
     new_ids = {r.id for r in fresh}
     by_id = {r["id"]: r for r in records}
     patches: dict[str, dict] = {}
     seen: set[str] = set()
-    for row in spliced:
+    for i, row in enumerate(spliced):
         slug = row.base_slug if row.base_slug not in seen else f"{row.base_slug}-{row.hash_id[:6]}"
         seen.add(slug)
         if slug != row.slug:
-            row.slug = slug
+            spliced[i] = row._replace(slug=slug)
             if row.id in new_ids:
                 by_id[row.id]["slug"] = slug
             else:
                 patches.setdefault(row.id, {})["slug"] = slug
     if analysis:
         _related(spliced, rows, new_ids, by_id, patches)
-    return RecordRows(spliced), patches
+    return spliced, patches
 
 
-def _related(spliced: list[RecordRow], rows: RecordRows, new_ids: set[str], by_id: dict[str, dict],
+def _related(spliced: list[RecordRow], rows: list[RecordRow], new_ids: set[str], by_id: dict[str, dict],
              patches: dict[str, dict]) -> None:
     """Rank again the records a change can reach: new ones, their modules', those pointing at gone or similar ones."""
     from errdex.analyze.dataset import set_related
 
-    for row in spliced:
+    for i, row in enumerate(spliced):
         if row.id in new_ids:
-            row.key = RelatedKey.of(by_id[row.id])
-    keys = [row.key for row in spliced]
-    if any(k is None for k in keys):
+            spliced[i] = row._replace(key=tuple(RelatedKey.of(by_id[row.id])))
+    if any(row.key is None for row in spliced):
         return
+    make = RelatedKey._make
+    keys = [make(row.key) for row in spliced]
     index = RelatedIndex(keys)
-    gone = {r.id for r in rows.rows} - {r.id for r in spliced}
-    modules = {row.key.module for row in spliced if row.id in new_ids}
-    modules |= {r.key.module for r in rows.rows if r.id in gone and r.key is not None}
-    touched = {i for i, row in enumerate(spliced)
-               if row.id in new_ids or row.key.module in modules or gone.intersection(row.related)}
+    gone = {r.id for r in rows} - {r.id for r in spliced}
+    modules = {k.module for k, row in zip(keys, spliced) if row.id in new_ids}
+    modules |= {make(r.key).module for r in rows if r.id in gone and r.key is not None}
+    touched = {i for i, (k, row) in enumerate(zip(keys, spliced))
+               if row.id in new_ids or k.module in modules or gone.intersection(row.related)}
     for i, row in enumerate(spliced):
         if row.id in new_ids:
             touched.update(index.similar_records(i))
@@ -239,10 +247,9 @@ def _related(spliced: list[RecordRow], rows: RecordRows, new_ids: set[str], by_i
         related = index.related(i)
         if row.id in new_ids:
             set_related(by_id[row.id], related)
-            row.related = related
-        elif related != row.related:
-            row.related = related
+        elif tuple(related) != row.related:
             patches.setdefault(row.id, {})["related"] = related
+        spliced[i] = row._replace(related=tuple(related))
 
 
 def _patched(store, dataset_id: int, patches: dict[str, dict]) -> list[dict]:
@@ -263,11 +270,9 @@ def full_state(tree: SourceTree, stats: dict[str, tuple[int, int] | None], keys:
                facts: list[FileFacts], cb: Codebase, calls: object, records: list[dict],
                hash_ids: dict[str, str], analysis: bool) -> dict[str, bytes]:
     """The state a full index leaves for the next re-index, as stored parts."""
-    from errdex.delta.state import record_rows
-
     files = {rel: (keys[rel], *(stats.get(rel) or (-1, -1))) for rel in tree.files}
     manifest = Manifest(analysis, tree_fingerprint(tree), files, {f.file_path: surface_digest(f) for f in facts})
-    parts = {"manifest": dumps(manifest), "codebase": dumps(cb), "rows": dumps(record_rows(records, tree, hash_ids))}
+    parts = {"manifest": dumps(manifest), "codebase": dumps(cb), "rows": pack_rows(record_rows(records, tree, hash_ids))}
     if calls is not None:
         parts["calls"] = dumps(calls)
     return parts
