@@ -11,9 +11,9 @@ shares everything else with the previous state, text included.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from errdex.analyze.exprs import expr_key
+from errdex.analyze.exprs import expr_key, side_memo, side_table
 from errdex.analyze.intervals import _Bound, _as_bounds, _write
 from errdex.analyze.purity import is_pure
 from errdex.analyze.raised import outer_calls
@@ -49,30 +49,29 @@ class Conjunction:
         if self.false:
             return self
         state = self
-        for term in _flatten([expr], ast.And):
+        for term in _terms(expr):
             state = state._add_term(term)
             if state.false:
                 return state
         return state
 
-    def _add_term(self, term: ast.expr) -> Conjunction:
-        if isinstance(term, ast.Constant):
-            return self if term.value else replace(self, false=True)
+    def _add_term(self, term: _Term) -> Conjunction:
+        if term.constant is not None:
+            return self if term.constant else _FALSE
         keys = self.keys
-        if is_pure(term):
-            key = expr_key(term)
-            if key in keys:
+        if term.key is not None:
+            if term.key in keys:
                 return self
-            if expr_key(negate(term)) in keys:
-                return replace(self, false=True)
-            keys = keys | {key}
-        calls = self.calls + tuple(c for c in outer_calls(term) if c not in self.calls)
-        parsed = _as_bounds(term)
-        if parsed is None:
-            return replace(self, texts=self.texts + (_slot_text(term),), keys=keys, calls=calls)
-        operand, kind, pairs = parsed
-        slot_key = f"{kind}:{expr_key(operand)}"
-        slot = self.bounds.get(slot_key)
+            if term.negated_key in keys:
+                return _FALSE
+            keys = keys | {term.key}
+        calls = self.calls
+        if term.calls:
+            calls = calls + tuple(c for c in term.calls if c not in calls)
+        if term.bounds is None:
+            return Conjunction(self.texts + (term.text,), keys, self.bounds, calls, False)
+        operand, _, pairs = term.bounds
+        slot = self.bounds.get(term.slot_key)
         if slot is None:
             index, bound = len(self.texts), _Bound(operand)
         else:
@@ -82,9 +81,53 @@ class Conjunction:
             bound.add(op, value)
         written = _write(bound)
         if written is None:
-            return replace(self, false=True)
+            return _FALSE
         text = (" and ".join(render(w) for w in written), False) if written else ("True", False)
         texts = self.texts + (text,) if slot is None else self.texts[:index] + (text,) + self.texts[index + 1:]
         bounds = dict(self.bounds)
-        bounds[slot_key] = (index, bound)
+        bounds[term.slot_key] = (index, bound)
         return Conjunction(texts, keys, bounds, calls, False)
+
+
+_FALSE = Conjunction(false=True)
+
+
+@dataclass(slots=True)
+class _Term:
+    """What adding one term needs, worked out once (a guard joins both the full and the own conjunction)."""
+
+    constant: bool | None = None             # the term is this constant
+    key: str | None = None                   # structural key, for pure terms
+    negated_key: str | None = None
+    calls: tuple[str, ...] = ()
+    bounds: tuple | None = None              # `_as_bounds(term)`
+    slot_key: str = ""
+    text: tuple[str, bool] = ("", False)
+
+
+_TERMS = side_table()
+
+
+def _terms(expr: ast.expr) -> list[_Term]:
+    """The prepared terms of `expr`'s flattened conjunction (memoised per node)."""
+    return side_memo(_TERMS, expr, _new_terms)
+
+
+def _new_terms(expr: ast.expr) -> list[_Term]:
+    return [_prepare(term) for term in _flatten([expr], ast.And)]
+
+
+def _prepare(term: ast.expr) -> _Term:
+    if isinstance(term, ast.Constant):
+        return _Term(constant=bool(term.value))
+    prepared = _Term(calls=tuple(outer_calls(term)))
+    if is_pure(term):
+        prepared.key = expr_key(term)
+        prepared.negated_key = expr_key(negate(term))
+    parsed = _as_bounds(term)
+    if parsed is None:
+        prepared.text = _slot_text(term)
+    else:
+        prepared.bounds = parsed
+        prepared.slot_key = f"{parsed[1]}:{expr_key(parsed[0])}"
+    return prepared

@@ -56,45 +56,68 @@ def memo(node: ast.AST, attr: str, compute):
     return cached
 
 
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """`ast.iter_child_nodes(node)` as a list, without its generator and `iter_fields` layers."""
+    values = node.__dict__
+    out: list[ast.AST] = []
+    for field in node._fields:
+        value = values.get(field)
+        if value.__class__ is list:
+            out.extend(v for v in value if isinstance(v, ast.AST))
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
 def expr_key(node: ast.AST) -> str:
     """A string equal for two trees exactly when they are structurally equal."""
-    cached = node.__dict__.get(_KEY)
+    values = node.__dict__
+    cached = values.get(_KEY)
     if cached is not None:
         return cached
-    if isinstance(node, ast.Name):
+    kind = node.__class__
+    if kind is ast.Name:
         key = f"N{node.id}"
-    elif isinstance(node, ast.Constant):
+    elif kind is ast.Constant:
         key = f"C{type(node.value).__name__}:{node.value!r}"
+    elif not node._fields:   # operators and contexts
+        key = f"({kind.__name__})"
     else:
-        parts = [type(node).__name__]
+        parts = [kind.__name__]
         for field in node._fields:
-            value = getattr(node, field, None)
+            value = values.get(field)
             if isinstance(value, ast.AST):
                 parts.append(expr_key(value))
-            elif isinstance(value, list):
-                parts.append("[" + ",".join(expr_key(v) if isinstance(v, ast.AST) else repr(v) for v in value) + "]")
+            elif value.__class__ is list:
+                parts.append("[" + ",".join([expr_key(v) if isinstance(v, ast.AST) else repr(v) for v in value]) + "]")
             else:
                 parts.append(repr(value))
         key = "(" + " ".join(parts) + ")"
-    node.__dict__[_KEY] = key
+    values[_KEY] = key
     return key
+
+
+_NO_NAMES: frozenset[str] = frozenset()
 
 
 def expr_names(node: ast.AST) -> frozenset[str]:
     """Identifiers an expression mentions (`Name` nodes, any context)."""
-    cached = node.__dict__.get(_NAMES)
+    values = node.__dict__
+    cached = values.get(_NAMES)
     if cached is not None:
         return cached
-    if isinstance(node, ast.Name):
+    kind = node.__class__
+    if kind is ast.Name:
         names = frozenset((node.id,))
-    elif isinstance(node, ast.Constant):
-        names = frozenset()
+    elif kind is ast.Constant or not node._fields:
+        names = _NO_NAMES
     else:
         found: set[str] = set()
-        for child in ast.iter_child_nodes(node):
-            found |= expr_names(child)
+        for child in child_nodes(node):
+            if child._fields:
+                found |= expr_names(child)
         names = frozenset(found)
-    node.__dict__[_NAMES] = names
+    values[_NAMES] = names
     return names
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from errdex.analyze.exprs import child_nodes
 from errdex.extract.scope import dotted_source
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -120,11 +121,16 @@ def dotted(expr: ast.AST) -> str | None:
 def read_chains(expr: ast.AST) -> set[str]:
     """Names and the longest attribute chains an expression reads (`self.n`)."""
     found: set[str] = set()
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Name):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = node.__class__
+        if kind is ast.Name:
             found.add(node.id)
-        elif isinstance(node, ast.Attribute):
+            continue
+        if kind is ast.Attribute:
             chain = dotted(node)
             if chain is not None:
                 found.add(chain)
+        stack.extend(child_nodes(node))
     return found

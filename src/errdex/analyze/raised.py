@@ -14,7 +14,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from errdex.analyze.exprs import memo
+from errdex.analyze.exprs import child_nodes, memo
 from errdex.analyze.source import call_text
 
 SEVERAL_CALLS = "several calls in try body may raise"
@@ -33,15 +33,26 @@ class RaisedCondition:
     candidates: list[str]
 
 
-def _outer_call_nodes(node: ast.AST) -> Iterator[ast.Call]:
+_NO_CALLS_INSIDE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _outer_call_nodes(node: ast.AST) -> list[ast.Call]:
     """Calls not nested inside another call, in source order (no nested defs)."""
-    if isinstance(node, ast.Call):
-        yield node
+    found: list[ast.Call] = []
+    _collect_outer_calls(node, found)
+    return found
+
+
+def _collect_outer_calls(node: ast.AST, found: list[ast.Call]) -> None:
+    kind = node.__class__
+    if kind is ast.Call:
+        found.append(node)
         return
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+    if kind is ast.Name or kind is ast.Constant or isinstance(node, _NO_CALLS_INSIDE):
         return
-    for child in ast.iter_child_nodes(node):
-        yield from _outer_call_nodes(child)
+    for child in child_nodes(node):
+        if child._fields:
+            _collect_outer_calls(child, found)
 
 
 def outer_calls(expr: ast.AST) -> list[str]:
