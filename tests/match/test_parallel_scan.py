@@ -48,6 +48,22 @@ def _comparable(report) -> dict:
     return d
 
 
+def test_pre_encoded_json_equals_dumping_the_dict(ctx, tmp_path):
+    """`to_json()` from fragments encoded in each range's process is `json.dumps(to_dict())`,
+    character for character, after the merge shifted the log lines."""
+    import json
+
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(_log(4)) + "\n")
+    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
+    split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0, encode=True)
+    assert split.stats["processes"] == 3
+    assert all(m.encoded is not None for m in split.occurrences)
+    assert split.to_json() == json.dumps(split.to_dict())
+    assert single.to_json() == json.dumps(single.to_dict())
+    assert json.loads(split.to_json())["occurrences"] == json.loads(single.to_json())["occurrences"]
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_ranges_merge_to_the_single_process_report(ctx, tmp_path, seed):
     log = tmp_path / "run.log"
@@ -96,10 +112,10 @@ def test_a_failed_child_range_is_scanned_by_the_parent(ctx, tmp_path, monkeypatc
     single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
     parent = parallel.scan_range
 
-    def child_breaks(c, path, r, chunk_size, progress=None, total=None):
+    def child_breaks(c, path, r, chunk_size, progress=None, total=None, encode=False):
         if r.start:   # every range but the first runs in a child
             raise OSError("disk gone")
-        return parent(c, path, r, chunk_size, progress, total)
+        return parent(c, path, r, chunk_size, progress, total, encode)
 
     monkeypatch.setattr(parallel, "scan_range", child_breaks)
     split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)

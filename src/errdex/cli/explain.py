@@ -123,7 +123,7 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
                 report = scan_log(source, db=db, dataset=list(datasets) or None, jobs=jobs,
                                   progress=lambda done, total: bar.update(task, completed=done, total=total))
         else:
-            report = scan_log(source, db=db, dataset=list(datasets) or None, jobs=jobs)
+            report = scan_log(source, db=db, dataset=list(datasets) or None, jobs=jobs, encode=as_json)
     except ErrdexError as exc:
         _fail(exc)
         return
@@ -131,14 +131,14 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
         import gc
 
         gc.disable()   # the process ends right after; the report is acyclic
-        _write_json(report.to_dict())
+        _write_json(report.to_json())
         return
     _print_report(report)
 
 
-def _write_json(data: dict) -> None:
+def _write_json(text: str) -> None:
     """The report as one JSON line; plain write: `click.echo` would scan tens of MB for ANSI codes."""
-    sys.stdout.write(json.dumps(data))
+    sys.stdout.write(text)
     sys.stdout.write("\n")
     sys.stdout.flush()
 

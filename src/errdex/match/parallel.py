@@ -27,7 +27,7 @@ from operator import attrgetter
 
 from errdex.match.api import MatchContext
 from errdex.match.resolve import Match
-from errdex.match.scan import ScanReport, BlockScanner, add_unknowns, stream_blocks
+from errdex.match.scan import ScanReport, BlockScanner, add_unknowns, encode_occurrences, stream_blocks
 
 SPLIT_THRESHOLD = 32 << 20
 PARENT_SHARE = 0.85   # of a child's range: the parent also unpacks, merges and writes the report
@@ -92,8 +92,9 @@ def plan_ranges(path, size: int, chunk_size: int, jobs: int | None,
 
 
 def scan_range(ctx: MatchContext, path, r: ByteRange, chunk_size: int, progress=None,
-               total: int | None = None) -> RangeResult:
-    """One range, scanned as the single-process scan would, with a checkpoint per cut."""
+               total: int | None = None, encode: bool = False) -> RangeResult:
+    """One range, scanned as the single-process scan would, with a checkpoint per cut
+    (`encode`: its occurrences' JSON too)."""
     cpu = time.process_time()
     scanner = BlockScanner(ctx, ScanReport())
     checkpoints = {r.start: _checkpoint(scanner, r.start, False)}
@@ -103,6 +104,8 @@ def scan_range(ctx: MatchContext, path, r: ByteRange, chunk_size: int, progress=
         return False
 
     result = _run(scanner, path, r, r.start, chunk_size, mark, checkpoints, progress, total)
+    if encode:
+        encode_occurrences(result.occurrences)
     result.cpu_seconds = time.process_time() - cpu
     return result
 
@@ -146,15 +149,16 @@ class _Limited:
 
 
 def scan_ranges(ctx: MatchContext, path, ranges: list[ByteRange], chunk_size: int,
-                report: ScanReport, progress, total: int) -> tuple[int, int, int, int, list[float]]:
+                report: ScanReport, progress, total: int,
+                encode: bool = False) -> tuple[int, int, int, int, list[float]]:
     """Scan every range (the first here, the others in forked children) and merge into `report`.
 
     Returns (lines, events, matched events, processes, each child's CPU seconds).
     """
     share = len(ranges)
     own_progress = (lambda done, _t: progress(min(done * share, total), total)) if progress else None
-    children = [_fork(ctx, path, r, chunk_size) for r in ranges[1:]]
-    results = [scan_range(ctx, path, ranges[0], chunk_size, own_progress, total)]
+    children = [_fork(ctx, path, r, chunk_size, encode) for r in ranges[1:]]
+    results = [scan_range(ctx, path, ranges[0], chunk_size, own_progress, total, encode)]
     results.extend(_collect(pid, fd) for pid, fd in children)
     counts = _merge(ctx, path, ranges, results, chunk_size, report)
     if progress is not None:
@@ -162,7 +166,7 @@ def scan_ranges(ctx: MatchContext, path, ranges: list[ByteRange], chunk_size: in
     return counts + (len(ranges), [round(r.cpu_seconds, 3) for r in results[1:] if r is not None])
 
 
-def _fork(ctx: MatchContext, path, r: ByteRange, chunk_size: int) -> tuple[int, int]:
+def _fork(ctx: MatchContext, path, r: ByteRange, chunk_size: int, encode: bool) -> tuple[int, int]:
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid:
@@ -172,7 +176,7 @@ def _fork(ctx: MatchContext, path, r: ByteRange, chunk_size: int) -> tuple[int, 
     try:
         os.close(read_fd)
         try:
-            payload = _pack(scan_range(ctx, path, r, chunk_size))
+            payload = _pack(scan_range(ctx, path, r, chunk_size, encode=encode))
         except BaseException:  # the parent scans this range itself
             payload = b""
         with os.fdopen(write_fd, "wb") as out:

@@ -61,6 +61,9 @@ class Match:
     chain: int = 0
     primary: bool = True
     dataset: str = ""
+    # `to_dict()` as JSON, without the log line and the closing brace: encoded by
+    # the scan process that found it (see `scan.encode_occurrences`).
+    encoded: str | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         out = {

@@ -10,6 +10,7 @@ first line, into the next chunk, so blocks spanning a boundary parse whole.
 from __future__ import annotations
 
 import io
+import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -59,21 +60,46 @@ class ScanReport:
         return {
             "occurrences": [m.to_dict() for m in self.occurrences],
             "groups": self.groups(),
-            "unknown": sorted(self.unknown.values(), key=lambda u: (-u["count"], u["firstLine"])),
+            "unknown": self._unknown_list(),
             "stats": dict(self.stats),
         }
+
+    def to_json(self) -> str:
+        """`json.dumps(self.to_dict())`, from each occurrence's pre-encoded JSON where there
+        is one (a split scan's processes encode their own occurrences in parallel)."""
+        encode_occurrences(self.occurrences)
+        occurrences = ", ".join(m.encoded + (f', "logLine": {m.log_line}}}' if m.log_line is not None else "}")
+                                for m in self.occurrences)
+        return (f'{{"occurrences": [{occurrences}], "groups": {json.dumps(self.groups())}, '
+                f'"unknown": {json.dumps(self._unknown_list())}, "stats": {json.dumps(dict(self.stats))}}}')
+
+    def _unknown_list(self) -> list[dict]:
+        return sorted(self.unknown.values(), key=lambda u: (-u["count"], u["firstLine"]))
+
+
+def encode_occurrences(matches: list[Match]) -> None:
+    """Give each match its JSON fragment: `to_dict()` without the log line (shifted
+    when ranges merge) and without the closing brace."""
+    dumps = json.dumps
+    for m in matches:
+        if m.encoded is None:
+            d = m.to_dict()
+            d.pop("logLine", None)
+            m.encoded = dumps(d)[:-1]
 
 
 def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, dataset=None,
          progress: Callable[[int, int | None], None] | None = None, *,
          context: MatchContext | None = None, chunk_size: int = CHUNK_SIZE,
-         jobs: int | None = None, split_threshold: int | None = None) -> ScanReport:
+         jobs: int | None = None, split_threshold: int | None = None,
+         encode: bool = False) -> ScanReport:
     """Scan a log (path or stream) and report every error it contains.
 
     `progress(bytes_done, bytes_total_or_None)` is called after each chunk.
     A file path of at least `split_threshold` bytes (default 32 MB) is cut
     into `jobs` byte ranges (default: CPU count) scanned by forked processes;
-    the merged report equals the single-process one.
+    the merged report equals the single-process one. `encode`: each process
+    pre-encodes its occurrences' JSON, for a `report.to_json()` to follow.
     """
     from errdex.match import parallel
 
@@ -87,7 +113,7 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
             ranges = parallel.plan_ranges(path_or_stream, total, chunk_size, jobs, split_threshold)
             if len(ranges) > 1:
                 done, counts = total, parallel.scan_ranges(ctx, path_or_stream, ranges, chunk_size,
-                                                           report, progress, total)
+                                                           report, progress, total, encode=encode)
             else:
                 scanner = BlockScanner(ctx, report)
                 with open(path_or_stream, "rb") as stream:
@@ -330,5 +356,5 @@ def _at_line(m: Match, line: int | None) -> Match:
         confidence=m.confidence, via=m.via, bindings=dict(m.bindings),
         expressions=dict(m.expressions), match_kind=m.match_kind,
         condition_check=m.condition_check, log_line=line, chain=m.chain, primary=m.primary,
-        dataset=m.dataset,
+        dataset=m.dataset, encoded=m.encoded,
     )
