@@ -53,14 +53,22 @@ def unpack(stored: str | bytes) -> str:
 class Packer:
     """Packs the bodies of one publish with the file's newest dictionary (made here if none)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection | None, dictionary: tuple[bytes, bytes] | None = None) -> None:
+        """The file's newest dictionary; or, without a connection, the `dictionary` given (pack only)."""
         self._conn = conn
-        row = conn.execute("SELECT id, dict FROM body_dicts ORDER BY rowid DESC LIMIT 1").fetchone()
-        self._id, self._dict = (bytes(row[0]), bytes(row[1])) if row else (None, None)
+        if conn is not None:
+            row = conn.execute("SELECT id, dict FROM body_dicts ORDER BY rowid DESC LIMIT 1").fetchone()
+            dictionary = (bytes(row[0]), bytes(row[1])) if row else None
+        self._id, self._dict = dictionary if dictionary is not None else (None, None)
         self._proto = self._primed()
 
+    @property
+    def dictionary(self) -> tuple[bytes, bytes] | None:
+        """(id, bytes) of the dictionary bodies are packed with, once there is one."""
+        return None if self._dict is None else (self._id, self._dict)
+
     def pack_all(self, texts: Sequence[str]) -> list[bytes]:
-        if self._dict is None and len(texts) >= MIN_SAMPLE:
+        if self._dict is None and self._conn is not None and len(texts) >= MIN_SAMPLE:
             self._make_dict(texts)
         return [self.pack(text) for text in texts]
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import islice
+from contextlib import closing
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from errdex.models import DatasetMeta, Diagnostic
-from errdex.store.bodies import EncodedBody, body_columns, encode_body, search_columns
 from errdex.store.codec import Packer
+from errdex.store.encoding import BodyRow, row_chunks
 from errdex.store.schema import utc_now
 from errdex.store.windows import WindowWriter, collect_windows
 
@@ -142,38 +142,42 @@ def _collect_garbage(conn: sqlite3.Connection) -> None:
 
 def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[dict],
                    packed_windows: Mapping[str, tuple[bytes, bytes]] | None = None) -> int:
-    """Write bodies (new ones only) and membership rows; return the membership count."""
+    """Write bodies (new ones only) and membership rows; return the membership count.
+
+    Records are encoded chunk by chunk (`encoding.row_chunks`: by forked processes for
+    a large publish) while this process writes the chunks already encoded.
+    """
     next_key = conn.execute("SELECT coalesce(max(key), 0) + 1 FROM record_bodies").fetchone()[0]
     members: set[int] = set()
-    windows = WindowWriter(conn, packed_windows)
+    windows = WindowWriter(conn)
     packer = Packer(conn)
-    for chunk in _chunks(records, PUBLISH_CHUNK):
-        encoded = [encode_body(record) for record in chunk]
-        known = _known_keys(conn, [e.digest for e in encoded])
-        window_keys = windows.keys([e.window for e in encoded])
-        new_items: list[tuple[int, EncodedBody]] = []
-        new_search: list[tuple] = []
-        member_rows: list[tuple] = []
-        for item, window_key in zip(encoded, window_keys):
-            key = known.get(item.digest)
-            if key is None:
-                key = known[item.digest] = next_key
-                next_key += 1
-                new_items.append((key, item))
-                new_search.append((key, *search_columns(item.body)))
-            if key not in members:
-                members.add(key)
-                member_rows.append((dataset_id, key, item.record_id, item.line, window_key))
-        packed = packer.pack_all([item.text for _, item in new_items])
-        conn.executemany(_INSERT_BODY, [_body_row(key, item, blob)
-                                        for (key, item), blob in zip(new_items, packed)])
-        conn.executemany(_INSERT_SEARCH, new_search)
-        conn.executemany(_INSERT_MEMBER, member_rows)
+    with closing(row_chunks(records, PUBLISH_CHUNK, packer, packed_windows)) as chunks:
+        for rows in chunks:
+            known = _known_keys(conn, [row.digest for row in rows])
+            window_keys = windows.keys_packed([row.window for row in rows])
+            new_rows: list[tuple[int, BodyRow]] = []
+            member_rows: list[tuple] = []
+            for row, window_key in zip(rows, window_keys):
+                key = known.get(row.digest)
+                if key is None:
+                    key = known[row.digest] = next_key
+                    next_key += 1
+                    new_rows.append((key, row))
+                if key not in members:
+                    members.add(key)
+                    member_rows.append((dataset_id, key, row.record_id, row.line, window_key))
+            _insert_bodies(conn, packer, new_rows)
+            conn.executemany(_INSERT_MEMBER, member_rows)
     return len(members)
 
 
-def _body_row(key: int, item: EncodedBody, blob: bytes) -> tuple:
-    return (key, item.digest, blob, item.record_id, *body_columns(item.body))
+def _insert_bodies(conn: sqlite3.Connection, packer: Packer, new_rows: list[tuple[int, BodyRow]]) -> None:
+    """Bodies not stored yet, packed here unless an encoder already did."""
+    unpacked = [row.text for _, row in new_rows if row.blob is None]
+    packed = iter(packer.pack_all(unpacked)) if unpacked else iter(())
+    conn.executemany(_INSERT_BODY, [(key, row.digest, row.blob if row.blob is not None else next(packed),
+                                     row.record_id, *row.columns) for key, row in new_rows])
+    conn.executemany(_INSERT_SEARCH, [(key, *row.search) for key, row in new_rows])
 
 
 def _known_keys(conn: sqlite3.Connection, digests: list[bytes]) -> dict[bytes, int]:

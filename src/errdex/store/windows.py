@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 #: zlib level for new windows: source text compresses ~2.5x at level 1, 5% smaller at 6 for 4x the CPU.
 WINDOW_LEVEL = 1
 
+
 def pack_window(text: str) -> tuple[bytes, bytes]:
     """(sha256 digest, stored bytes) of one window: what `WindowWriter` keys and inserts."""
     data = text.encode()
@@ -51,6 +52,24 @@ class WindowWriter:
                 self._next_key += 1
                 blob = pack[1] if pack is not None else zlib.compress(window.encode(), WINDOW_LEVEL)
                 rows.append((key, digest, blob))
+            keys.append(key)
+        self._conn.executemany("INSERT INTO source_windows (key, hash, text) VALUES (?, ?, ?)", rows)
+        return keys
+
+    def keys_packed(self, packs: Sequence[tuple[bytes, bytes] | None]) -> list[int | None]:
+        """`keys` for windows already packed (`pack_window`), in order; None stays None."""
+        self._load_known([p[0] for p in packs if p is not None and p[0] not in self._known])
+        rows: list[tuple[int, bytes, bytes]] = []
+        keys: list[int | None] = []
+        for pack in packs:
+            if pack is None:
+                keys.append(None)
+                continue
+            key = self._known.get(pack[0])
+            if key is None:
+                key = self._known[pack[0]] = self._next_key
+                self._next_key += 1
+                rows.append((key, *pack))
             keys.append(key)
         self._conn.executemany("INSERT INTO source_windows (key, hash, text) VALUES (?, ?, ?)", rows)
         return keys

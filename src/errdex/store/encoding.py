@@ -1,0 +1,107 @@
+"""Records -> what their stored rows need: body hash and bytes, filter and search columns, window.
+
+Encoding (canonical JSON, `bodies`) and packing (zlib with the file's
+dictionary, `codec`) are most of a large publish's CPU and need nothing from
+the database. So a large publish hands them, chunk by chunk, to forked
+processes while the publishing process writes the chunks already done. The
+forked processes inherit the records, window packs and dictionary (nothing is
+pickled on the way in) and hand back plain tuples. The rows, and so the
+stored dataset, are the same either way.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import islice
+from typing import Any, NamedTuple
+
+from errdex.store.bodies import body_columns, encode_body, search_columns
+from errdex.store.codec import Packer
+from errdex.store.windows import pack_window
+
+#: Records below this many are encoded in the publishing process alone (forking costs more).
+PARALLEL_MIN = 6000
+#: Forked encoders at most (each takes one chunk at a time).
+MAX_ENCODERS = 4
+
+Packed = tuple[bytes, bytes]   # (sha256 digest, stored bytes)
+
+
+class BodyRow(NamedTuple):
+    """One record as the publish writes it."""
+
+    digest: bytes                 # sha256 of the body text: the body's identity
+    record_id: str
+    line: int | None              # lineNumber, kept out of the body (see `bodies`)
+    window: Packed | None         # sourceCode, hashed and compressed (see `windows`)
+    columns: tuple                # `body_columns`
+    search: tuple                 # `search_columns`
+    text: str | None              # body JSON, while it is not packed yet
+    blob: bytes | None            # packed body (None: the publisher packs it if it is new)
+
+
+def body_row(record: dict[str, Any], packed_windows: Mapping[str, Packed], packer: Packer | None = None) -> BodyRow:
+    """Encode one record; pack its body too when `packer` is given."""
+    item = encode_body(record)
+    window = None
+    if item.window is not None:
+        window = packed_windows.get(item.window) or pack_window(item.window)
+    blob = packer.pack(item.text) if packer is not None else None
+    return BodyRow(item.digest, item.record_id, item.line, window, body_columns(item.body),
+                   search_columns(item.body), None if blob is not None else item.text, blob)
+
+
+def row_chunks(records: Iterable[dict], size: int, packer: Packer,
+               packed_windows: Mapping[str, Packed] | None = None) -> Iterator[list[BodyRow]]:
+    """Rows, `size` records at a time, in record order.
+
+    The first chunk is encoded here (its new bodies may make the file's dictionary,
+    see `Packer.pack_all`); the rest by forked processes when the records are many,
+    a dictionary exists and the platform forks.
+    """
+    packed = packed_windows or {}
+    iterator = iter(records)
+    first = list(islice(iterator, size))
+    if not first:
+        return
+    yield [body_row(r, packed) for r in first]
+    encoders = _encoder_count()
+    if (isinstance(records, Sequence) and len(records) >= PARALLEL_MIN and encoders > 1
+            and packer.dictionary is not None):
+        yield from _forked_chunks(records, size, packer.dictionary, packed, encoders)
+        return
+    while chunk := list(islice(iterator, size)):
+        yield [body_row(r, packed) for r in chunk]
+
+
+def _encoder_count() -> int:
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return min(cpus, MAX_ENCODERS)
+
+
+def _forked_chunks(records: Sequence[dict], size: int, dictionary: tuple[bytes, bytes],
+                   packed: Mapping[str, Packed], encoders: int) -> Iterator[list[BodyRow]]:
+    """Rows of the chunks after the first, from a pool forked here (children inherit `records`)."""
+    ctx = multiprocessing.get_context("fork")
+    bounds = [(start, min(start + size, len(records))) for start in range(size, len(records), size)]
+    with ctx.Pool(min(encoders, len(bounds)), initializer=_start_encoder,
+                  initargs=(records, packed, dictionary)) as pool:
+        yield from pool.imap(_encode_range, bounds)
+
+
+_ENCODER: tuple[Sequence[dict], Mapping[str, Packed], Packer] | None = None  # set in each forked encoder
+
+
+def _start_encoder(records: Sequence[dict], packed: Mapping[str, Packed], dictionary: tuple[bytes, bytes]) -> None:
+    global _ENCODER
+    _ENCODER = (records, packed, Packer(None, dictionary))
+
+
+def _encode_range(bounds: tuple[int, int]) -> list[BodyRow]:
+    assert _ENCODER is not None
+    records, packed, packer = _ENCODER
+    return [body_row(records[i], packed, packer) for i in range(*bounds)]
