@@ -17,7 +17,9 @@ import uuid
 from pathlib import Path
 from urllib.parse import urljoin
 
-import httpx
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import httpx
 
 from errdex.errors import SourceError
 from errdex.sources.distfiles import normalise_name, parse_dist_filename
@@ -76,6 +78,8 @@ def _download(client: httpx.Client, url: str, dest: Path, sha256: str | None) ->
 
 def fetch_sdist(name: str, version: str | None, dest_dir: Path) -> Path:
     """Download the sdist of `name` (`==version`) into `dest_dir`; returns the file."""
+    import httpx  # here, not at the top: every `errdex index` imports this module, few fetch an sdist
+
     page = urljoin(index_url(), normalise_name(name) + "/")
     dest_dir.mkdir(parents=True, exist_ok=True)
     try:

@@ -9,10 +9,16 @@
   per-file results across commits by content.
 """
 
-from errdex.versions.diff import DatasetDiff, diff_datasets
-from errdex.versions.gitrange import RangeReport, index_git_range
-from errdex.versions.history import SiteHistory, site_history
-from errdex.versions.identity import link_identities, link_to_previous
+from importlib import import_module
 
-__all__ = ["DatasetDiff", "RangeReport", "SiteHistory", "diff_datasets", "index_git_range",
-           "link_identities", "link_to_previous", "site_history"]
+_HOME = {"DatasetDiff": "diff", "diff_datasets": "diff", "RangeReport": "gitrange", "index_git_range": "gitrange",
+         "SiteHistory": "history", "site_history": "history", "link_identities": "identity",
+         "link_to_previous": "identity"}
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> object:
+    """Load submodules on first use: indexing needs `identity` only, not git or HTTP."""
+    if name not in _HOME:
+        raise AttributeError(f"module 'errdex.versions' has no attribute {name!r}")
+    return getattr(import_module(f"errdex.versions.{_HOME[name]}"), name)
