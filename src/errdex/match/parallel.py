@@ -27,7 +27,7 @@ from operator import attrgetter
 
 from errdex.match.api import MatchContext
 from errdex.match.resolve import Match
-from errdex.match.scan import ScanReport, BlockScanner, add_unknowns, encode_occurrences, stream_blocks
+from errdex.match.scan import ScanReport, BlockScanner, add_unknowns, stream_blocks
 
 SPLIT_THRESHOLD = 32 << 20
 PARENT_SHARE = 0.85   # of a child's range: the parent also unpacks, merges and writes the report
@@ -96,7 +96,7 @@ def scan_range(ctx: MatchContext, path, r: ByteRange, chunk_size: int, progress=
     """One range, scanned as the single-process scan would, with a checkpoint per cut
     (`encode`: its occurrences' JSON too)."""
     cpu = time.process_time()
-    scanner = BlockScanner(ctx, ScanReport())
+    scanner = BlockScanner(ctx, ScanReport(), encode)
     checkpoints = {r.start: _checkpoint(scanner, r.start, False)}
 
     def mark(offset: int, held: bool) -> bool:
@@ -104,8 +104,6 @@ def scan_range(ctx: MatchContext, path, r: ByteRange, chunk_size: int, progress=
         return False
 
     result = _run(scanner, path, r, r.start, chunk_size, mark, checkpoints, progress, total)
-    if encode:
-        encode_occurrences(result.occurrences)
     result.cpu_seconds = time.process_time() - cpu
     return result
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from json.encoder import encode_basestring_ascii
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,12 +81,54 @@ class ScanReport:
 def encode_occurrences(matches: list[Match]) -> None:
     """Give each match its JSON fragment: `to_dict()` without the log line (shifted
     when ranges merge) and without the closing brace."""
-    dumps = json.dumps
     for m in matches:
         if m.encoded is None:
-            d = m.to_dict()
-            d.pop("logLine", None)
-            m.encoded = dumps(d)[:-1]
+            m.encoded = _fragment(m)
+
+
+_HEADS: dict[tuple[str, str], str] = {}    # (record id, dataset) -> its fields' JSON, opened
+_EXPRS: dict[tuple[str, str, int], str] = {}   # (record id, dataset, values bound) -> expressions JSON
+_WORDS: dict[str, str] = {}                # confidence, via, match kind -> JSON string
+
+
+def _fragment(m: Match) -> str:
+    """`json.dumps(m.to_dict())` minus the log line and the closing brace; the record's own
+    fields are encoded once per record, the rest formatted as the C encoder would."""
+    if m.condition_check is not None or type(m.score) is not float:
+        d = m.to_dict()
+        d.pop("logLine", None)
+        return json.dumps(d)[:-1]
+    head = _HEADS.get((m.id, m.dataset))
+    if head is None:
+        head = _HEADS[(m.id, m.dataset)] = json.dumps({
+            "id": m.id, "repo": m.repo, "filePath": m.file_path, "lineNumber": m.line_number,
+            "errorClass": m.error_class, "errorMessage": m.error_message})[:-1]
+    key = (m.id, m.dataset, len(m.bindings))   # the record and the bound names fix the expressions
+    exprs = _EXPRS.get(key)
+    if exprs is None:
+        exprs = _EXPRS[key] = json.dumps(m.expressions)
+    return (f'{head}, "score": {m.score!r}, "confidence": {_word(m.confidence)}, "via": {_word(m.via)}, '
+            f'"bindings": {_str_dict(m.bindings)}, "expressions": {exprs}, '
+            f'"matchKind": {_word(m.match_kind)}, "chain": {int(m.chain)}, '
+            f'"primary": {"true" if m.primary else "false"}')
+
+
+def _str_dict(values: dict[str, str]) -> str:
+    """`json.dumps` of a str -> str dict, without the encoder's per-call set-up."""
+    if not values:
+        return "{}"
+    quote = encode_basestring_ascii
+    try:
+        return "{" + ", ".join(f"{quote(k)}: {quote(v)}" for k, v in values.items()) + "}"
+    except TypeError:   # a value that is not a string
+        return json.dumps(values)
+
+
+def _word(text: str) -> str:
+    quoted = _WORDS.get(text)
+    if quoted is None:
+        quoted = _WORDS[text] = json.dumps(text)
+    return quoted
 
 
 def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, dataset=None,
@@ -115,12 +158,12 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
                 done, counts = total, parallel.scan_ranges(ctx, path_or_stream, ranges, chunk_size,
                                                            report, progress, total, encode=encode)
             else:
-                scanner = BlockScanner(ctx, report)
+                scanner = BlockScanner(ctx, report, encode)
                 with open(path_or_stream, "rb") as stream:
                     done, _ = stream_blocks(stream, scanner, chunk_size, progress, total)
                 counts = _finish(scanner, report)
         else:
-            scanner = BlockScanner(ctx, report)
+            scanner = BlockScanner(ctx, report, encode)
             done, _ = stream_blocks(path_or_stream, scanner, chunk_size, progress, None)
             counts = _finish(scanner, report)
     elapsed = time.perf_counter() - started
@@ -188,10 +231,14 @@ def stream_blocks(stream, scanner: "BlockScanner", chunk_size: int, progress, to
 
 
 class BlockScanner:
-    """State across chunks: the line number of the next block, counters."""
+    """State across chunks: the line number of the next block, counters.
 
-    def __init__(self, ctx: MatchContext, report: ScanReport) -> None:
-        self.ctx, self.report = ctx, report
+    `encode`: each new answer's JSON is encoded when found, so occurrences
+    repeating it share the text.
+    """
+
+    def __init__(self, ctx: MatchContext, report: ScanReport, encode: bool = False) -> None:
+        self.ctx, self.report, self.encode = ctx, report, encode
         self.unknowns: list[tuple[str, int | None, str]] = []   # (normalized, log line, shown), in order
         self.next_line = 1
         self.lines = 0
@@ -290,6 +337,8 @@ class BlockScanner:
                               hint=hint, seen_in=seen_in)
         if matches:
             self.matched += 1
+            if self.encode:
+                encode_occurrences(matches)
             self.report.occurrences.extend(matches)
             if key is not None:
                 self._answers[key] = matches
