@@ -10,6 +10,7 @@ unknown dataset) print `error: ...` on stderr and exit with the error's
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -106,8 +107,13 @@ def _template_text(template: str, bindings: dict[str, str]):
               help="Processes for a big log file (default: CPU count; files under 32 MB use one).")
 def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, jobs: int | None) -> None:
     """Find every indexed error in a log file of any size."""
+    import gc
+
     from errdex.match import scan as scan_log
 
+    # The scan's objects are acyclic and the process ends after the report: a
+    # collection when the scan turned the collector back on cost ~0.07 s.
+    gc.disable()
     source = sys.stdin.buffer if log == "-" else log
     show_bar = not as_json and log != "-" and sys.stderr.isatty()
     try:
@@ -128,12 +134,22 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
         _fail(exc)
         return
     if as_json:
-        import gc
-
-        gc.disable()   # the process ends right after; the report is acyclic
         _write_json(report.to_json())
+    else:
+        _print_report(report)
+    _end_without_teardown()
+
+
+def _end_without_teardown() -> None:
+    """Exit 0 now when this process is the `errdex scan` command itself: the
+    interpreter's teardown, freeing a big scan's objects one by one, took
+    ~0.1 s after the report was out. An embedding caller (its own argv, or
+    stdout swapped as by click's test runner) gets a normal return."""
+    if sys.stdout is not sys.__stdout__ or "scan" not in sys.argv[1:]:
         return
-    _print_report(report)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _write_json(text: str) -> None:

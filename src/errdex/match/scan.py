@@ -106,7 +106,7 @@ def _fragment(m: Match) -> str:
     key = (m.id, m.dataset, len(m.bindings))   # the record and the bound names fix the expressions
     exprs = _EXPRS.get(key)
     if exprs is None:
-        exprs = _EXPRS[key] = json.dumps(m.expressions)
+        exprs = _EXPRS[key] = _str_dict(m.expressions)
     return (f'{head}, "score": {m.score!r}, "confidence": {_word(m.confidence)}, "via": {_word(m.via)}, '
             f'"bindings": {_str_dict(m.bindings)}, "expressions": {exprs}, '
             f'"matchKind": {_word(m.match_kind)}, "chain": {int(m.chain)}, '
