@@ -30,7 +30,8 @@ from errdex.match.resolve import Match
 from errdex.match.scan import ScanReport, BlockScanner, add_unknowns, stream_blocks
 
 SPLIT_THRESHOLD = 32 << 20
-PARENT_SHARE = 0.85   # of a child's range: the parent also unpacks, merges and writes the report
+PARENT_SHARE = 1.0   # of a child's range: merging and writing the report wait for the last child anyway,
+                    # and each process encodes its own JSON, so an even split ends both ranges together
 
 
 @dataclass(slots=True)
