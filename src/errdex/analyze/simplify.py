@@ -33,7 +33,7 @@ import operator
 from collections.abc import Iterable
 
 from errdex.analyze.exprs import expr_key, memo, side_memo, side_table
-from errdex.analyze.intervals import merge_bounds
+from errdex.analyze.intervals import _as_bounds, merge_bounds
 from errdex.analyze.purity import is_pure
 from errdex.analyze.source import node_text
 
@@ -108,21 +108,64 @@ def _negate(node: ast.expr) -> ast.expr:
 
 def conjoin(parts: Iterable[ast.expr]) -> ast.expr:
     """The simplified conjunction of `parts` (each already simplified)."""
-    return _simplify_and(list(parts))
+    parts = list(parts)
+    single = _lone_term(parts, False)
+    if single is not None:
+        return single
+    return _simplify_and(parts)
 
 
 def disjoin(parts: Iterable[ast.expr]) -> ast.expr:
     """The simplified disjunction of `parts` (each already simplified)."""
-    return _simplify_or(list(parts))
+    parts = list(parts)
+    single = _lone_term(parts, True)
+    if single is not None:
+        return single
+    return _simplify_or(parts)
+
+
+def _lone_term(parts: list[ast.expr], absorbing: bool) -> ast.expr | None:
+    """The result when the parts are constants and at most one plain term, else None.
+
+    Flow analysis joins mostly `True`/`False` with one guard; the full
+    simplification would return exactly this: constants fold (`absorbing`
+    wins), and a lone term that is no `and`/`or` comes back as it is: it
+    cannot meet its own negation, and in a conjunction it is no chained or
+    interval comparison either (those `_flatten` splits and `merge_bounds`
+    rewrites).
+    """
+    term = None
+    for part in parts:
+        if isinstance(part, ast.Constant):
+            if bool(part.value) is absorbing:
+                return TRUE if absorbing else FALSE
+            continue
+        if term is not None:
+            return None
+        term = part
+    if term is None:
+        return FALSE if absorbing else TRUE
+    if isinstance(term, ast.BoolOp):
+        return None
+    if not absorbing and isinstance(term, ast.Compare) and (len(term.ops) > 1 or _as_bounds(term) is not None):
+        return None
+    return term
+
+
+_SIMPLIFIED = side_table()
 
 
 def simplify(node: ast.expr) -> ast.expr:
-    """Simplify a whole expression tree (see the module docstring)."""
+    """Simplify a whole expression tree (see the module docstring; memoised, results are shared)."""
+    return side_memo(_SIMPLIFIED, node, _simplify)
+
+
+def _simplify(node: ast.expr) -> ast.expr:
     if isinstance(node, ast.BoolOp):
-        values = [simplify(v) for v in node.values]
+        values = [_simplify(v) for v in node.values]
         return conjoin(values) if isinstance(node.op, ast.And) else disjoin(values)
     if isinstance(node, ast.UnaryOp):
-        operand = simplify(node.operand)
+        operand = _simplify(node.operand)
         if isinstance(node.op, ast.Not):
             return negate(operand)
         return _fold_unary(node.op, operand)
@@ -141,7 +184,7 @@ def _fold_unary(op: ast.unaryop, operand: ast.expr) -> ast.expr:
 
 
 def _simplify_compare(node: ast.Compare) -> ast.expr:
-    operands = [simplify(o) for o in (node.left, *node.comparators)]
+    operands = [_simplify(o) for o in (node.left, *node.comparators)]
     node = ast.Compare(left=operands[0], ops=node.ops, comparators=operands[1:])
     if len(node.ops) > 1:
         parts = split_chain(node)
