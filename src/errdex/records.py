@@ -74,8 +74,12 @@ def build_records(tree: SourceTree, sites: list[ErrorSite], classes: dict[str, C
     base = url_base(tree)
     analyzed_sha = tree.sha or tree.permalink_ref or tree.version
     records = []
+    files: dict[str, tuple[str, bool]] = {}  # per file: record path, test file?
     for site, parts in rendered:
-        path = record_path(tree, site.file_path)
+        where = files.get(site.file_path)
+        if where is None:
+            where = files[site.file_path] = (record_path(tree, site.file_path), is_test_path(site.file_path))
+        path, test = where
         template = parts[0]
         key = (path, site.function, template)
         rid = record_id(tree.repo, path, site.function, template, ordinals[key])
@@ -85,15 +89,14 @@ def build_records(tree: SourceTree, sites: list[ErrorSite], classes: dict[str, C
             slug = f"{slug}-{rid[:6]}"
         slugs.add(slug)
         info = classes.get(site.class_ref) if site.class_ref else None
-        records.append(_record(tree, site, path, rid, slug, parts, info, modules.get(site.file_path, ""),
+        records.append(_record(tree, site, path, test, rid, slug, parts, info, modules.get(site.file_path, ""),
                                base, analyzed_sha, analyzed_at))
     return records
 
 
-def _record(tree: SourceTree, site: ErrorSite, path: str, rid: str, slug: str, parts: tuple,
+def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, slug: str, parts: tuple,
             info: ClassInfo | None, module: str, base: str | None, analyzed_sha: str, analyzed_at: str) -> dict:
     template, pattern, placeholders, groups, literal_length = parts
-    test = is_test_path(site.file_path)
     return {
         "id": rid,
         "repo": tree.repo,
