@@ -40,22 +40,44 @@ class ScanReport:
 
     def groups(self) -> list[dict]:
         """One entry per record seen: how often, first and last line."""
-        by_id: dict[str, dict] = {}
+        return [{
+            "id": m.id, "count": count, "firstLine": first, "lastLine": last,
+            "repo": m.repo, "filePath": m.file_path, "lineNumber": m.line_number,
+            "errorClass": m.error_class, "errorMessage": m.error_message, "confidence": confidence,
+        } for m, count, first, last, confidence in self._grouped()]
+
+    def _grouped(self) -> list[list]:
+        """[first match, count, first line, last line, confidence] per record id, most frequent first."""
+        by_id: dict[str, list] = {}
         for m in self.occurrences:
             g = by_id.get(m.id)
             if g is None:
-                by_id[m.id] = {
-                    "id": m.id, "count": 1, "firstLine": m.log_line, "lastLine": m.log_line,
-                    "repo": m.repo, "filePath": m.file_path, "lineNumber": m.line_number,
-                    "errorClass": m.error_class, "errorMessage": m.error_message,
-                    "confidence": m.confidence,
-                }
+                by_id[m.id] = [m, 1, m.log_line, m.log_line, m.confidence]
                 continue
-            g["count"] += 1
-            g["lastLine"] = m.log_line
+            g[1] += 1
+            g[3] = m.log_line
             if m.confidence == "high":
-                g["confidence"] = "high"
-        return sorted(by_id.values(), key=lambda g: (-g["count"], g["firstLine"] or 0))
+                g[4] = "high"
+        return sorted(by_id.values(), key=lambda g: (-g[1], g[2] or 0))
+
+    def _groups_json(self) -> str:
+        """`json.dumps(self.groups())`, the record fields cut from a member's encoded JSON
+        (they follow its id and end where its score starts: a quote inside a JSON string
+        is escaped, so the first `, "score": ` is that boundary)."""
+        parts = []
+        for m, count, first, last, confidence in self._grouped():
+            enc = m.encoded or ""
+            lead = '{"id": ' + encode_basestring_ascii(m.id)
+            cut = enc.find(', "score": ')
+            if cut < 0 or not enc.startswith(lead):
+                parts.append(json.dumps({
+                    "id": m.id, "count": count, "firstLine": first, "lastLine": last, "repo": m.repo,
+                    "filePath": m.file_path, "lineNumber": m.line_number, "errorClass": m.error_class,
+                    "errorMessage": m.error_message, "confidence": confidence}))
+                continue
+            parts.append(f'{lead}, "count": {count}, "firstLine": {_json_int(first)}, '
+                         f'"lastLine": {_json_int(last)}{enc[len(lead):cut]}, "confidence": {_word(confidence)}}}')
+        return "[" + ", ".join(parts) + "]"
 
     def to_dict(self) -> dict:
         return {
@@ -71,7 +93,7 @@ class ScanReport:
         encode_occurrences(self.occurrences)
         occurrences = ", ".join(m.encoded + (f', "logLine": {m.log_line}}}' if m.log_line is not None else "}")
                                 for m in self.occurrences)
-        return (f'{{"occurrences": [{occurrences}], "groups": {json.dumps(self.groups())}, '
+        return (f'{{"occurrences": [{occurrences}], "groups": {self._groups_json()}, '
                 f'"unknown": {json.dumps(self._unknown_list())}, "stats": {json.dumps(dict(self.stats))}}}')
 
     def _unknown_list(self) -> list[dict]:
@@ -122,6 +144,10 @@ def _str_dict(values: dict[str, str]) -> str:
         return "{" + ", ".join(f"{quote(k)}: {quote(v)}" for k, v in values.items()) + "}"
     except TypeError:   # a value that is not a string
         return json.dumps(values)
+
+
+def _json_int(value: int | None) -> str:
+    return "null" if value is None else str(int(value))
 
 
 def _word(text: str) -> str:
