@@ -181,11 +181,13 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
         candidates = _message_candidates(event, index, engine, hint, seen_in)
+    agrees = [class_agrees(event.error_class, c.record) for c in candidates]
+    scores = [_score(c, event, a) for c, a in zip(candidates, agrees)]   # once each: a log scan meets thousands
+    picked = range(len(candidates))
     if top_only and len(candidates) > 1:
-        scores = [_score(c, event, class_agrees(event.error_class, c.record)) for c in candidates]
         top = max(scores)
-        candidates = [c for c, s in zip(candidates, scores) if s == top]
-    matches = [_to_match(c, event, engine, raised_outside) for c in candidates]
+        picked = [i for i in picked if scores[i] == top]
+    matches = [_to_match(candidates[i], event, engine, raised_outside, agrees[i], scores[i]) for i in picked]
     best: dict[str, Match] = {}
     for m in matches:
         if m.id not in best or m.score > best[m.id].score:
@@ -265,14 +267,14 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
     return out
 
 
-def _to_match(c: _Candidate, event: ErrorEvent, engine: PatternEngine, raised_outside: bool) -> Match:
+def _to_match(c: _Candidate, event: ErrorEvent, engine: PatternEngine, raised_outside: bool,
+              agrees: bool | None, score: float) -> Match:
     rec, hit = c.record, c.hit
-    agrees = class_agrees(event.error_class, rec)
     bindings = dict(zip(rec.groups, hit.values)) if hit else {}
     return Match(
         id=rec.id, repo=rec.repo, file_path=rec.file_path, line_number=rec.line,
         error_class=rec.error_class, error_message=rec.error_message,
-        score=_score(c, event, agrees),
+        score=score,
         confidence=_confidence(c, agrees, hit, raised_outside, engine, event),
         via=c.via, bindings=bindings,
         expressions={k: rec.placeholders.get(k, k) for k in bindings},
