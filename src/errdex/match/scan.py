@@ -122,9 +122,7 @@ def _fragment(m: Match) -> str:
         return json.dumps(d)[:-1]
     head = _HEADS.get((m.id, m.dataset))
     if head is None:
-        head = _HEADS[(m.id, m.dataset)] = json.dumps({
-            "id": m.id, "repo": m.repo, "filePath": m.file_path, "lineNumber": m.line_number,
-            "errorClass": m.error_class, "errorMessage": m.error_message})[:-1]
+        head = _HEADS[(m.id, m.dataset)] = _record_head(m)
     key = (m.id, m.dataset, len(m.bindings))   # the record and the bound names fix the expressions
     exprs = _EXPRS.get(key)
     if exprs is None:
@@ -133,6 +131,20 @@ def _fragment(m: Match) -> str:
             f'"bindings": {_str_dict(m.bindings)}, "expressions": {exprs}, '
             f'"matchKind": {_word(m.match_kind)}, "chain": {int(m.chain)}, '
             f'"primary": {"true" if m.primary else "false"}')
+
+
+def _record_head(m: Match) -> str:
+    """The record's own fields as `json.dumps` writes them, opened (no closing brace)."""
+    fields = (m.id, m.repo, m.file_path, m.error_message)
+    if all(type(v) is str for v in fields) and type(m.line_number) is int \
+            and (m.error_class is None or type(m.error_class) is str):
+        quote = encode_basestring_ascii
+        cls = "null" if m.error_class is None else quote(m.error_class)
+        return (f'{{"id": {quote(m.id)}, "repo": {quote(m.repo)}, "filePath": {quote(m.file_path)}, '
+                f'"lineNumber": {int.__repr__(m.line_number)}, "errorClass": {cls}, '
+                f'"errorMessage": {quote(m.error_message)}')
+    return json.dumps({"id": m.id, "repo": m.repo, "filePath": m.file_path, "lineNumber": m.line_number,
+                       "errorClass": m.error_class, "errorMessage": m.error_message})[:-1]
 
 
 def _str_dict(values: dict[str, str]) -> str:
