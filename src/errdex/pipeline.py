@@ -97,8 +97,9 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
         modules = {f.file_path: f.module for f in facts}
         records = build_records(tree, sites, classes, modules, analyzed_at)
         # Identity first: `related` lists name records by their final ids.
-        links = link_to_previous(store, tree.repo, tree.version, records)
-        calls = analyze_dataset(records, facts, cb) if analysis else None
+        link_to_previous(store, tree.repo, tree.version, records)
+        if analysis:
+            analyze_dataset(records, facts, cb)
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]
         diagnostics += [Diagnostic(path, reason, reason) for path, reason in tree.skipped]
@@ -108,8 +109,7 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
                            extra={"root": str(tree.root), "permalinkRef": tree.permalink_ref})
         progress("publish", 0, 1)
         info = store.publish(meta, records, diagnostics, packed_windows=by_text)
-        store.save_state(info.id, full_state(tree, stats, keys, facts, cb, calls, records,
-                                             {link.old_id: link.new_id for link in links}, analysis))
+        store.save_state(info.id, full_state(tree, stats, keys, modules, records, analysis))
         progress("publish", 1, 1)
     return IndexReport(info, len(tree.files), extracted, len(records), diagnostics,
                        time.perf_counter() - started)

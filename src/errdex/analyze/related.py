@@ -128,12 +128,19 @@ class RelatedIndex:
         """The ids of record i's top related records."""
         return [self.keys[j].id for j in self.ranked(i)]
 
-    def similar_records(self, i: int) -> list[int]:
-        """Records whose templates the similarity tier links to record i's."""
-        wid = self.words[i]
-        if not self.word_sets.sets[wid]:
-            return []
-        return [j for other, _ in self.word_sets.similar_sets(wid) for j in self.word_sets.members[other]]
+    def sharing_words(self, i: int) -> list[int]:
+        """Records whose ranking record i's words can reach: they share a word rare enough to be probed.
+
+        Adding or removing record i changes only these records' similarity candidates (a word's
+        posting grows or shrinks by one, so one at the cap may cross it).
+        """
+        sets = self.word_sets
+        out: list[int] = []
+        for w in sets.sets[self.words[i]]:
+            posting = sets.by_word[w]
+            if len(posting) <= _MAX_POSTING + 1:
+                out.extend(j for wid in posting for j in sets.members[wid])
+        return out
 
     def ranked(self, i: int) -> list[int]:
         """The TOP records of the highest score for record i; ties go to the nearest in the source."""
@@ -145,9 +152,14 @@ class RelatedIndex:
             _add(scores, self.by_class[self.class_key[i]], _SAME_CLASS, i)
         self.word_sets.add_scores(scores, self.words[i], i)
         scores.pop(i, None)
-        keyed = [(-s, j - i if j > i else i - j, j) for j, s in scores.items()]
+        # Ties: the same module's nearest first, then dataset order. Distances are never compared across
+        # modules, so records added or removed elsewhere cannot reorder this list (`errdex.delta`).
+        module = self.keys[i].module
+        keys = self.keys
+        keyed = [(-s, 0, j - i if j > i else i - j, j) if keys[j].module == module else (-s, 1, 0, j)
+                 for j, s in scores.items()]
         top = sorted(keyed) if len(keyed) <= 4 * TOP else heapq.nsmallest(TOP, keyed)
-        return [t[2] for t in top[:TOP]]
+        return [t[3] for t in top[:TOP]]
 
 
 def _add(scores: dict, posting: list[int], weight: float, me: int) -> None:

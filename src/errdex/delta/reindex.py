@@ -1,15 +1,18 @@
 """Re-index a published dataset by redoing only the files whose content changed.
 
 `index_tree` tries this first. It applies when the same (repo, version) was
-indexed before in the same mode, the file list is the same, few files
-changed, and each changed file kept its link surface (`state.surface_digest`):
-then no other file's facts change, so only the changed files' records are
-rebuilt (extraction, per-site analysis, links through the kept `Codebase`,
-callers through the kept call graph, identity against their previous
-records), and the dataset-wide fields of other records (a slug's uniqueness
-suffix, `related`) are recomputed from small per-record rows and patched
-where they differ. Anything else returns None and the full path runs (still
-reusing every unchanged file's facts from the per-file cache).
+indexed before in the same mode from the same file list, few files changed,
+and each changed file kept its link surface (`state.surface_digest`): then no
+other file's facts change. The changed files are extracted again; their
+sites are linked through name tables loaded lazily from the per-file cache
+(`lazy`); callers and entry points come from their previous records (a
+function's callers cannot change while every file keeps its calls); ids go
+through identity linking against their previous records. When the changed
+files' records keep their ids, order and ranking keys, no other record
+changes; otherwise slugs are checked over the whole dataset and `related`
+is ranked again for the records a change can reach, and the records whose
+list changed are rewritten. Anything else returns None and the full path runs
+(still reusing every unchanged file's facts from the per-file cache).
 
 Files are compared by size and mtime first, content hash second, as git does.
 """
@@ -22,18 +25,22 @@ import zlib
 from dataclasses import dataclass, replace
 
 from errdex.analyze.related import RelatedIndex, RelatedKey
-from errdex.delta.state import (STATE_VERSION, Manifest, RecordRow, dumps, file_stat, loads, pack_rows,
-                                record_rows, surface_digest, tree_fingerprint, unpack_rows)
+from errdex.delta.lazy import FactsLoader, MissingFacts
+from errdex.delta.state import (STATE_VERSION, FileEntry, Manifest, RelatedRow, dumps, file_stat, loads, pack_related,
+                                related_rows, source_path, surface_digest, tree_fingerprint, unpack_related)
 from errdex.extract.files import cache_key, extract_file_lines
-from errdex.extract.link import Codebase, helper_sites
-from errdex.extract.scope import module_name
+from errdex.extract.link import helper_sites
 from errdex.models import EXTRACTOR_VERSION, DatasetInfo, ErrorSite, FileFacts, SourceTree
-from errdex.records import build_records, fill_window, record_path
+from errdex.records import build_records, fill_window, record_path, slug_of
 from errdex.versions.identity import link_identities
 
 #: At most this share of the files (and at least `MIN_CHANGED` files) may change for a delta.
 MAX_CHANGED_SHARE = 0.02
 MIN_CHANGED = 8
+
+
+class NeedFull(Exception):
+    """Something the delta cannot redo alone: the caller runs the full index."""
 
 
 @dataclass(slots=True)
@@ -51,41 +58,49 @@ def reindex(tree: SourceTree, store, analysis: bool, analyzed_at: str) -> Delta 
     manifest = _manifest(store, info, tree, analysis)
     if info is None or manifest is None:
         return None
-    root = str(tree.root)
-    files, changed = _compare(root, tree, manifest, analysis)
+    files, changed = _compare(str(tree.root), tree, manifest, analysis)
     if len(changed) > max(MIN_CHANGED, int(len(tree.files) * MAX_CHANGED_SHARE)):
         return None
     if not changed:
         if files != manifest.files:
             store.save_state(info.id, {"manifest": dumps(replace(manifest, files=files))}, replace=False)
         return Delta(info, [], info.record_count)
-    facts = _changed_facts(store, root, tree, manifest, files, changed, analysis)
-    if facts is None:
+    try:
+        return _apply(tree, store, info, manifest, files, changed, analysis, analyzed_at)
+    except (NeedFull, MissingFacts):
         return None
-    parts = _load_parts(store, info.id, analysis)
-    if parts is None:
-        return None
-    cb, calls, rows = parts
-    records, windows = _changed_records(tree, store, facts, {rel: files[rel][0] for rel in changed}, cb,
+
+
+def _apply(tree: SourceTree, store, info: DatasetInfo, manifest: Manifest, files: dict[str, FileEntry],
+           changed: list[str], analysis: bool, analyzed_at: str) -> Delta:
+    old_loader = FactsLoader(store, manifest)
+    facts = _changed_facts(store, tree, old_loader, files, changed, analysis)
+    loader = FactsLoader(store, manifest, {rel: f for rel, (f, _) in facts.items()})
+    records, windows = _changed_records(tree, store, facts, {rel: files[rel].key for rel in changed}, loader,
                                         analyzed_at, analysis)
     paths = {record_path(tree, rel) for rel in changed}
-    old = store.stored_records(info.id, file_paths=sorted(paths))
-    hash_ids = {r["id"]: r["id"] for r in records}
-    links = link_identities(records, [r for r in old if r["id"] not in hash_ids], {row.id for row in rows})
-    hash_ids.update({link.old_id: link.new_id for link in links})
-    if calls is not None:
-        from errdex.analyze.dataset import fill_record
-        reach: dict = {}
-        for r in records:
-            fill_record(r, calls, reach)
-    new_rows, patches = _dataset_fields(tree, rows, records, hash_ids, paths, analysis)
-    patched = _patched(store, info.id, patches)
-    drop = [r["id"] for r in old] + [r["id"] for r in patched]
-    manifest = replace(manifest, files=files)
+    old = sorted(store.stored_records(info.id, file_paths=sorted(paths)),
+                 key=lambda r: (source_path(tree, r["filePath"]), r["lineNumber"], r["errorMessage"]))
+    built = {r["id"]: r["id"] for r in records}
+    all_ids = store.record_ids(info.id)
+    links = link_identities(records, [r for r in old if r["id"] not in built], all_ids)
+    hash_ids = {link.old_id: link.new_id for link in links}
+    if analysis:
+        _fill_analysis(records, old, loader)
+    state = {"manifest": dumps(replace(manifest, files=files))}
+    patched: list[dict] = []
+    if _same_places(records, old, analysis):
+        _keep_dataset_fields(records, old, analysis)
+    else:
+        _check_slugs(store, info, tree, records, hash_ids, paths)
+        if analysis:
+            rows, patches = _rank_again(store, info, tree, records, paths)
+            patched = _patched(store, info.id, patches)
+            state["related"] = pack_related(rows)
     diagnostics = [f.diagnostic for f, _ in facts.values() if f.diagnostic is not None]
-    info = store.apply_delta(info.id, drop_ids=drop, records=records + patched, packed_windows=windows,
-                             diagnostic_files=changed, diagnostics=diagnostics, analyzed_at=analyzed_at,
-                             state={"manifest": dumps(manifest), "rows": pack_rows(new_rows)})
+    info = store.apply_delta(info.id, drop_ids=[r["id"] for r in old] + [r["id"] for r in patched],
+                             records=records + patched, packed_windows=windows, diagnostic_files=changed,
+                             diagnostics=diagnostics, analyzed_at=analyzed_at, state=state)
     return Delta(info, changed, info.record_count)
 
 
@@ -98,7 +113,7 @@ def _manifest(store, info: DatasetInfo | None, tree: SourceTree, analysis: bool)
         return None
     try:
         manifest = loads(blob)
-    except (pickle.UnpicklingError, zlib.error, AttributeError, EOFError, TypeError):
+    except (pickle.UnpicklingError, zlib.error, AttributeError, EOFError, TypeError, ValueError):
         return None
     if (not isinstance(manifest, Manifest) or manifest.state_version != STATE_VERSION
             or manifest.extractor_version != EXTRACTOR_VERSION or manifest.analysis != analysis
@@ -109,79 +124,54 @@ def _manifest(store, info: DatasetInfo | None, tree: SourceTree, analysis: bool)
 
 
 def _compare(root: str, tree: SourceTree, manifest: Manifest, analysis: bool
-             ) -> tuple[dict[str, tuple[str, int, int]], list[str]]:
-    """Every file's (key, size, mtime) now, and the files whose content changed."""
-    files: dict[str, tuple[str, int, int]] = {}
+             ) -> tuple[dict[str, FileEntry], list[str]]:
+    """Every file's entry now, and the files whose content changed."""
+    files: dict[str, FileEntry] = {}
     changed: list[str] = []
-    modules = _Modules(tree)
     for rel in tree.files:
-        key, size, mtime = manifest.files[rel]
+        entry = manifest.files[rel]
         stat = file_stat(root, rel)
-        if stat == (size, mtime):
-            files[rel] = (key, size, mtime)
+        if stat == (entry.size, entry.mtime_ns):
+            files[rel] = entry
             continue
         try:
-            data = open(os.path.join(root, rel), "rb").read()
+            with open(os.path.join(root, rel), "rb") as fh:
+                data = fh.read()
         except OSError:
             data = b""
-        now = cache_key(rel, modules[rel], data, analysis)
-        files[rel] = (now, *(stat or (-1, -1)))
-        if now != key:
+        size, mtime = stat or (-1, -1)
+        files[rel] = FileEntry(cache_key(rel, entry.module, data, analysis), size, mtime, entry.module)
+        if files[rel].key != entry.key:
             changed.append(rel)
     return files, changed
 
 
-class _Modules(dict):
-    """Dotted module names, worked out for the files asked for only."""
-
-    def __init__(self, tree: SourceTree) -> None:
-        super().__init__()
-        self.tree = tree
-        self.pkg_dirs: frozenset[str] | None = None
-
-    def __missing__(self, rel: str) -> str:
-        if self.pkg_dirs is None:
-            self.pkg_dirs = frozenset(f.rsplit("/", 1)[0] if "/" in f else ""
-                                      for f in self.tree.files if f.endswith("__init__.py"))
-        name = self[rel] = module_name(rel, self.pkg_dirs)
-        return name
-
-
-def _changed_facts(store, root: str, tree: SourceTree, manifest: Manifest, files: dict, changed: list[str],
-                   analysis: bool) -> dict[str, tuple[FileFacts, list[str]]] | None:
-    """New facts (and lines) of the changed files, when each kept its link surface; cached like the workers'."""
+def _changed_facts(store, tree: SourceTree, old: FactsLoader, files: dict[str, FileEntry], changed: list[str],
+                   analysis: bool) -> dict[str, tuple[FileFacts, list[str]]]:
+    """New facts (and lines) of the changed files, each with its link surface kept; cached like the workers'."""
     from errdex.pipeline import _site_analyzer
 
-    modules = _Modules(tree)
     analyze = _site_analyzer() if analysis else None
     out: dict[str, tuple[FileFacts, list[str]]] = {}
     fresh: dict[str, bytes] = {}
     for rel in changed:
-        facts, lines = extract_file_lines(root, rel, modules[rel], analyze=analyze, calls=analysis)
-        if surface_digest(facts) != manifest.surfaces.get(rel):
-            return None
+        facts, lines = extract_file_lines(str(tree.root), rel, files[rel].module, analyze=analyze, calls=analysis)
+        if surface_digest(facts) != surface_digest(old.facts(rel)):
+            raise NeedFull(f"{rel} changed what it offers other files")
         out[rel] = (facts, lines)
-        fresh[files[rel][0]] = zlib.compress(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL), 1)
+        fresh[files[rel].key] = zlib.compress(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL), 1)
     store.put_cached_facts(fresh)
     return out
 
 
-def _load_parts(store, dataset_id: int, analysis: bool) -> tuple[Codebase, object, list[RecordRow]] | None:
-    blobs = {name: store.load_state(dataset_id, name) for name in ("codebase", "calls", "rows")}
-    if blobs["codebase"] is None or blobs["rows"] is None or (analysis and blobs["calls"] is None):
-        return None
-    calls = loads(blobs["calls"]) if analysis else None
-    return loads(blobs["codebase"]), calls, unpack_rows(blobs["rows"])
-
-
 def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, list[str]]], keys: dict[str, str],
-                     cb: Codebase, analyzed_at: str, analysis: bool) -> tuple[list[dict], dict]:
-    """The changed files' records, linked through the kept Codebase (ids as built, before identity)."""
+                     loader: FactsLoader, analyzed_at: str, analysis: bool) -> tuple[list[dict], dict]:
+    """The changed files' records, linked through the lazily loaded name tables (ids as built)."""
     from errdex.pipeline import _analyze_helper_calls, _pack_windows
 
     file_facts = [f for f, _ in facts.values()]
     sites: list[ErrorSite] = [s for f in file_facts for s in f.sites]
-    through = helper_sites(cb, [c for f in file_facts for c in f.helper_calls])
+    through = helper_sites(loader.cb, [c for f in file_facts for c in f.helper_calls])
     if through and analysis:
         _analyze_helper_calls(tree, file_facts, through, store, keys)
     sites.extend(through)
@@ -192,89 +182,147 @@ def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, 
             fill_window(s, lines)
             if s.line in packed:
                 windows[s.source_code] = packed[s.line]
-    classes = {s.class_ref: cb.class_info(s.class_ref) for s in sites if s.class_ref}
+    classes = {s.class_ref: loader.cb.class_info(s.class_ref) for s in sites if s.class_ref}
     modules = {f.file_path: f.module for f in file_facts}
     return build_records(tree, sites, classes, modules, analyzed_at), windows
 
 
-def _dataset_fields(tree: SourceTree, rows: list[RecordRow], records: list[dict], hash_ids: dict[str, str],
-                    paths: set[str], analysis: bool) -> tuple[list[RecordRow], dict[str, dict]]:
-    """Splice the new records into the rows; recompute slugs and related; {id: {field: value}} for other records."""
-    kept = [r for r in rows if r.file_path not in paths]
-    fresh = record_rows(records, tree, hash_ids)
-    spliced = sorted(kept + fresh, key=RecordRow.order)
-    new_ids = {r.id for r in fresh}
-    by_id = {r["id"]: r for r in records}
-    patches: dict[str, dict] = {}
-    seen: set[str] = set()
-    for i, row in enumerate(spliced):
-        slug = row.base_slug if row.base_slug not in seen else f"{row.base_slug}-{row.hash_id[:6]}"
-        seen.add(slug)
-        if slug != row.slug:
-            spliced[i] = row._replace(slug=slug)
-            if row.id in new_ids:
-                by_id[row.id]["slug"] = slug
-            else:
-                patches.setdefault(row.id, {})["slug"] = slug
-    if analysis:
-        _related(spliced, rows, new_ids, by_id, patches)
-    return spliced, patches
+class _NoGraph:
+    """Callers come from the previous records; a function that had none needs the whole call graph."""
+
+    def callers(self, qualname: str) -> list[str]:
+        raise NeedFull(f"no previous record in {qualname}")
+
+    entry_points = callers
 
 
-def _related(spliced: list[RecordRow], rows: list[RecordRow], new_ids: set[str], by_id: dict[str, dict],
-             patches: dict[str, dict]) -> None:
-    """Rank again the records a change can reach: new ones, their modules', those pointing at gone or similar ones."""
+def _fill_analysis(records: list[dict], old: list[dict], loader: FactsLoader) -> None:
+    """The dataset-analysis fields but `related`; callers and entry points from the function's previous records."""
+    from errdex.analyze.dataset import CallFacts, fill_record, site_qualname
+
+    reach = {(site_qualname(r), bool(r["errdex"].get("test"))): (r["errdex"]["callers"], r["errdex"]["entryPoints"])
+             for r in old}
+    calls = CallFacts(_NoGraph(), loader.method_of)  # type: ignore[arg-type]
+    for r in records:
+        fill_record(r, calls, reach)
+
+
+def _places(records: list[dict], analysis: bool) -> list[tuple]:
+    return [(r["id"], slug_of(r["errorMessage"]), RelatedKey.of(r) if analysis else None) for r in records]
+
+
+def _same_places(records: list[dict], old: list[dict], analysis: bool) -> bool:
+    """Same ids in the same order with the same slug words and ranking keys: nothing outside these files moves."""
+    return _places(records, analysis) == _places(old, analysis)
+
+
+def _keep_dataset_fields(records: list[dict], old: list[dict], analysis: bool) -> None:
     from errdex.analyze.dataset import set_related
 
-    for i, row in enumerate(spliced):
-        if row.id in new_ids:
-            spliced[i] = row._replace(key=tuple(RelatedKey.of(by_id[row.id])))
-    if any(row.key is None for row in spliced):
-        return
+    for new, before in zip(records, old):
+        new["slug"] = before["slug"]
+        if analysis:
+            set_related(new, list(before["errdex"].get("related") or []))
+
+
+def _check_slugs(store, info: DatasetInfo, tree: SourceTree, records: list[dict], hash_ids: dict[str, str],
+                 paths: set[str]) -> None:
+    """Give the new records their slugs in dataset order; a change to another record's slug needs the full path."""
+    kept = [(source_path(tree, path), line, message, rid, slug, None)
+            for rid, slug, path, line, message in store.record_places(info.id) if path not in paths]
+    fresh = [(source_path(tree, r["filePath"]), r["lineNumber"], r["errorMessage"], r["id"], None, r)
+             for r in records]
+    seen: set[str] = set()
+    for _, _, message, rid, slug, record in sorted(kept + fresh, key=lambda t: t[:3]):
+        base = slug_of(message)
+        want = base if base not in seen else f"{base}-{hash_ids.get(rid, rid)[:6]}"
+        seen.add(want)
+        if record is not None:
+            record["slug"] = want
+        elif want != slug:
+            raise NeedFull("another record's slug changes")
+
+
+def _rank_again(store, info: DatasetInfo, tree: SourceTree, records: list[dict], paths: set[str]
+                ) -> tuple[list[RelatedRow], dict[str, dict]]:
+    """Splice the new records into the ranking rows; rank again every record the change can reach.
+
+    Reachable: the new records, every record of their modules (the function, guard and class tiers
+    never leave a module), records whose list names a changed file's record, and records sharing a
+    probe-able word with a new or removed one (the similarity tier). Ties are broken without
+    distances across modules, so shifting positions elsewhere reorders nothing.
+
+    Returns the new rows and {id: {"related": [...]}} for other files' records whose list changed.
+    """
+    from errdex.analyze.dataset import set_related
+
+    blob = store.load_state(info.id, "related")
+    if blob is None:
+        raise NeedFull("no related state")
+    rows = unpack_related(blob)
+    places = store.record_places(info.id)
+    file_of = {rid: path for rid, _, path, _, _ in places}
+    place = {rid: (source_path(tree, path), line, message) for rid, _, path, line, message in places}
+    by_id = {r["id"]: r for r in records}
+    kept = [row for row in rows if file_of.get(row.id) not in paths]
+    fresh = related_rows_unfilled(records)
+    for r in records:
+        place[r["id"]] = (source_path(tree, r["filePath"]), r["lineNumber"], r["errorMessage"])
+    spliced = sorted(kept + fresh, key=lambda row: place[row.id])
     make = RelatedKey._make
     keys = [make(row.key) for row in spliced]
     index = RelatedIndex(keys)
-    gone = {r.id for r in rows} - {r.id for r in spliced}
+    new_ids = set(by_id)
+    before = {row.id for row in rows if file_of.get(row.id) in paths}   # the changed files' previous records
     modules = {k.module for k, row in zip(keys, spliced) if row.id in new_ids}
-    modules |= {make(r.key).module for r in rows if r.id in gone and r.key is not None}
+    modules |= {make(row.key).module for row in rows if row.id in before}
     touched = {i for i, (k, row) in enumerate(zip(keys, spliced))
-               if row.id in new_ids or k.module in modules or gone.intersection(row.related)}
+               if row.id in new_ids or k.module in modules or not before.isdisjoint(row.related)
+               or not new_ids.isdisjoint(row.related)}
     for i, row in enumerate(spliced):
         if row.id in new_ids:
-            touched.update(index.similar_records(i))
+            touched.update(index.sharing_words(i))
+    if before - new_ids:
+        # Records gone: those sharing their words, as ranked before (the index of the previous rows).
+        old_index = RelatedIndex([make(row.key) for row in rows])
+        ids = [row.id for row in spliced]
+        where = {rid: i for i, rid in enumerate(ids)}
+        for k, row in enumerate(rows):
+            if row.id in before - new_ids:
+                touched.update(where[rows[j].id] for j in old_index.sharing_words(k) if rows[j].id in where)
+    patches: dict[str, dict] = {}
     for i in sorted(touched):
         row = spliced[i]
         related = index.related(i)
         if row.id in new_ids:
             set_related(by_id[row.id], related)
         elif tuple(related) != row.related:
-            patches.setdefault(row.id, {})["related"] = related
+            patches[row.id] = {"related": related}
         spliced[i] = row._replace(related=tuple(related))
+    return spliced, patches
+
+
+def related_rows_unfilled(records: list[dict]) -> list[RelatedRow]:
+    return [RelatedRow(r["id"], (), tuple(RelatedKey.of(r))) for r in records]
 
 
 def _patched(store, dataset_id: int, patches: dict[str, dict]) -> list[dict]:
-    """Stored records of other files with their new slug or related list."""
+    """Stored records of other files with their new related list."""
     if not patches:
         return []
     out = store.stored_records(dataset_id, record_ids=sorted(patches))
     for record in out:
-        change = patches[record["id"]]
-        if "slug" in change:
-            record["slug"] = change["slug"]
-        if "related" in change:
-            record["errdex"]["related"] = change["related"]
+        record["errdex"]["related"] = patches[record["id"]]["related"]
     return out
 
 
 def full_state(tree: SourceTree, stats: dict[str, tuple[int, int] | None], keys: dict[str, str],
-               facts: list[FileFacts], cb: Codebase, calls: object, records: list[dict],
-               hash_ids: dict[str, str], analysis: bool) -> dict[str, bytes]:
+               modules: dict[str, str], records: list[dict], analysis: bool) -> dict[str, bytes]:
     """The state a full index leaves for the next re-index, as stored parts."""
-    files = {rel: (keys[rel], *(stats.get(rel) or (-1, -1))) for rel in tree.files}
-    manifest = Manifest(analysis, tree_fingerprint(tree), files, {f.file_path: surface_digest(f) for f in facts})
-    parts = {"manifest": dumps(manifest), "codebase": dumps(cb), "rows": pack_rows(record_rows(records, tree, hash_ids))}
-    if calls is not None:
-        parts["calls"] = dumps(calls)
+    files = {rel: FileEntry(keys[rel], *(stats.get(rel) or (-1, -1)), modules[rel]) for rel in tree.files}
+    parts = {"manifest": dumps(Manifest(analysis, tree_fingerprint(tree), files))}
+    if analysis:
+        parts["related"] = pack_related(related_rows(records))
     return parts
 
 
@@ -282,4 +330,3 @@ def stat_files(tree: SourceTree) -> dict[str, tuple[int, int] | None]:
     """(size, mtime) of every file, taken before reading them: a file that changes later differs from it."""
     root = str(tree.root)
     return {rel: file_stat(root, rel) for rel in tree.files}
-

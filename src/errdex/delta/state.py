@@ -3,11 +3,16 @@
 A dataset's records depend on other files only through their *link surface*:
 the classes, imports, re-exports, helpers and function calls a file offers to
 the rest of the codebase (`surface_digest`). While a changed file keeps its
-surface, no other file's facts change, and the records of other files change
-at most in their dataset-wide fields (`related`, a slug's uniqueness suffix),
-which the re-index recomputes from the small per-record rows kept here.
+surface, no other file's facts change, so other files' records change at most
+in their dataset-wide fields (a slug's uniqueness suffix, `related`).
 
-Parts are stored separately (`store.state`) so a re-index loads only what it needs.
+Kept per dataset, small and cheap to write on every full index:
+- "manifest": each file's cache key, size, mtime and module name (the facts
+  of any file, old or new, are then one lookup away in the per-file cache);
+- "related" (with analysis): each record's id, `related` list and ranking key,
+  in dataset order, so related lists can be recomputed for a few records.
+Everything else a re-index needs is read from the per-file cache and from
+the stored records of the changed files.
 """
 
 from __future__ import annotations
@@ -21,51 +26,35 @@ from typing import NamedTuple
 
 from errdex.analyze.related import RelatedKey
 from errdex.models import EXTRACTOR_VERSION, FileFacts, SourceTree
-from errdex.records import slug_of
 
 #: Bumped when the parts' layout changes: an older state is ignored (the next run is a full one).
-STATE_VERSION = 1
+STATE_VERSION = 2
+
+
+class FileEntry(NamedTuple):
+    key: str          # per-file cache key (content, path, module, mode)
+    size: int
+    mtime_ns: int
+    module: str
 
 
 @dataclass(slots=True)
 class Manifest:
-    """The files a dataset was built from: cache key, size and mtime, and link surface per file."""
+    """The files a dataset was built from, and the mode and tree they were indexed in."""
 
     analysis: bool
-    tree: tuple                               # what of the SourceTree the records depend on
-    files: dict[str, tuple[str, int, int]]    # rel path -> (cache key, size, mtime_ns)
-    surfaces: dict[str, bytes]                # rel path -> digest of its link surface
+    tree: tuple                     # what of the SourceTree the records depend on
+    files: dict[str, FileEntry]     # tree-relative path -> entry
     state_version: int = STATE_VERSION
     extractor_version: str = EXTRACTOR_VERSION
 
 
-class RecordRow(NamedTuple):
-    """One record as a re-index sees it: position, id, slug and what `related` ranks by."""
+class RelatedRow(NamedTuple):
+    """One record as `related` ranking sees it, in dataset (file, line, template) order."""
 
-    source_path: str        # the file's path in the tree (filePath minus a git checkout's prefix)
-    line: int
-    template: str
     id: str
-    hash_id: str            # the id `build_records` gave it (before identity linking): slugs end with its head
-    file_path: str          # the record's filePath
-    base_slug: str
-    slug: str
     related: tuple[str, ...]
-    key: tuple | None       # a `RelatedKey` as a plain tuple; None in a catalog without analysis
-
-    def order(self) -> tuple[str, int, str]:
-        """`build_records`' order: file, line, template."""
-        return self.source_path, self.line, self.template
-
-
-def pack_rows(rows: list[RecordRow]) -> bytes:
-    """Rows as plain tuples: pickling named tuples or dataclasses by the ten thousand is several times slower."""
-    return dumps([tuple(r) for r in rows])
-
-
-def unpack_rows(blob: bytes) -> list[RecordRow]:
-    make = RecordRow._make
-    return [make(t) for t in loads(blob)]
+    key: tuple          # a `RelatedKey` as a plain tuple
 
 
 def tree_fingerprint(tree: SourceTree) -> tuple:
@@ -102,15 +91,26 @@ def source_path(tree: SourceTree, file_path: str) -> str:
     return file_path
 
 
-def record_rows(records: list[dict], tree: SourceTree, hash_ids: dict[str, str]) -> list[RecordRow]:
-    """Rows for records in file/line order; `hash_ids`: final id -> built id, where they differ."""
+def related_rows(records: list[dict]) -> list[RelatedRow]:
+    """Rows for records in dataset order, once their `related` lists are filled."""
+    return [RelatedRow(r["id"], tuple(r["errdex"].get("related") or ()), tuple(RelatedKey.of(r))) for r in records]
+
+
+_SEP = "\x1f"
+
+
+def pack_related(rows: list[RelatedRow]) -> bytes:
+    """Each row as one tuple of strings: sets and nested tuples by the ten thousand pickle several times slower."""
+    return dumps([(r.id, _SEP.join(r.related), k[1] or "", k[2] or "", _SEP.join(k[3]), k[4] or "",
+                   " ".join(sorted(k[5]))) for r in rows for k in (r.key,)])
+
+
+def unpack_related(blob: bytes) -> list[RelatedRow]:
     out = []
-    for r in records:
-        ex = r["errdex"]
-        key = tuple(RelatedKey.of(r)) if "related" in ex.get("provenance", {}) else None
-        out.append(RecordRow(source_path(tree, r["filePath"]), r["lineNumber"], r["errorMessage"], r["id"],
-                             hash_ids.get(r["id"], r["id"]), r["filePath"], slug_of(r["errorMessage"]), r["slug"],
-                             tuple(ex.get("related") or ()), key))
+    for rid, related, module, function, guards, cls, words in loads(blob):
+        key = (rid, module or None, function or None, tuple(guards.split(_SEP)) if guards else (), cls or None,
+               frozenset(words.split()) if words else frozenset())
+        out.append(RelatedRow(rid, tuple(related.split(_SEP)) if related else (), key))
     return out
 
 

@@ -138,6 +138,16 @@ class Store:
                 out.extend(restore_record(row[0], info, row[3], window_text(row[4])) for row in rows)
         return out
 
+    def record_ids(self, dataset_id: int) -> set[str]:
+        return {row[0] for row in self._conn.execute(
+            "SELECT record_id FROM dataset_records WHERE dataset_id = ?", (dataset_id,))}
+
+    def record_places(self, dataset_id: int) -> list[tuple[str, str, str, int, str]]:
+        """(id, slug, filePath, lineNumber, errorMessage) of every record, from columns (no body decoded)."""
+        return self._conn.execute(
+            f"SELECT dr.record_id, b.slug, b.file_path, coalesce(dr.line_number, b.line_number), b.error_message"
+            f" FROM {queries.MEMBERS} WHERE dr.dataset_id = ?", (dataset_id,)).fetchall()
+
     def remove_dataset(self, name: str) -> DatasetInfo:
         """Delete the dataset named exactly `repo@version`, and bodies only it used."""
         info = next((d for d in self.datasets() if d.name == name), None)
