@@ -108,15 +108,8 @@ def _walrus_definitions(expr: ast.expr | None) -> list[_Definition]:
     return [_Definition(w, [w.target], w.value) for w in shallow_walruses(expr)]
 
 
-_DEFINITIONS = side_table()
-
-
 def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
-    """Bindings made by a preceding sibling that surely ran (kept on the statement)."""
-    return side_memo(_DEFINITIONS, stmt, _new_statement_definitions)
-
-
-def _new_statement_definitions(stmt: ast.stmt) -> list[_Definition]:
+    """Bindings made by a preceding sibling that surely ran (once per statement, see `_BlockDefinitions`)."""
     if isinstance(stmt, ast.Assign):
         return [*_walrus_definitions(stmt.value), _Definition(stmt, list(stmt.targets), stmt.value)]
     if isinstance(stmt, ast.AugAssign):
@@ -152,14 +145,42 @@ def _entry_definitions(element: ast.AST, child: ast.AST | None) -> list[_Definit
     return []
 
 
+class _BlockDefinitions:
+    """The definitions of a block's statements in order, worked out as far as a site needs them.
+
+    Every later site in the block reuses them; `ends[k]` counts the
+    definitions of the first k statements.
+    """
+
+    __slots__ = ("block", "flat", "ends", "positions")
+
+    def __init__(self, block: list[ast.AST]) -> None:
+        self.block = block
+        self.flat: list[_Definition] = []
+        self.ends = [0]
+        self.positions = {id(s): i for i, s in enumerate(block)}
+
+    def before(self, element: ast.AST) -> list[_Definition]:
+        """Definitions of the statements before `element` (all of them if it is not in the block)."""
+        block = self.block
+        position = self.positions.get(id(element))
+        limit = position if position is not None and block[position] is element else len(block)
+        ends, flat = self.ends, self.flat
+        while len(ends) <= limit:
+            flat.extend(_statement_definitions(block[len(ends) - 1]))
+            ends.append(len(flat))
+        return flat[:ends[limit]]
+
+
+_BLOCKS = side_table()
+
+
 def _dominating_definitions(scope: ast.AST, path: Sequence[ast.AST]) -> list[_Definition]:
     found: list[_Definition] = []
     block: list[ast.AST] | None = getattr(scope, "body", None)
     for index, element in enumerate(path):
-        for stmt in block or ():
-            if stmt is element:
-                break
-            found.extend(_statement_definitions(stmt))
+        if block:
+            found.extend(side_memo(_BLOCKS, block, _BlockDefinitions).before(element))
         child = path[index + 1] if index + 1 < len(path) else None
         if child is None:
             break
@@ -189,11 +210,15 @@ def _needed(names: Iterable[str]) -> set[str]:
     return need
 
 
-def _matches(defined: set[str], need: set[str]) -> bool:
-    for name in defined:
-        if name in need or any(n.startswith(name + ".") for n in need):
-            return True
-    return False
+def _reach(need: set[str]) -> set[str]:
+    """`need` and every dotted prefix of its chains: what a definition must bind to feed it."""
+    reach = set(need)
+    for name in need:
+        dot = name.find(".")
+        while dot != -1:
+            reach.add(name[:dot])
+            dot = name.find(".", dot + 1)
+    return reach
 
 
 def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]) -> list[str]:
@@ -201,15 +226,16 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
     need = _needed(names)
     if not need:
         return []
+    reach = _reach(need)
     kept: list[_Definition] = []
     for definition in reversed(_dominating_definitions(scope, path)):
-        defined = definition.defines()
-        if not _matches(defined, need):
+        if reach.isdisjoint(definition.defines()):
             continue
         kept.append(definition)
         for killed in definition.kills():
             need = {n for n in need if n != killed and not n.startswith(killed + ".")}
         need |= definition.uses()
+        reach = _reach(need)
         if len(kept) >= MAX_FEEDING:
             break
     return [d.text() for d in reversed(kept)]
