@@ -246,19 +246,24 @@ def stream_blocks(stream, scanner: "BlockScanner", chunk_size: int, progress, to
         new = _read(stream, chunk_size)
         done += len(new)
         eof = not new
-        data = carry + new
-        if eof:
+        size = len(carry) + len(new)
+        newline = new.rfind(b"\n") + 1
+        if newline:   # the block ends in this read: copy its bytes once, not twice (concat, then slice)
+            block = b"".join((carry, memoryview(new)[:newline])) if carry or newline < len(new) else new
+            rest = new[newline:]
+        elif eof:
             if not final_at_eof:
-                return done, data
-            block, rest = data, b""
+                return done, carry
+            block, rest = carry, b""
         else:
+            data = carry + new
             cut = data.rfind(b"\n") + 1
-            if cut == 0 and len(data) < 8 * chunk_size:
+            if cut == 0 and size < 8 * chunk_size:
                 carry = data
                 continue
-            cut = cut or len(data)
+            cut = cut or size
             block, rest = data[:cut], data[cut:]
-        hold = scanner.block(block, final=eof or len(data) > 8 * chunk_size)
+        hold = scanner.block(block, final=eof or size > 8 * chunk_size)
         carry = block[hold:] + rest if hold is not None else rest
         if progress is not None:
             progress(done, total)
