@@ -15,8 +15,9 @@ import hashlib
 import pickle
 import time
 import zlib
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,6 +37,7 @@ from errdex.versions.identity import link_to_previous
 #: progress(stage, done, total): the CLI draws it; the library never prints.
 ProgressFn = Callable[[str, int, int], None]
 _BATCH = 24  # files per worker task: large enough to amortise pickling, small enough to balance
+_READ_GROUP = 4 * _BATCH  # files read and looked up in the cache between checks for finished batches
 #: Per-file windows packed by the workers: {site line: (sha256 digest, stored bytes)}.
 PackedWindows = dict[int, tuple[bytes, bytes]]
 
@@ -132,54 +134,76 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
     """Facts for every file: from the cache when the content is known, else from the workers.
 
     Also each file's windows as the workers packed them (hashed and compressed), when
-    they read the same bytes as this process did.
+    they read the same bytes as this process did. Files are read and looked up in the
+    cache a group at a time while the workers already extract the misses of earlier groups.
     """
     root = str(tree.root)
     pkg_dirs = frozenset(f.rsplit("/", 1)[0] if "/" in f else "" for f in tree.files if f.endswith("__init__.py"))
-    modules = {f: module_name(f, pkg_dirs) for f in tree.files}
-    raw: dict[str, bytes] = {}
-    keys: dict[str, str] = {}
-    for rel in tree.files:
-        try:
-            data = Path(root, rel).read_bytes()
-        except OSError:
-            data = b""
-        raw[rel] = data
-        keys[rel] = cache_key(rel, modules[rel], data, analysis)
-    cached = store.cached_facts([k for key in keys.values() for k in (key, _windows_key(key))])
-    by_path: dict[str, FileFacts] = {}
-    packed: dict[str, PackedWindows] = {}
-    todo = []
-    for rel in tree.files:
-        blob = cached.get(keys[rel])
-        if blob is not None:
-            by_path[rel] = unpack_facts(blob)
-            wblob = cached.get(_windows_key(keys[rel]))
-            if wblob is not None:
-                packed[rel] = pickle.loads(wblob)
-        else:
-            todo.append(rel)
+    got = _Gathered({f: module_name(f, pkg_dirs) for f in tree.files}, analysis)
     total = len(tree.files)
-    progress("extract", len(by_path), total)
+    groups = (got.read_group(root, tree.files[i:i + _READ_GROUP], store) for i in range(0, total, _READ_GROUP))
     fresh: dict[str, bytes] = {}
-    for rel, blob, wblob in _run_workers(root, [(rel, modules[rel]) for rel in todo], jobs, analysis):
-        facts = by_path[rel] = unpack_facts(blob)
-        fresh[keys[rel]] = blob
-        if wblob is not None and facts.sha256 == hashlib.sha256(raw[rel]).hexdigest():  # same bytes read twice
-            packed[rel] = pickle.loads(wblob)
-            fresh[_windows_key(keys[rel])] = wblob
+    for rel, blob, wblob in _run_workers(root, groups, jobs, analysis):
+        got.extracted += 1
+        key = got.keys[rel]
+        fresh[key] = blob
+        if got.add(rel, unpack_facts(blob), wblob):
+            fresh[_windows_key(key)] = wblob
         if len(fresh) >= 200:
             store.put_cached_facts(fresh)
             fresh = {}
-        progress("extract", len(by_path), total)
+        progress("extract", len(got.facts), total)
     if fresh:
         store.put_cached_facts(fresh)
-    texts = {}
-    facts = [by_path[rel] for rel in tree.files]
-    for f in facts:
-        if f.sites or f.helper_calls:
-            texts[f.file_path] = decode_source(raw[f.file_path]).split("\n")
-    return facts, texts, keys, len(todo), packed
+    progress("extract", len(got.facts), total)
+    return [got.facts[rel] for rel in tree.files], got.texts, got.keys, got.extracted, got.packed
+
+
+@dataclass
+class _Gathered:
+    """Per file, what `_extract_all` has so far: bytes, cache key, facts, packed windows, lines."""
+
+    modules: dict[str, str]
+    analysis: bool
+    raw: dict[str, bytes] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, FileFacts] = field(default_factory=dict)
+    packed: dict[str, PackedWindows] = field(default_factory=dict)
+    texts: dict[str, list[str]] = field(default_factory=dict)   # lines of files with sites or helper calls
+    extracted: int = 0
+
+    def read_group(self, root: str, group: Sequence[str], store) -> list[tuple[str, str]]:
+        """Read and key `group`, take what the cache knows; return the (path, module) items to extract."""
+        for rel in group:
+            try:
+                data = Path(root, rel).read_bytes()
+            except OSError:
+                data = b""
+            self.raw[rel] = data
+            self.keys[rel] = cache_key(rel, self.modules[rel], data, self.analysis)
+        cached = store.cached_facts([k for rel in group for k in (self.keys[rel], _windows_key(self.keys[rel]))])
+        misses = []
+        for rel in group:
+            blob = cached.get(self.keys[rel])
+            if blob is None:
+                misses.append((rel, self.modules[rel]))
+            else:
+                self.add(rel, unpack_facts(blob), cached.get(_windows_key(self.keys[rel])), trusted=True)
+        return misses
+
+    def add(self, rel: str, facts: FileFacts, wblob: bytes | None, trusted: bool = False) -> bool:
+        """Keep one file's facts; True when its packed windows were kept too.
+
+        A worker's windows are kept only when it read the same bytes as this process did.
+        """
+        self.facts[rel] = facts
+        data = self.raw[rel]
+        if facts.sites or facts.helper_calls:
+            self.texts[rel] = decode_source(data).split("\n")
+        if wblob is None or not (trusted or facts.sha256 == hashlib.sha256(data).hexdigest()):
+            return False
+        self.packed[rel] = pickle.loads(wblob)
+        return True
 
 
 def _windows_key(key: str) -> str:
@@ -213,18 +237,42 @@ def _pack_windows(facts: FileFacts, lines: list[str]) -> PackedWindows:
     return {line: pack_window(window_of(line, lines)[2]) for line in {s.line for s in facts.sites}}
 
 
-def _run_workers(root: str, items: list[tuple[str, str]], jobs: int | None, analysis: bool):
-    """Yield `_worker_batch` results for each item, from a process pool unless jobs == 1."""
+def _run_workers(root: str, groups: Iterable[list[tuple[str, str]]], jobs: int | None, analysis: bool
+                 ) -> Iterator[tuple[str, bytes, bytes | None]]:
+    """Yield `_worker_batch` results for the items of each group, in order.
+
+    Groups are pulled while the pool works, so reading the next files overlaps the
+    extraction. A pool starts only once more than one batch waits (a re-index with a
+    few changed files forks nothing), and never when jobs == 1.
+    """
     jobs = jobs or os.cpu_count() or 1
-    batches = [items[i:i + _BATCH] for i in range(0, len(items), _BATCH)]
-    if jobs <= 1 or len(batches) <= 1:
-        for b in batches:
-            yield from _worker_batch(root, b, analysis, in_pool=False)
-        return
-    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        for result in pool.map(_worker_batch, [root] * len(batches), batches, [analysis] * len(batches)):
-            yield from result
+    waiting: list[tuple[str, str]] = []
+    pending: deque[Future] = deque()
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for group in groups:
+            waiting.extend(group)
+            if jobs <= 1:
+                yield from _worker_batch(root, waiting, analysis, in_pool=False)
+                waiting = []
+                continue
+            if pool is None and len(waiting) > _BATCH:
+                ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+                pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+            while pool is not None and len(waiting) >= _BATCH:
+                pending.append(pool.submit(_worker_batch, root, waiting[:_BATCH], analysis))
+                del waiting[:_BATCH]
+            while pending and pending[0].done():
+                yield from pending.popleft().result()
+        if waiting and pool is None:
+            yield from _worker_batch(root, waiting, analysis, in_pool=False)
+        elif waiting:
+            pending.append(pool.submit(_worker_batch, root, waiting, analysis))
+        while pending:
+            yield from pending.popleft().result()
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str] | None
