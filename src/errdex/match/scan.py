@@ -10,9 +10,7 @@ first line, into the next chunk, so blocks spanning a boundary parse whole.
 from __future__ import annotations
 
 import io
-import json
 import os
-from json.encoder import encode_basestring_ascii
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import BinaryIO, Callable
 
 from errdex.collector import collector_paused
 from errdex.match.api import MatchContext, load_context
+from errdex.match.encode import encode_occurrences, report_json
 from errdex.match.events import ErrorEvent, bare_message, parse_at
 from errdex.match.resolve import Match, match_event
 from errdex.match.text import clean_line, normalize_unknown
@@ -44,9 +43,9 @@ class ScanReport:
             "id": m.id, "count": count, "firstLine": first, "lastLine": last,
             "repo": m.repo, "filePath": m.file_path, "lineNumber": m.line_number,
             "errorClass": m.error_class, "errorMessage": m.error_message, "confidence": confidence,
-        } for m, count, first, last, confidence in self._grouped()]
+        } for m, count, first, last, confidence in self.grouped()]
 
-    def _grouped(self) -> list[list]:
+    def grouped(self) -> list[list]:
         """[first match, count, first line, last line, confidence] per record id, most frequent first."""
         by_id: dict[str, list] = {}
         for m in self.occurrences:
@@ -60,113 +59,21 @@ class ScanReport:
                 g[4] = "high"
         return sorted(by_id.values(), key=lambda g: (-g[1], g[2] or 0))
 
-    def _groups_json(self) -> str:
-        """`json.dumps(self.groups())`, the record fields cut from a member's encoded JSON
-        (they follow its id and end where its score starts: a quote inside a JSON string
-        is escaped, so the first `, "score": ` is that boundary)."""
-        parts = []
-        for m, count, first, last, confidence in self._grouped():
-            enc = m.encoded or ""
-            lead = '{"id": ' + encode_basestring_ascii(m.id)
-            cut = enc.find(', "score": ')
-            if cut < 0 or not enc.startswith(lead):
-                parts.append(json.dumps({
-                    "id": m.id, "count": count, "firstLine": first, "lastLine": last, "repo": m.repo,
-                    "filePath": m.file_path, "lineNumber": m.line_number, "errorClass": m.error_class,
-                    "errorMessage": m.error_message, "confidence": confidence}))
-                continue
-            parts.append(f'{lead}, "count": {count}, "firstLine": {_json_int(first)}, '
-                         f'"lastLine": {_json_int(last)}{enc[len(lead):cut]}, "confidence": {_word(confidence)}}}')
-        return "[" + ", ".join(parts) + "]"
-
     def to_dict(self) -> dict:
         return {
             "occurrences": [m.to_dict() for m in self.occurrences],
             "groups": self.groups(),
-            "unknown": self._unknown_list(),
+            "unknown": self.unknown_list(),
             "stats": dict(self.stats),
         }
 
     def to_json(self) -> str:
         """`json.dumps(self.to_dict())`, from each occurrence's pre-encoded JSON where there
         is one (a split scan's processes encode their own occurrences in parallel)."""
-        encode_occurrences(self.occurrences)
-        occurrences = ", ".join(m.encoded + (f', "logLine": {m.log_line}}}' if m.log_line is not None else "}")
-                                for m in self.occurrences)
-        return (f'{{"occurrences": [{occurrences}], "groups": {self._groups_json()}, '
-                f'"unknown": {json.dumps(self._unknown_list())}, "stats": {json.dumps(dict(self.stats))}}}')
+        return report_json(self)
 
-    def _unknown_list(self) -> list[dict]:
+    def unknown_list(self) -> list[dict]:
         return sorted(self.unknown.values(), key=lambda u: (-u["count"], u["firstLine"]))
-
-
-def encode_occurrences(matches: list[Match]) -> None:
-    """Give each match its JSON fragment: `to_dict()` without the log line (shifted
-    when ranges merge) and without the closing brace."""
-    for m in matches:
-        if m.encoded is None:
-            m.encoded = _fragment(m)
-
-
-_HEADS: dict[tuple[str, str], str] = {}    # (record id, dataset) -> its fields' JSON, opened
-_EXPRS: dict[tuple[str, str, int], str] = {}   # (record id, dataset, values bound) -> expressions JSON
-_WORDS: dict[str, str] = {}                # confidence, via, match kind -> JSON string
-
-
-def _fragment(m: Match) -> str:
-    """`json.dumps(m.to_dict())` minus the log line and the closing brace; the record's own
-    fields are encoded once per record, the rest formatted as the C encoder would."""
-    if m.condition_check is not None or type(m.score) is not float:
-        d = m.to_dict()
-        d.pop("logLine", None)
-        return json.dumps(d)[:-1]
-    head = _HEADS.get((m.id, m.dataset))
-    if head is None:
-        head = _HEADS[(m.id, m.dataset)] = _record_head(m)
-    key = (m.id, m.dataset, len(m.bindings))   # the record and the bound names fix the expressions
-    exprs = _EXPRS.get(key)
-    if exprs is None:
-        exprs = _EXPRS[key] = _str_dict(m.expressions)
-    return (f'{head}, "score": {m.score!r}, "confidence": {_word(m.confidence)}, "via": {_word(m.via)}, '
-            f'"bindings": {_str_dict(m.bindings)}, "expressions": {exprs}, '
-            f'"matchKind": {_word(m.match_kind)}, "chain": {int(m.chain)}, '
-            f'"primary": {"true" if m.primary else "false"}')
-
-
-def _record_head(m: Match) -> str:
-    """The record's own fields as `json.dumps` writes them, opened (no closing brace)."""
-    fields = (m.id, m.repo, m.file_path, m.error_message)
-    if all(type(v) is str for v in fields) and type(m.line_number) is int \
-            and (m.error_class is None or type(m.error_class) is str):
-        quote = encode_basestring_ascii
-        cls = "null" if m.error_class is None else quote(m.error_class)
-        return (f'{{"id": {quote(m.id)}, "repo": {quote(m.repo)}, "filePath": {quote(m.file_path)}, '
-                f'"lineNumber": {int.__repr__(m.line_number)}, "errorClass": {cls}, '
-                f'"errorMessage": {quote(m.error_message)}')
-    return json.dumps({"id": m.id, "repo": m.repo, "filePath": m.file_path, "lineNumber": m.line_number,
-                       "errorClass": m.error_class, "errorMessage": m.error_message})[:-1]
-
-
-def _str_dict(values: dict[str, str]) -> str:
-    """`json.dumps` of a str -> str dict, without the encoder's per-call set-up."""
-    if not values:
-        return "{}"
-    quote = encode_basestring_ascii
-    try:
-        return "{" + ", ".join(f"{quote(k)}: {quote(v)}" for k, v in values.items()) + "}"
-    except TypeError:   # a value that is not a string
-        return json.dumps(values)
-
-
-def _json_int(value: int | None) -> str:
-    return "null" if value is None else str(int(value))
-
-
-def _word(text: str) -> str:
-    quoted = _WORDS.get(text)
-    if quoted is None:
-        quoted = _WORDS[text] = json.dumps(text)
-    return quoted
 
 
 def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, dataset=None,
