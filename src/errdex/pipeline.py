@@ -24,7 +24,7 @@ from pathlib import Path
 
 from errdex.collector import collector_paused
 from errdex.analyze.dataset import analyze_dataset
-from errdex.delta.reindex import full_state, reindex, stat_files
+from errdex.delta.reindex import full_state, prune_cache, reindex, stat_files
 from errdex.extract.files import cache_key, decode_source, extract_file, extract_file_lines
 from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
@@ -93,6 +93,7 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
                                store.diagnostics(delta.dataset.name), time.perf_counter() - started, True)
         stats = stat_files(tree)
         facts, texts, keys, extracted, packed = _extract_all(tree, store, jobs, progress, analysis)
+        prune_cache(store, tree.repo, keys.values())   # before the publish, which reuses the freed pages
         sites, classes, cb = link(facts, tree, store, keys if analysis else None)
         by_text = _fill_windows(sites, texts, packed)
         progress("records", 0, 1)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import pickle
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from errdex.analyze.related import RelatedIndex, RelatedKey
@@ -324,6 +325,26 @@ def full_state(tree: SourceTree, stats: dict[str, tuple[int, int] | None], keys:
     if analysis:
         parts["related"] = pack_related(related_rows(records))
     return parts
+
+
+def prune_cache(store, repo: str, keys: Iterable[str]) -> int:
+    """Keep the per-file cache to this run's files and those of each other repo's latest dataset.
+
+    Called once a full run has read what it needs from the cache: the next version, or a re-index,
+    finds every file of this one; an older version indexed again is parsed again. Without it the
+    cache grows by every file version ever indexed (it was the largest table of a many-version index).
+    """
+    keep = set(keys)
+    for _, other, blob in store.state_parts("manifest"):
+        if other == repo:
+            continue
+        try:
+            manifest = loads(blob)
+        except (pickle.UnpicklingError, zlib.error, AttributeError, EOFError, TypeError, ValueError):
+            continue
+        if isinstance(manifest, Manifest):
+            keep.update(entry.key for entry in manifest.files.values())
+    return store.prune_file_cache(keep)
 
 
 def stat_files(tree: SourceTree) -> dict[str, tuple[int, int] | None]:

@@ -1,8 +1,8 @@
 """Re-index state per dataset, and the one transaction that applies a re-index's changes.
 
 The state (`errdex.delta.state`) is kept in named parts so a re-index reads
-only the parts it needs. Only the most recently published datasets keep one:
-an older version is re-indexed in full (from the per-file cache) if ever.
+only the parts it needs. Only the most recently published dataset of each
+repo keeps one: an older version is re-indexed in full if ever.
 A delta replaces some records of a dataset in place, under the same
 guarantees as `publish`: one `BEGIN IMMEDIATE` ... `COMMIT`, nothing half-done.
 """
@@ -16,9 +16,6 @@ from errdex.models import Diagnostic
 from errdex.store import publish as publishing
 from errdex.store.schema import utc_now
 from errdex.store.windows import collect_windows
-
-#: Datasets (most recently published first) whose re-index state is kept.
-KEEP_STATES = 3
 
 
 def load_state(conn: sqlite3.Connection, dataset_id: int, part: str) -> bytes | None:
@@ -45,10 +42,10 @@ def _write_state(conn: sqlite3.Connection, dataset_id: int, parts: Mapping[str, 
         conn.execute("DELETE FROM dataset_state WHERE dataset_id = ?", (dataset_id,))
     conn.executemany("INSERT OR REPLACE INTO dataset_state (dataset_id, part, blob) VALUES (?, ?, ?)",
                      [(dataset_id, name, blob) for name, blob in parts.items()])
-    keep = [row[0] for row in conn.execute(
-        "SELECT id FROM datasets ORDER BY published_at DESC, id DESC LIMIT ?", (KEEP_STATES,))]
-    if dataset_id not in keep:
-        keep.append(dataset_id)
+    latest: dict[str, int] = {}
+    for dataset, repo in conn.execute("SELECT id, repo FROM datasets ORDER BY published_at DESC, id DESC"):
+        latest.setdefault(repo, dataset)
+    keep = [*latest.values(), dataset_id]
     marks = ",".join("?" * len(keep))
     conn.execute(f"DELETE FROM dataset_state WHERE dataset_id NOT IN ({marks})", keep)
 

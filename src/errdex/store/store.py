@@ -79,7 +79,7 @@ class Store:
         return cursor.rowcount
 
     def prune_file_cache(self, keep_keys: Iterable[str]) -> int:
-        """Forget cached results except `keep_keys` (and their ":helpers:" entries); returns how many.
+        """Forget cached results except `keep_keys` (and their ":helpers:" and ":windows" entries); returns how many.
 
         Meant after a publish, with the keys of every file of every dataset still in the file,
         so a long-lived index does not keep facts of file versions no dataset holds any more.
@@ -94,6 +94,8 @@ class Store:
             self._conn.execute(
                 "DELETE FROM file_cache WHERE key NOT IN (SELECT key FROM temp.keep_facts)"
                 " AND (instr(key, ':helpers:') = 0 OR substr(key, 1, instr(key, ':helpers:') - 1)"
+                " NOT IN (SELECT key FROM temp.keep_facts))"
+                " AND (key NOT LIKE '%:windows' OR substr(key, 1, length(key) - 8)"
                 " NOT IN (SELECT key FROM temp.keep_facts))")
             removed.append(self._conn.execute("SELECT changes()").fetchone()[0])
             self._conn.execute("DELETE FROM temp.keep_facts")
@@ -137,6 +139,15 @@ class Store:
                     f" WHERE dr.dataset_id = ? AND {column} = ?", (dataset_id, value))
                 out.extend(restore_record(row[0], info, row[3], window_text(row[4])) for row in rows)
         return out
+
+    def file_cache_size(self) -> int:
+        return self._conn.execute("SELECT count(*) FROM file_cache").fetchone()[0]
+
+    def state_parts(self, part: str) -> list[tuple[int, str, bytes]]:
+        """(dataset id, repo, blob) of one re-index state part, for every dataset that keeps one."""
+        return self._conn.execute(
+            "SELECT s.dataset_id, d.repo, s.blob FROM dataset_state s JOIN datasets d ON d.id = s.dataset_id"
+            " WHERE s.part = ?", (part,)).fetchall()
 
     def record_ids(self, dataset_id: int) -> set[str]:
         return {row[0] for row in self._conn.execute(
