@@ -145,3 +145,25 @@ def test_a_traceback_longer_than_the_first_window_parses_whole(ctx, tmp_path, mo
     for size in (64, 256, 1 << 20):   # same answer whatever the first window
         monkeypatch.setattr(scan_module, "FIRST_WINDOW_BYTES", size)
         assert _comparable(scan(log, context=ctx, jobs=1)) == _comparable(report)
+
+
+def test_packed_results_carry_condition_checks_and_encoded_json(tmp_path):
+    """A range's result survives the pipe: plain rows by marshal, condition checks (explain
+    matches have them; log scans do not) by pickle, encoded JSON as is."""
+    from errdex.match import MatchContext, explain
+    from errdex.match.encode import encode_occurrences
+
+    records = [make_record("Invalid rank {rank} for world size {n}", condition="rank >= n", line=5),
+               make_record("Request {rid} exceeded the token budget of {n}", error_class="RuntimeError", line=9)]
+    c = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
+    matches = explain("ValueError: Invalid rank 7 for world size 4", context=c)
+    matches += explain("RuntimeError: Request r1 exceeded the token budget of 12", context=c)
+    encode_occurrences(matches[1:])
+    assert matches[0].condition_check is not None and matches[1].condition_check is None
+    cp = parallel.Checkpoint(0, False, 1, 0, 0, 0, 0)
+    res = parallel.RangeResult(matches, [("k", 3, "KeyError: 'k'")], {0: cp}, cp, 7, held_from=None, cpu_seconds=0.5)
+    for given in (res, parallel.RangeResult(matches[1:], [], {0: cp}, cp, 7)):
+        back = parallel._unpack(parallel._pack(given))
+        assert [m.to_dict() for m in back.occurrences] == [m.to_dict() for m in given.occurrences]
+        assert [m.encoded for m in back.occurrences] == [m.encoded for m in given.occurrences]
+        assert (back.unknowns, back.lines, back.checkpoints, back.end) == (given.unknowns, 7, {0: cp}, cp)

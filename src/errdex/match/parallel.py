@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import pickle
 import time
 from dataclasses import dataclass, fields
 from operator import attrgetter
@@ -215,14 +214,23 @@ def _pack(res: RangeResult) -> bytes:
         rows.append(row)
     plain = marshal.dumps((rows, res.unknowns, [_checkpoint_row(cp) for cp in res.checkpoints.values()],
                            _checkpoint_row(res.end), res.lines, res.held_from, res.cpu_seconds))
+    if not checks:   # a log scan keeps no condition checks: no pickle (nor its import)
+        return len(plain).to_bytes(8, "little") + plain
+    import pickle
+
     return len(plain).to_bytes(8, "little") + plain + pickle.dumps(checks, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _unpack(data: bytes) -> RangeResult:
     size = int.from_bytes(data[:8], "little")
-    rows, unknowns, cps, end, lines, held_from, cpu = marshal.loads(data[8:8 + size])
+    rows, unknowns, cps, end, lines, held_from, cpu = marshal.loads(memoryview(data)[8:8 + size])
     occurrences = [Match(*row) for row in rows]
-    for i, check in pickle.loads(data[8 + size:]).items():
+    checks = {}
+    if len(data) > 8 + size:
+        import pickle
+
+        checks = pickle.loads(data[8 + size:])
+    for i, check in checks.items():
         occurrences[i].condition_check = check
     checkpoints = {cp[0]: Checkpoint(*cp) for cp in cps}
     return RangeResult(occurrences, [tuple(u) for u in unknowns], checkpoints, Checkpoint(*end),

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from errdex.match.conditions import ConditionCheck, check_condition
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent, Frame
 from errdex.match.patterns import MessageHit, RecordRef, normalize_space, verify_full, verify_prefix
+
+if TYPE_CHECKING:   # condition checks run for explain, not for log scans: imported when first needed
+    from errdex.match.conditions import ConditionCheck
 
 HIGH_MIN_LITERAL = 12
 HIGH_MIN_LITERAL_CLASSLESS = 20   # no class printed: nothing to agree with, so ask for more text
@@ -336,4 +338,6 @@ def _assert_counts(engine: PatternEngine) -> dict[str, int]:
 def _condition(rec: RecordRef, bindings: dict[str, str]) -> ConditionCheck | None:
     if not rec.condition:
         return None
+    from errdex.match.conditions import check_condition
+
     return check_condition(rec.condition, rec.condition_exact, bindings, rec.placeholders)
