@@ -61,7 +61,58 @@ HOSTILE = {
 }
 
 
+#: Two versions of one small codebase: 2.0 rewords one message, removes one site, adds one.
+GADGETS_V1 = {
+    "gadgets/__init__.py": "",
+    "gadgets/io.py": '''
+        def load(path):
+            if not path:
+                raise FileNotFoundError("no path given")
+            return open(path).read()
+    ''',
+    "gadgets/core.py": '''
+        def make(n, kind="a"):
+            if n < 0:
+                raise ValueError(f"negative size {n}")
+            if kind not in ("a", "b"):
+                raise KeyError("unknown kind %s" % kind)
+            return n
+
+        def pick(items, i):
+            if not items:
+                raise IndexError("cannot pick from an empty list")
+            return items[i]
+    ''',
+}
+GADGETS_V2 = {
+    "gadgets/__init__.py": "",
+    "gadgets/io.py": '''
+        def load(path):
+            if not path:
+                raise FileNotFoundError("no path given")
+            return open(path).read()
+    ''',
+    "gadgets/core.py": '''
+        def make(n, kind="a"):
+            if n < 0:
+                raise ValueError(f"size must be zero or more, got {n}")
+            if kind not in ("a", "b"):
+                raise KeyError("unknown kind %s" % kind)
+            return n
+
+        def drop(items):
+            if len(items) > 3:
+                raise OverflowError(f"<script>alert('added')</script> too many items: {len(items)}")
+            return items[1:]
+    ''',
+}
+GADGETS = "acme/gadgets"
+
+
 def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for old in root.rglob("*.py") if root.exists() else ():
+        if old.relative_to(root).as_posix() not in files:
+            old.unlink()
     for rel, body in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -76,6 +127,16 @@ def web_db(tmp_path_factory) -> Path:
     db = base / "errdex.db"
     index_source(str(write_tree(base / "widgets", WIDGETS)), db, repo="acme/widgets", version="1.0", jobs=1)
     index_source(str(write_tree(base / "evil", HOSTILE)), db, repo="evil", version="0.1", jobs=1)
+    return db
+
+
+@pytest.fixture(scope="session")
+def versioned_db(tmp_path_factory) -> Path:
+    """One index file with acme/gadgets@1.0 and acme/gadgets@2.0, indexed from one folder in turn."""
+    base = tmp_path_factory.mktemp("versioned")
+    db, src = base / "errdex.db", base / "gadgets"
+    index_source(str(write_tree(src, GADGETS_V1)), db, repo=GADGETS, version="1.0", jobs=1)
+    index_source(str(write_tree(src, GADGETS_V2)), db, repo=GADGETS, version="2.0", jobs=1)
     return db
 
 
@@ -128,11 +189,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def server(web_db):
-    """Base URL of a uvicorn serving the test index, stopped at the end."""
+def serve(db: Path):
+    """Base URL of a uvicorn serving `db` in a thread, stopped when the generator closes."""
     port = free_port()
-    config = uvicorn.Config(create_app(web_db), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -143,3 +203,15 @@ def server(web_db):
     yield f"http://127.0.0.1:{port}"
     srv.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture(scope="session")
+def server(web_db):
+    """Base URL of a uvicorn serving the test index, stopped at the end."""
+    yield from serve(web_db)
+
+
+@pytest.fixture(scope="session")
+def versioned_server(versioned_db):
+    """Base URL of a uvicorn serving the two-version index."""
+    yield from serve(versioned_db)

@@ -106,6 +106,7 @@ def test_openapi_document_lists_only_read_routes_and_match(client):
     doc = client.get("/openapi.json").json()
     methods = {(path, m) for path, ops in doc["paths"].items() for m in ops}
     assert methods == {("/api/datasets", "get"), ("/api/errors/{record_id}", "get"),
+                       ("/api/errors/{record_id}/history", "get"), ("/api/diff", "get"),
                        ("/api/search", "get"), ("/api/match", "post")}
     assert "ErrorEnvelope" in doc["components"]["schemas"]
 

@@ -72,3 +72,28 @@ def test_static_export_searches_from_file_url(web_db, tmp_path, page):
     assert "Packed decode kernel" in page.inner_text("pre.message")
     page.click("a.json-link")
     assert '"datasetVersion"' in page.content()
+
+
+def test_diff_form_picks_datasets_and_shows_the_result(versioned_server, page):
+    page.goto(versioned_server + "/")
+    page.click("a.compare-link")
+    page.wait_for_url("**/diff")
+    # Pick them the wrong way round first, then the right way, as a user correcting a choice would.
+    page.select_option("#diff-a", "acme/gadgets@2.0")
+    page.select_option("#diff-b", "acme/gadgets@1.0")
+    page.select_option("#diff-a", "acme/gadgets@1.0")
+    page.select_option("#diff-b", "acme/gadgets@2.0")
+    page.click("form.compare button")
+    page.wait_for_selector("#diff-result")
+    assert "a=acme%2Fgadgets%401.0&b=acme%2Fgadgets%402.0" in page.url
+    assert page.inner_text(".n-added") == "1 added"
+    assert page.inner_text(".n-removed") == "1 removed"
+    assert "too many items" in page.inner_text("#added")
+    assert "cannot pick from an empty list" in page.inner_text("#removed")
+    assert "negative size {n}" in page.inner_text("#changed")
+    assert page.locator("script:has-text('added')").count() == 0  # the message's markup stayed text
+    page.screenshot(path=str(ARTIFACTS / "diff.png"), full_page=True)
+    page.click("#changed a.record-link >> nth=0")
+    page.wait_for_selector("#history")
+    assert "1.0" in page.inner_text("#history table") and "2.0" in page.inner_text("#history table")
+    assert page.console_errors == []

@@ -116,6 +116,11 @@ def site_history(store: Store, record_id: str) -> SiteHistory | None:
     return history
 
 
+def single_version_history(info: DatasetInfo, record: dict) -> SiteHistory:
+    """The history of a site of a repo indexed once: that one entry, read from the record in hand."""
+    return SiteHistory(record["id"], info.repo, [_entry(info, record)])
+
+
 def _entry(info: DatasetInfo, record: dict) -> HistoryEntry:
     extra = record.get("errdex") or {}
     return HistoryEntry(info.name, info.version, info.sha, record.get("filePath") or "",

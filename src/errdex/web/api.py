@@ -1,4 +1,4 @@
-"""The JSON API: records, search, match, datasets. Read-only: no route writes anything.
+"""The JSON API: records, site history, search, match, datasets, diffs. Read-only: no route writes anything.
 
 Every error leaves as the envelope of `safety.error_body`
 (`{"error": {"status", "message"}}`); see `app.install_error_handlers`.
@@ -13,9 +13,11 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from errdex.models import DatasetInfo
+from errdex.versions.history import site_history
 from errdex.web.database import MAX_ROWS, clamp_limit
 from errdex.web.safety import MAX_BODY_BYTES
 from errdex.web.state import WebState, encode_json, state_of
+from errdex.web.versions import DiffInputError, dataset_diff
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -55,8 +57,34 @@ class DatasetsResponse(BaseModel):
     datasets: list[dict[str, Any]]
 
 
+class ChangedSiteIds(BaseModel):
+    id: str
+    fields: list[str] = Field(description="Compared fields that differ: template, class, condition, ...")
+
+
+class DiffResponse(BaseModel):
+    """`errdex diff A B --json`: ids of B's added and A's removed sites, changed ids with fields, a count."""
+
+    added: list[str]
+    removed: list[str]
+    changed: list[ChangedSiteIds]
+    unchanged: int
+
+
+class HistoryResponse(BaseModel):
+    """`errdex history ID --json`: the versions holding the site, oldest first, and git provenance."""
+
+    id: str
+    repo: str
+    firstSeen: str
+    lastSeen: str
+    versions: list[dict[str, Any]]
+    missing: list[str]
+    provenance: dict[str, Any] | None
+
+
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorEnvelope} for code in (404, 413, 422, 503)
+    code: {"model": ErrorEnvelope} for code in (400, 404, 413, 422, 503)
 }
 State = Annotated[WebState, Depends(state_of)]
 
@@ -99,6 +127,41 @@ def record_json(state: WebState, record_id: str, dataset: str | None) -> bytes:
     if found is None:
         raise HTTPException(404, f"no record {record_id!r}" + (f" in {dataset}" if dataset else ""))
     return encode_json({"record": found["record"], "datasetVersion": found["datasetVersion"]})
+
+
+@router.get("/errors/{record_id}/history", response_model=HistoryResponse, responses=_ERRORS)
+async def get_history(state: State, record_id: str) -> Response:
+    """The versions of the repo holding the site (16-hex id or slug), with its template and condition at each."""
+    return Response(await state.cache.fetch(("history", record_id), history_json, state, record_id),
+                    media_type="application/json")
+
+
+def history_json(state: WebState, record_id: str) -> bytes:
+    with state.index.session() as store:
+        found = store.get_record(record_id)
+        history = site_history(store, found["record"]["id"]) if found else None
+    if history is None:
+        raise HTTPException(404, f"no record {record_id!r}")
+    return encode_json(history.as_dict())
+
+
+@router.get("/diff", response_model=DiffResponse, responses=_ERRORS)
+async def diff(state: State,
+               a: Annotated[str, Query(min_length=1, max_length=300, description="Older dataset, REPO@VERSION.")],
+               b: Annotated[str, Query(min_length=1, max_length=300, description="Newer dataset, REPO@VERSION.")],
+               ) -> Response:
+    """What changed from dataset `a` to dataset `b`; every record of `b` is added, changed or unchanged."""
+    return Response(await state.cache.fetch(("api-diff", a, b), diff_json, state, a, b),
+                    media_type="application/json")
+
+
+def diff_json(state: WebState, a: str, b: str) -> bytes:
+    with state.index.session() as store:
+        try:
+            view = dataset_diff(store, a, b)
+        except DiffInputError as exc:
+            raise HTTPException(400, str(exc)) from exc
+    return encode_json(view.diff.as_dict())
 
 
 @router.get("/search", response_model=SearchResponse, responses=_ERRORS)

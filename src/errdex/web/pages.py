@@ -1,4 +1,4 @@
-"""The HTML pages: home, dataset, error, search, explain. Server-rendered, usable without JavaScript."""
+"""The HTML pages: home, dataset, error (with its history), diff, search, explain. Server-rendered, usable without JavaScript."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from errdex.web.database import MAX_OFFSET
 from errdex.web.links import Links
 from errdex.web.state import WebState, state_of
 from errdex.web.templating import render_page
+from errdex.web.versions import MAX_LISTED, DiffInputError, compare_links, dataset_diff, default_pair, history_view
 from errdex.web.views import message_parts
 
 router = APIRouter(include_in_schema=False)
@@ -35,7 +36,8 @@ def page(name: str, **context: object) -> HTMLResponse:
 def home(state: State) -> HTMLResponse:
     with state.index.session() as store:
         datasets = store.datasets()
-    return page("home.html", datasets=datasets)
+    compares = [("compare datasets", LINKS.diff())] if len(datasets) > 1 else []
+    return page("home.html", datasets=datasets, compares=compares)
 
 
 @router.get("/datasets/{name:path}", response_class=HTMLResponse)
@@ -54,10 +56,11 @@ def dataset_page(state: State, name: str,
         stats = store.stats(info.name)
         total = store.count_records(info.name, **filters)
         records = list(store.iter_records(info.name, **filters, limit=PAGE_SIZE, offset=offset))
+        compare = compare_links(store, info)
     query = {k: v for k, v in {"class": error_class, "type": error_type, "tag": tag,
                                "path": path, "text": text}.items() if v}
     return page("dataset.html", info=info, stats=stats, records=records, total=total,
-                filters=filters, query=query, page=page_no,
+                filters=filters, query=query, page=page_no, compare=compare,
                 pages=max(1, math.ceil(total / PAGE_SIZE)),
                 first=offset + 1 if records else 0, last=offset + len(records))
 
@@ -76,10 +79,38 @@ async def error_page(state: State, request: Request, record_id: str,
 def _error_html(state: WebState, record_id: str, dataset: str | None, bindings: dict[str, str]) -> bytes:
     with state.index.session() as store:
         found = store.get_record(record_id, dataset or state.dataset)
-    if found is None:
-        raise HTTPException(404, f"no record {record_id!r}" + (f" in {dataset}" if dataset else ""))
-    return render_page("error.html", LINKS, record=found["record"], dataset=found["dataset"],
-                       dataset_version=found["datasetVersion"], bindings=bindings).encode()
+        if found is None:
+            raise HTTPException(404, f"no record {record_id!r}" + (f" in {dataset}" if dataset else ""))
+        record = found["record"]
+        history = history_view(store, record["id"], record.get("repo") or "")
+    return render_page("error.html", LINKS, record=record, dataset=found["dataset"],
+                       dataset_version=found["datasetVersion"], bindings=bindings, history=history).encode()
+
+
+@router.get("/diff", response_class=HTMLResponse)
+async def diff_page(state: State, a: Annotated[str | None, Query(max_length=300)] = None,
+                    b: Annotated[str | None, Query(max_length=300)] = None) -> HTMLResponse:
+    """The form (both selects default to the two most recent datasets of a repo), and the diff once both are given.
+
+    Cached like error pages: a diff of two large datasets reads every record of both.
+    """
+    if a and b:
+        return HTMLResponse(await state.cache.fetch(("diff", a, b), _diff_html, state, a, b))
+    return HTMLResponse(await run_in_threadpool(_diff_html, state, a, b))
+
+
+def _diff_html(state: WebState, a: str | None, b: str | None) -> bytes:
+    with state.index.session() as store:
+        datasets = store.datasets()
+        default_a, default_b = default_pair(store, datasets)
+        try:
+            view = dataset_diff(store, a, b) if a and b else None
+        except DiffInputError as exc:
+            raise HTTPException(400, str(exc)) from exc
+    if view is not None:
+        a, b = view.a.name, view.b.name
+    return render_page("diff.html", LINKS, datasets=datasets, view=view, max_listed=MAX_LISTED,
+                       a=a or default_a, b=b or default_b).encode()
 
 
 def bindings_of(request: Request) -> dict[str, str]:

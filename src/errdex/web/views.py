@@ -8,6 +8,7 @@ code reaches a page unescaped.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -136,6 +137,11 @@ def example_fix(record: dict) -> tuple[str | None, str | None, str | None]:
 
 def short_sha(value: str | None) -> str:
     return (value or "")[:10]
+
+
+def commit_date(seconds: int | None) -> str:
+    """A commit time (unix seconds) as its UTC day."""
+    return "" if not seconds else datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d")
 
 
 def clip(text: str | None, n: int = 160) -> str:
