@@ -13,6 +13,7 @@ import hashlib
 import marshal
 import os
 import traceback
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -31,7 +32,7 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "5"  # 5: the engine snapshot holds the prefilter database
+_SLIM_VERSION = "6"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob
 
 
 @dataclass(slots=True)
@@ -84,14 +85,18 @@ def _context_from_disk(path: Path, wanted: list[str], key: tuple, backend: str) 
     snap_path = cache_dir / f"context-{digest}.marshal"
     snap = _read_snapshot(snap_path)
     if snap is not None:
-        refs = LazyRecords(snap["records"])
+        refs = LazyRecords(snap["records"], snap["offsets"])
         engine = PatternEngine(refs, cache_dir, backend, snapshot=snap["engine"])
         return MatchContext(RecordIndex(refs), engine, list(snap["datasets"]))
     refs, names = _load_refs(path, wanted)
     ctx = MatchContext._from_refs(refs, cache_dir, backend, names)
+    blobs = [marshal.dumps(r.to_row()) for r in refs]
+    offsets = array("Q", [0])
+    for blob in blobs:
+        offsets.append(offsets[-1] + len(blob))
     _write_snapshot(snap_path, {
-        "version": _SLIM_VERSION, "datasets": names,
-        "records": [marshal.dumps(r.to_row()) for r in refs], "engine": ctx.engine.snapshot(),
+        "version": _SLIM_VERSION, "datasets": names, "records": b"".join(blobs),
+        "offsets": offsets.tobytes(), "engine": ctx.engine.snapshot(),
     }, key[1])
     return ctx
 
@@ -133,29 +138,36 @@ def _drop_stale(cache_dir: Path, db_mtime_ns: int) -> None:
 
 
 class LazyRecords(Sequence):
-    """Records stored one marshal blob each, decoded when first asked for.
+    """Records stored as marshal blobs end to end in one bytes object (record i
+    between offsets i and i + 1), each decoded when first asked for.
 
     A scan touches a few hundred of ~30k records; decoding all of them
-    would be most of a fresh process's start-up.
+    would be most of a fresh process's start-up, and one blob loads ~6x
+    faster than ~30k small ones.
     """
 
-    def __init__(self, blobs: list[bytes]) -> None:
-        self._blobs = blobs
-        self._refs: list[RecordRef | None] = [None] * len(blobs)
+    def __init__(self, blob: bytes, offsets: bytes) -> None:
+        self._blob = memoryview(blob)
+        self._offsets = memoryview(offsets).cast("Q")
+        self._count = len(self._offsets) - 1
+        self._refs: list[RecordRef | None] = [None] * self._count
 
     def __len__(self) -> int:
-        return len(self._blobs)
+        return self._count
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return [self[i] for i in range(*idx.indices(len(self)))]
         ref = self._refs[idx]
         if ref is None:
-            ref = self._refs[idx] = RecordRef.from_row(marshal.loads(self._blobs[idx]))
+            if idx < 0:
+                idx += self._count
+            row = marshal.loads(self._blob[self._offsets[idx]:self._offsets[idx + 1]])
+            ref = self._refs[idx] = RecordRef.from_row(row)
         return ref
 
     def __iter__(self):
-        return (self[i] for i in range(len(self._blobs)))
+        return (self[i] for i in range(self._count))
 
 
 def _load_refs(path: Path, wanted: list[str]) -> tuple[list[RecordRef], list[str]]:

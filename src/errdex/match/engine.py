@@ -21,6 +21,7 @@ decides, so results cannot depend on the backend.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import re
 import time
@@ -103,7 +104,10 @@ class PatternEngine:
 
     def token_table(self) -> dict[str, tuple[int, ...]]:
         """From the snapshot when there is one: deriving it decodes every record."""
-        table = getattr(self._backend, "tokens", None)
+        backend = self._backend
+        table = getattr(backend, "tokens", None)
+        if isinstance(table, bytes):   # kept packed in the snapshot: a scan seldom needs it
+            table = backend.tokens = marshal.loads(table)
         return table if table is not None else token_table(self.matchable)
 
     @property
@@ -229,7 +233,8 @@ class _HyperscanBackend:
             "hyperscan": hyperscan.__version__ if hasattr(hyperscan, "__version__") else "",
             "count": self.engine.count, "patterns": len(self.engine.matchable), "targets": self.targets,
             "prefix_targets": self.prefix_targets, "marker_base": self.marker_base,
-            "markers": MARKER_NAMES, "tokens": self.engine.token_table(), "db": hyperscan.dumpb(self.db),
+            "markers": MARKER_NAMES, "tokens": marshal.dumps(self.engine.token_table()),
+            "db": hyperscan.dumpb(self.db),
             "prefix_db": hyperscan.dumpb(self.prefix_db) if self.prefix_db is not None else None,
             "pre_db": hyperscan.dumpb(self.pre_db), "pre_marker_base": self.pre_marker_base,
         }
