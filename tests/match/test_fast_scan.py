@@ -110,6 +110,13 @@ def test_snapshot_next_to_the_index_answers_like_a_fresh_build(tmp_path):
     assert [o[0] for o in occurrences] == [2, 4, 6]
     ctx = load_context(db)
     assert len(ctx.index.records) == len(list(ctx.index.records)) >= 1
+    from errdex.match.api import _read_snapshot
+
+    (path,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
+    snap = _read_snapshot(path)
+    lazy, fresh = LazyRecords(snap["records"], snap["offsets"]), ctx.index.records
+    assert [r.to_row() for r in lazy] == [r.to_row() for r in fresh]
+    assert lazy[-1].to_row() == fresh[-1].to_row() and [r.id for r in lazy[0:2]] == [r.id for r in fresh[0:2]]
     import os
 
     (old,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
