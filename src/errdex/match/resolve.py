@@ -190,11 +190,14 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
         top = max(scores)
         picked = [i for i in picked if scores[i] == top]
     matches = [_to_match(candidates[i], event, engine, raised_outside, agrees[i], scores[i]) for i in picked]
-    best: dict[str, Match] = {}
-    for m in matches:
-        if m.id not in best or m.score > best[m.id].score:
-            best[m.id] = m
-    ranked = sorted(best.values(), key=lambda m: -m.score)
+    if len(matches) < 2:   # most log lines: nothing to rank
+        ranked = matches
+    else:
+        best: dict[str, Match] = {}
+        for m in matches:
+            if m.id not in best or m.score > best[m.id].score:
+                best[m.id] = m
+        ranked = sorted(best.values(), key=lambda m: -m.score)
     kept = [m for m in ranked if m.score == ranked[0].score] if top_only and ranked else cut_ranked(ranked)
     for m in kept if not top_only else ():
         m.condition_check = _condition(index.by_id[m.id], m.bindings)
