@@ -14,6 +14,7 @@ import pytest
 
 from errdex.store import Store
 from errdex.versions import diff_datasets, site_history
+from errdex.versions.diff import diff_stored
 from errdex.web import create_app, export_site
 from tests.web.test_api import assert_envelope
 
@@ -40,7 +41,7 @@ def site_ids(versioned_db) -> dict[str, str]:
 
 
 def section(html: str, name: str) -> str:
-    found = re.search(rf'<section id="{name}">(.*?)</section>', html, re.S)
+    found = re.search(rf'<section id="{name}">(.*?)</section>', html, re.DOTALL)
     assert found, f"no section {name}"
     return found.group(1)
 
@@ -58,7 +59,7 @@ def test_diff_page_lists_exactly_the_added_removed_and_changed(vclient, expected
     assert ids_linked(section(html, "changed")) == {c.site.id for c in expected.changed}
     assert site_ids["ValueError"] in {c.site.id for c in expected.changed}
     assert site_ids["FileNotFoundError"] not in ids_linked(html)
-    counts = re.sub(r"<[^>]+>", "", re.search(r'<p class="diff-counts">(.*?)</p>', html, re.S).group(1))
+    counts = re.sub(r"<[^>]+>", "", re.search(r'<p class="diff-counts">(.*?)</p>', html, re.DOTALL).group(1))
     assert f"1 added · 1 removed · {len(expected.changed)} changed · {expected.unchanged} unchanged" in counts
     assert expected.unchanged >= 1
     # Each site links to its page in the dataset that holds it.
@@ -74,6 +75,16 @@ def test_diff_api_equals_the_library_diff(vclient, expected):
     assert response.status_code == 200
     assert response.json() == expected.as_dict()
     assert vclient.get("/api/diff", params={"a": A, "b": B}).json() == expected.as_dict()  # cached copy
+
+
+def test_diff_reading_only_unshared_records_equals_the_full_diff(versioned_db, web_db):
+    with Store.open(versioned_db, readonly=True) as store:
+        for a, b in ((A, B), (B, A), (A, A)):
+            assert diff_stored(store, a, b).as_detail() == diff_datasets(store, a, b).as_detail()
+    with Store.open(web_db, readonly=True) as store:  # two repos: nothing shared
+        full = diff_datasets(store, "evil@0.1", "acme/widgets@1.0")
+        assert diff_stored(store, "evil@0.1", "acme/widgets@1.0").as_detail() == full.as_detail()
+        assert full.added and full.removed
 
 
 def test_linked_pages_exist_in_the_named_dataset(vclient, site_ids):
@@ -127,12 +138,12 @@ def test_markup_in_messages_stays_inert(vclient, site_ids):
 
 def test_form_defaults_and_links_from_home_and_dataset_pages(vclient):
     form = vclient.get("/diff").text
-    assert re.search(rf'id="diff-a".*?<option value="{A}" selected>', form, re.S)
-    assert re.search(rf'id="diff-b".*?<option value="{B}" selected>', form, re.S)
+    assert re.search(rf'id="diff-a".*?<option value="{A}" selected>', form, re.DOTALL)
+    assert re.search(rf'id="diff-b".*?<option value="{B}" selected>', form, re.DOTALL)
     assert 'id="diff-result"' not in form
     assert 'href="/diff"' in vclient.get("/").text
     dataset_page = vclient.get(f"/datasets/{B}").text
-    compare = re.search(r'<p class="compare">(.*?)</p>', dataset_page, re.S).group(1)
+    compare = re.search(r'<p class="compare">(.*?)</p>', dataset_page, re.DOTALL).group(1)
     assert HREF.findall(compare) == [f"/diff?a={quote(A, safe='')}&amp;b={quote(B, safe='')}"]
 
 

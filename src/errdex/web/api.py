@@ -17,7 +17,7 @@ from errdex.versions.history import site_history
 from errdex.web.database import MAX_ROWS, clamp_limit
 from errdex.web.safety import MAX_BODY_BYTES
 from errdex.web.state import WebState, encode_json, state_of
-from errdex.web.versions import DiffInputError, dataset_diff
+from errdex.web.versions import DIFF_TIME_LIMIT_S, DiffInputError, dataset_diff
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -156,7 +156,7 @@ async def diff(state: State,
 
 
 def diff_json(state: WebState, a: str, b: str) -> bytes:
-    with state.index.session() as store:
+    with state.index.session(DIFF_TIME_LIMIT_S) as store:
         try:
             view = dataset_diff(store, a, b)
         except DiffInputError as exc:

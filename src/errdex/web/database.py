@@ -60,16 +60,17 @@ class ReadOnlyIndex:
         return 1 if deadline is not None and time.monotonic() > deadline else 0
 
     @contextmanager
-    def session(self) -> Iterator[Store]:
-        """This thread's store, with the request deadline armed for the block."""
+    def session(self, time_limit_s: float | None = None) -> Iterator[Store]:
+        """This thread's store, with the request deadline (default `self.time_limit_s`) armed for the block."""
         store = self._store()
-        self._local.deadline = time.monotonic() + self.time_limit_s
+        limit = self.time_limit_s if time_limit_s is None else time_limit_s
+        self._local.deadline = time.monotonic() + limit
         try:
             yield store
         except sqlite3.OperationalError as exc:
             if "interrupt" in str(exc):
                 raise QueryTimeout(
-                    f"the query took longer than {self.time_limit_s:g} s and was stopped;"
+                    f"the query took longer than {limit:g} s and was stopped;"
                     " narrow it down") from exc
             raise
         finally:

@@ -14,7 +14,15 @@ from errdex.web.database import MAX_OFFSET
 from errdex.web.links import Links
 from errdex.web.state import WebState, state_of
 from errdex.web.templating import render_page
-from errdex.web.versions import MAX_LISTED, DiffInputError, compare_links, dataset_diff, default_pair, history_view
+from errdex.web.versions import (
+    DIFF_TIME_LIMIT_S,
+    MAX_LISTED,
+    DiffInputError,
+    compare_links,
+    dataset_diff,
+    default_pair,
+    history_view,
+)
 from errdex.web.views import message_parts
 
 router = APIRouter(include_in_schema=False)
@@ -100,7 +108,7 @@ async def diff_page(state: State, a: Annotated[str | None, Query(max_length=300)
 
 
 def _diff_html(state: WebState, a: str | None, b: str | None) -> bytes:
-    with state.index.session() as store:
+    with state.index.session(DIFF_TIME_LIMIT_S) as store:
         datasets = store.datasets()
         default_a, default_b = default_pair(store, datasets)
         try:

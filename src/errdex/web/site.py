@@ -20,12 +20,18 @@ from pathlib import Path
 
 from errdex.errors import ErrdexError
 from errdex.store import Store
-from errdex.web.api import dataset_json
 from errdex.versions.history import single_version_history
+from errdex.web.api import dataset_json
 from errdex.web.links import SiteLinks, dataset_file_name, diff_file_name
 from errdex.web.pages import PAGE_SIZE
-from errdex.web.versions import MAX_LISTED, HistoryView, dataset_diff, history_view, latest_pairs
 from errdex.web.templating import render_page
+from errdex.web.versions import (
+    MAX_LISTED,
+    HistoryView,
+    dataset_diff,
+    history_view,
+    latest_pairs,
+)
 from errdex.web.views import pygments_css
 
 STATIC_DIR = Path(__file__).parent / "static"

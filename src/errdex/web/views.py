@@ -8,8 +8,8 @@ code reaches a page unescaped.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import lru_cache
 
 from markupsafe import Markup
