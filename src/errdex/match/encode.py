@@ -49,37 +49,44 @@ def groups_json(report: "ScanReport") -> str:
     return "[" + ", ".join(parts) + "]"
 
 
-def encode_occurrences(matches: list[Match]) -> None:
+def encode_occurrences(matches: list[Match], cache: "FragmentCache | None" = None) -> None:
     """Give each match its JSON fragment: `to_dict()` without the log line (shifted
     when ranges merge) and without the closing brace."""
+    cache = cache if cache is not None else FragmentCache()
     for m in matches:
         if m.encoded is None:
-            m.encoded = _fragment(m)
+            m.encoded = cache.fragment(m)
 
 
-_HEADS: dict[tuple[str, str], str] = {}    # (record id, dataset) -> its fields' JSON, opened
-_EXPRS: dict[tuple[str, str, int], str] = {}   # (record id, dataset, values bound) -> expressions JSON
-_WORDS: dict[str, str] = {}                # confidence, via, match kind -> JSON string
+class FragmentCache:
+    """Encoded record fields for one scan (or one report): a record's id names the same
+    fields only within one index, so nothing is kept across scans."""
+
+    def __init__(self) -> None:
+        self.heads: dict[tuple[str, str], str] = {}        # (record id, dataset) -> its fields, opened
+        self.exprs: dict[tuple[str, str, int], str] = {}   # (record id, dataset, values bound) -> expressions
+
+    def fragment(self, m: Match) -> str:
+        """`json.dumps(m.to_dict())` minus the log line and the closing brace; the record's own
+        fields are encoded once per record, the rest formatted as the C encoder would."""
+        if m.condition_check is not None or type(m.score) is not float:
+            d = m.to_dict()
+            d.pop("logLine", None)
+            return json.dumps(d)[:-1]
+        head = self.heads.get((m.id, m.dataset))
+        if head is None:
+            head = self.heads[(m.id, m.dataset)] = _record_head(m)
+        key = (m.id, m.dataset, len(m.bindings))   # the record and the bound names fix the expressions
+        exprs = self.exprs.get(key)
+        if exprs is None:
+            exprs = self.exprs[key] = _str_dict(m.expressions)
+        return (f'{head}, "score": {m.score!r}, "confidence": {_word(m.confidence)}, "via": {_word(m.via)}, '
+                f'"bindings": {_str_dict(m.bindings)}, "expressions": {exprs}, '
+                f'"matchKind": {_word(m.match_kind)}, "chain": {int(m.chain)}, '
+                f'"primary": {"true" if m.primary else "false"}')
 
 
-def _fragment(m: Match) -> str:
-    """`json.dumps(m.to_dict())` minus the log line and the closing brace; the record's own
-    fields are encoded once per record, the rest formatted as the C encoder would."""
-    if m.condition_check is not None or type(m.score) is not float:
-        d = m.to_dict()
-        d.pop("logLine", None)
-        return json.dumps(d)[:-1]
-    head = _HEADS.get((m.id, m.dataset))
-    if head is None:
-        head = _HEADS[(m.id, m.dataset)] = _record_head(m)
-    key = (m.id, m.dataset, len(m.bindings))   # the record and the bound names fix the expressions
-    exprs = _EXPRS.get(key)
-    if exprs is None:
-        exprs = _EXPRS[key] = _str_dict(m.expressions)
-    return (f'{head}, "score": {m.score!r}, "confidence": {_word(m.confidence)}, "via": {_word(m.via)}, '
-            f'"bindings": {_str_dict(m.bindings)}, "expressions": {exprs}, '
-            f'"matchKind": {_word(m.match_kind)}, "chain": {int(m.chain)}, '
-            f'"primary": {"true" if m.primary else "false"}')
+_WORDS: dict[str, str] = {}   # confidence, via, match kind -> JSON string (the same in every index)
 
 
 def _record_head(m: Match) -> str:

@@ -64,7 +64,7 @@ class Match:
     primary: bool = True
     dataset: str = ""
     # `to_dict()` as JSON, without the log line and the closing brace: encoded by
-    # the scan process that found it (see `scan.encode_occurrences`).
+    # the scan process that found it (see `encode.encode_occurrences`).
     encoded: str | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:

@@ -18,7 +18,7 @@ from typing import BinaryIO, Callable
 
 from errdex.collector import collector_paused
 from errdex.match.api import MatchContext, load_context
-from errdex.match.encode import encode_occurrences, report_json
+from errdex.match.encode import FragmentCache, encode_occurrences, report_json
 from errdex.match.events import ErrorEvent, bare_message, parse_at
 from errdex.match.resolve import Match, match_event
 from errdex.match.text import clean_line, normalize_unknown
@@ -188,7 +188,8 @@ class BlockScanner:
     """
 
     def __init__(self, ctx: MatchContext, report: ScanReport, encode: bool = False) -> None:
-        self.ctx, self.report, self.encode = ctx, report, encode
+        self.ctx, self.report = ctx, report
+        self.fragments = FragmentCache() if encode else None
         self.unknowns: list[tuple[str, int | None, str]] = []   # (normalized, log line, shown), in order
         self.next_line = 1
         self.lines = 0
@@ -287,8 +288,8 @@ class BlockScanner:
                               hint=hint, seen_in=seen_in)
         if matches:
             self.matched += 1
-            if self.encode:
-                encode_occurrences(matches)
+            if self.fragments is not None:
+                encode_occurrences(matches, self.fragments)
             self.report.occurrences.extend(matches)
             if key is not None:
                 self._answers[key] = matches
