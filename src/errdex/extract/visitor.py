@@ -16,6 +16,7 @@ from typing import Callable
 
 from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, resolve_dotted
+from errdex.extract.unparse import simple_unparse
 from errdex.models import ClassFacts, ErrorSite, FileFacts, FunctionFacts, HelperCall, HelperDef, Template
 
 _MESSAGE_KWARGS = ("message", "msg", "detail", "reason", "description", "error", "text", "err_msg", "error_message")
@@ -141,7 +142,9 @@ class ModuleWalker:
             seg = ""
         if seg and _plausible(node, seg):
             return " ".join(seg.split()) if "\n" in seg else seg
-        text = ast.unparse(node)
+        text = simple_unparse(node)
+        if text is None:
+            text = ast.unparse(node)
         if seg and _same_tokens(seg, text):
             return " ".join(seg.split()) if "\n" in seg else seg
         return text
