@@ -107,6 +107,14 @@ def test_error_page_history_shows_both_versions_templates(vclient, versioned_db,
     assert [v["template"] for v in expected["versions"]] == ["negative size {n}", "size must be zero or more, got {n}"]
 
 
+def test_a_dataset_page_links_its_records_in_that_dataset(vclient, site_ids):
+    older = vclient.get(f"/datasets/{A}").text
+    href = f'/errors/{site_ids["ValueError"]}?dataset={quote(A, safe="")}'
+    assert href in older
+    page = vclient.get(href.replace("&amp;", "&")).text
+    assert "negative size" in section(page, "message")
+
+
 def test_history_of_a_removed_site_ends_at_its_last_version(vclient, site_ids):
     history = section(vclient.get(f"/errors/{site_ids['IndexError']}").text, "history")
     assert "last seen in <strong>1.0</strong>" in history
@@ -165,3 +173,27 @@ def test_static_export_has_the_diff_and_history(versioned_db, tmp_path, expected
     assert "negative size {n}" in history and "size must be zero or more, got {n}" in history
     removed = (out / "errors" / f"{site_ids['IndexError']}.html").read_text()
     assert "cannot pick from an empty list" in removed
+
+
+def test_git_range_history_names_the_commits(tmp_path, asgi_client):
+    from errdex.versions import index_git_range
+    from tests.versions.conftest import CORE_V1, UTIL_V1, commit, git
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    base = {"pkg/__init__.py": "", "pkg/core.py": CORE_V1}
+    shas = [commit(root, base, "baseline", 0), commit(root, {**base, "pkg/util.py": UTIL_V1}, "add parse_mode", 10)]
+    reworded = UTIL_V1.replace("expected fast or slow", "expected one of fast, slow")
+    shas.append(commit(root, {**base, "pkg/util.py": reworded}, "reword <mode> error", 20))
+    db = tmp_path / "r.db"
+    index_git_range(root, f"{shas[0]}..{shas[-1]}", db, jobs=1, repo="o/proj")
+    with Store.open(db, readonly=True) as store:
+        rid = next(r["id"] for r in store.iter_records(f"o/proj@{shas[-1]}") if "mode" in r["errorMessage"])
+    history = section(asgi_client(create_app(db)).get(f"/errors/{rid}").text, "history")
+    provenance = re.search(r'<dl class="provenance">(.*?)</dl>', history, re.DOTALL).group(1)
+    rows = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", provenance))
+    assert shas[1][:10] in rows["Introduced"] and "add parse_mode" in rows["Introduced"]
+    assert shas[2][:10] in rows["Message last changed"] and "reword &lt;mode&gt; error" in rows["Message last changed"]
+    table = re.search(r"<tbody>(.*?)</tbody>", history, re.DOTALL).group(1)
+    assert re.findall(r">([0-9a-f]{10})</a>", table) == [shas[1][:10], shas[2][:10]]  # not in the baseline

@@ -29,7 +29,7 @@ def environment() -> Environment:
         field_basis=views.field_basis, fact_summary=views.fact_summary,
         related_links=views.related_links, names_of=views.names_of,
         example_fix=views.example_fix, short_sha=views.short_sha,
-        commit_date=views.commit_date,
+        commit_date=views.commit_date, version_label=views.version_label,
     )
     env.filters["clip"] = views.clip
     return env

@@ -139,6 +139,14 @@ def short_sha(value: str | None) -> str:
     return (value or "")[:10]
 
 
+_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def version_label(version: str) -> str:
+    """A dataset version as shown: commits indexed from a git range by their short sha."""
+    return version[:10] if _SHA.fullmatch(version or "") else version
+
+
 def commit_date(seconds: int | None) -> str:
     """A commit time (unix seconds) as its UTC day."""
     return "" if not seconds else datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d")
