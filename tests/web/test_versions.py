@@ -173,6 +173,10 @@ def test_static_export_has_the_diff_and_history(versioned_db, tmp_path, expected
     assert "negative size {n}" in history and "size must be zero or more, got {n}" in history
     removed = (out / "errors" / f"{site_ids['IndexError']}.html").read_text()
     assert "cannot pick from an empty list" in removed
+    for page in out.rglob("*.html"):
+        for target in HREF.findall(page.read_text()):
+            if not target.startswith(("data:", "https://")):
+                assert not target.startswith("/") and (page.parent / target.split("#")[0]).resolve().exists()
 
 
 def test_git_range_history_names_the_commits(tmp_path, asgi_client):
