@@ -71,32 +71,41 @@ class _Guard:
 
 
 class _PathWalk:
-    """Guards met along the path, in execution order, and what was guessed."""
+    """Guards met along the path, in execution order, and what was guessed.
+
+    The collections are tuples so that a snapshot after every statement of a
+    block (see `_fall_through_preceding`) costs nothing to take or restore.
+    """
 
     def __init__(self, flow: FlowAnalyzer) -> None:
         self.flow = flow
         self.conjunction = Conjunction()
         self.own = Conjunction()   # without the guards of earlier raise-only checks
-        self.guards: list[_Guard] = []
-        self.reasons: list[str] = []
-        self.calls: list[str] = []
+        self.guards: tuple[_Guard, ...] = ()
+        self.guarded: frozenset[str] = frozenset()   # names of all guards
+        self.reasons: tuple[str, ...] = ()
+        self.calls: tuple[str, ...] = ()
 
     def note(self, *reasons: str) -> None:
         for reason in reasons:
             if reason not in self.reasons:
-                self.reasons.append(reason)
+                self.reasons += (reason,)
 
     def add(self, expr: ast.expr, approx: tuple[str, ...] = (), own: bool = True) -> None:
-        self.note(*approx)
+        if approx:
+            self.note(*approx)
         if not is_const(expr, True):
-            self.guards.append(_Guard(expr, expr_names(expr)))
+            names = expr_names(expr)
+            self.guards += (_Guard(expr, names),)
+            if not names <= self.guarded:
+                self.guarded |= names
             self.conjunction = self.conjunction.add(expr)
             if own:
                 self.own = self.own.add(expr)
 
     def rebind(self, names: frozenset[str] | set[str]) -> None:
         """Names reassigned from here on make earlier guards on them stale."""
-        if not names:
+        if not names or self.guarded.isdisjoint(names):
             return
         for guard in self.guards:
             stale = guard.names & names
@@ -104,11 +113,10 @@ class _PathWalk:
                 self.note(REBOUND.format(names=", ".join(sorted(stale))))
 
     def snapshot(self) -> tuple:
-        return tuple(self.guards), tuple(self.reasons), tuple(self.calls), self.conjunction, self.own
+        return self.guards, self.guarded, self.reasons, self.calls, self.conjunction, self.own
 
     def restore(self, state: tuple) -> None:
-        self.guards, self.reasons, self.calls = list(state[0]), list(state[1]), list(state[2])
-        self.conjunction, self.own = state[3], state[4]
+        self.guards, self.guarded, self.reasons, self.calls, self.conjunction, self.own = state
 
     def dead(self) -> bool:
         return self.conjunction.false
@@ -283,7 +291,7 @@ def _enter_handler(walk: _PathWalk, handler: ast.ExceptHandler, parent: ast.AST 
     walk.add(raised.expr, raised.approx)
     for call in raised.candidates:
         if call not in walk.calls:
-            walk.calls.append(call)
+            walk.calls += (call,)
 
 
 def _enter_case(walk: _PathWalk, match: ast.Match, child: ast.AST) -> None:

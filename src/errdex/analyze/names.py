@@ -14,6 +14,7 @@ import ast
 from collections.abc import Iterator
 
 from errdex.analyze.exprs import child_nodes
+from errdex.analyze.source import walrus_free
 from errdex.extract.scope import dotted_source
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -34,6 +35,8 @@ def target_names(target: ast.expr) -> Iterator[str]:
 
 def shallow_walruses(expr: ast.expr | None) -> Iterator[ast.NamedExpr]:
     """Walrus expressions reachable through boolean/compare/not/call-arg nesting."""
+    if walrus_free():
+        return
     stack = [expr] if expr is not None else []
     while stack:
         node = stack.pop()

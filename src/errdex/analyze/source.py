@@ -24,25 +24,40 @@ _canonical: dict[str, str] = {}
 _canonical_of: list[list[str] | None] = [None]
 
 
+#: Whether the current lines hold no `:=` (then no tree of theirs has a walrus), per `_canonical_of`.
+_walrus_free_file: list[bool] = [False]
+_walrus_free: list[bool] = [False]
+
+
 class analyzing:
     """Context in which node positions refer to `lines` (the file's source lines)."""
 
-    __slots__ = ("lines", "saved")
+    __slots__ = ("lines", "saved", "saved_walrus_free")
 
     def __init__(self, lines: list[str] | None) -> None:
         self.lines = lines
         self.saved: list[str] | None = None
+        self.saved_walrus_free = False
 
     def __enter__(self) -> None:
         self.saved = _current[0]
+        self.saved_walrus_free = _walrus_free[0]
         _current[0] = self.lines
         if self.lines is not _canonical_of[0]:
             _canonical.clear()
             _canonical_of[0] = self.lines
+            _walrus_free_file[0] = self.lines is not None and not any(":=" in line for line in self.lines)
             forget_file()
+        _walrus_free[0] = _walrus_free_file[0]
 
     def __exit__(self, *exc: object) -> None:
         _current[0] = self.saved
+        _walrus_free[0] = self.saved_walrus_free
+
+
+def walrus_free() -> bool:
+    """True while analysing a file whose source has no `:=`, so no walrus needs looking for."""
+    return _walrus_free[0]
 
 
 def node_text(node: ast.AST) -> str:
