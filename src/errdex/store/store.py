@@ -149,6 +149,24 @@ class Store:
             "SELECT s.dataset_id, d.repo, s.blob FROM dataset_state s JOIN datasets d ON d.id = s.dataset_id"
             " WHERE s.part = ?", (part,)).fetchall()
 
+    def member_keys(self, dataset_id: int) -> dict[str, tuple[int, int | None]]:
+        """Record id -> (body key, window key): equal pairs in two datasets mean the same record."""
+        rows = self._conn.execute(
+            "SELECT record_id, body_key, window_key FROM dataset_records WHERE dataset_id = ?", (dataset_id,))
+        return {rid: (body, window) for rid, body, window in rows}
+
+    def records_by_ids(self, dataset_id: int, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Full records (as `iter_records` gives them) of these ids in one dataset, in no order."""
+        info = self._dataset_by_id()[dataset_id]
+        out: list[dict[str, Any]] = []
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start:start + 500])
+            rows = self._conn.execute(
+                f"SELECT {queries.ROW_COLUMNS} FROM {queries.MEMBERS}{queries.WINDOW}"
+                f" WHERE dr.dataset_id = ? AND dr.record_id IN ({','.join('?' * len(chunk))})", (dataset_id, *chunk))
+            out.extend(self._restore(row, info) for row in rows)
+        return out
+
     def record_ids(self, dataset_id: int) -> set[str]:
         return {row[0] for row in self._conn.execute(
             "SELECT record_id FROM dataset_records WHERE dataset_id = ?", (dataset_id,))}

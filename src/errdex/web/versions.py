@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from errdex.models import DatasetInfo
 from errdex.store import Store, StoreError
 from errdex.store.versions import commits
-from errdex.versions.diff import DatasetDiff, diff_stored
+from errdex.versions.diff import DatasetDiff, diff_datasets
 from errdex.versions.history import SiteHistory, order_datasets, site_history
 
 #: Most sites listed per section of a diff page; the JSON API has them all.
@@ -93,7 +93,7 @@ def dataset_diff(store: Store, a: str, b: str) -> DiffView:
         info_a, info_b = store.resolve_dataset(a), store.resolve_dataset(b)
     except StoreError as exc:
         raise DiffInputError(str(exc)) from exc
-    return DiffView(info_a, info_b, diff_stored(store, info_a.name, info_b.name))
+    return DiffView(info_a, info_b, diff_datasets(store, info_a.name, info_b.name))
 
 
 def history_view(store: Store, record_id: str, repo: str) -> HistoryView | None:
