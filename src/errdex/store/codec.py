@@ -69,9 +69,13 @@ class Packer:
         return None if self._dict is None else (self._id, self._dict)
 
     def pack_all(self, texts: Sequence[str]) -> list[bytes]:
+        self.sample(texts)
+        return [self.pack(text) for text in texts]
+
+    def sample(self, texts: Sequence[str]) -> None:
+        """Make the file's dictionary from these bodies, if it has none and they are enough."""
         if self._dict is None and self._conn is not None and len(texts) >= MIN_SAMPLE:
             self._make_dict(texts)
-        return [self.pack(text) for text in texts]
 
     def pack(self, text: str) -> bytes:
         if self._dict is None:

@@ -57,21 +57,23 @@ def row_chunks(records: Iterable[dict], size: int, packer: Packer,
                packed_windows: Mapping[str, Packed] | None = None) -> Iterator[list[BodyRow]]:
     """Rows, `size` records at a time, in record order.
 
-    The first chunk is encoded here (its new bodies may make the file's dictionary,
-    see `Packer.pack_all`); the rest by forked processes when the records are many,
-    a dictionary exists and the platform forks.
+    The first chunk is encoded here. When the records are many and the platform
+    forks, the file's dictionary is made from that chunk's bodies if it has none,
+    and the later chunks are encoded and packed by forked processes, which start
+    before the first chunk is handed out.
     """
     packed = packed_windows or {}
     iterator = iter(records)
-    first = list(islice(iterator, size))
+    first = [body_row(r, packed) for r in islice(iterator, size)]
     if not first:
         return
-    yield [body_row(r, packed) for r in first]
     encoders = _encoder_count()
-    if (isinstance(records, Sequence) and len(records) >= PARALLEL_MIN and encoders > 1
-            and packer.dictionary is not None):
-        yield from _forked_chunks(records, size, packer.dictionary, packed, encoders)
-        return
+    if isinstance(records, Sequence) and len(records) >= max(PARALLEL_MIN, size + 1) and encoders > 1:
+        packer.sample([row.text for row in first])
+        if packer.dictionary is not None:
+            yield from _forked_chunks(records, size, first, packer.dictionary, packed, encoders)
+            return
+    yield first
     while chunk := list(islice(iterator, size)):
         yield [body_row(r, packed) for r in chunk]
 
@@ -83,14 +85,16 @@ def _encoder_count() -> int:
     return min(cpus, MAX_ENCODERS)
 
 
-def _forked_chunks(records: Sequence[dict], size: int, dictionary: tuple[bytes, bytes],
+def _forked_chunks(records: Sequence[dict], size: int, first: list[BodyRow], dictionary: tuple[bytes, bytes],
                    packed: Mapping[str, Packed], encoders: int) -> Iterator[list[BodyRow]]:
-    """Rows of the chunks after the first, from a pool forked here (children inherit `records`)."""
+    """`first`, then the rows of the later chunks from a pool forked here (children inherit `records`)."""
     ctx = multiprocessing.get_context("fork")
     bounds = [(start, min(start + size, len(records))) for start in range(size, len(records), size)]
     with ctx.Pool(min(encoders, len(bounds)), initializer=_start_encoder,
                   initargs=(records, packed, dictionary)) as pool:
-        yield from pool.imap(_encode_range, bounds)
+        later = pool.imap(_encode_range, bounds)   # the encoders start now, while `first` is written
+        yield first
+        yield from later
 
 
 _ENCODER: tuple[Sequence[dict], Mapping[str, Packed], Packer] | None = None  # set in each forked encoder
