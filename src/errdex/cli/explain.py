@@ -67,6 +67,9 @@ def _print_matches(matches) -> None:
             (f"  [{m.confidence} · via {m.via} · {m.match_kind} · score {m.score}]", colour),
         ))
         console.print(Text("  ") + _template_text(m.error_message, m.bindings))
+        if m.candidates:
+            console.print(f"    [dim]{_bare_note(m.candidates, m.error_class, m.candidate_ids)}[/]",
+                          markup=True, highlight=False)
         for name, value in m.bindings.items():
             expr = m.expressions.get(name, name)
             console.print(Text.assemble("    ", (expr, "magenta"), " = ", (value, "bold green")))
@@ -75,6 +78,15 @@ def _print_matches(matches) -> None:
         if m.log_line:
             console.print(f"    [dim]at line {m.log_line} of the text[/]")
         console.print()
+
+
+def _bare_note(candidates: int, error_class: str | None, ids) -> str:
+    """What a bare match stands for: the message names no site, only the class does."""
+    shown = ", ".join(ids)
+    more = ", ..." if candidates > len(ids) else ""
+    site = "site" if candidates == 1 else "sites"
+    return (f"one of {candidates} {site} raising {error_class or 'this class'} with a message that is "
+            f"only placeholders (this one is the first): {shown}{more}")
 
 
 def _template_text(template: str, bindings: dict[str, str]):
@@ -169,8 +181,11 @@ def _print_report(report) -> None:
     for col in ("count", "first", "last", "class", "location", "message", "conf."):
         table.add_column(col)
     for g in data["groups"]:
+        message = g["errorMessage"][:80]
+        if g.get("candidates"):
+            message = f"{message} (bare: 1 of {g['candidates']} sites)"
         table.add_row(str(g["count"]), str(g["firstLine"]), str(g["lastLine"]), g["errorClass"] or "",
-                      f"{g['filePath']}:{g['lineNumber']}", g["errorMessage"][:80], g["confidence"])
+                      f"{g['filePath']}:{g['lineNumber']}", message, g["confidence"])
     console.print(table)
     if data["unknown"]:
         unknown = Table(title="Errors not in the index")

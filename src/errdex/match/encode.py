@@ -34,15 +34,14 @@ def groups_json(report: "ScanReport") -> str:
     (they follow its id and end where its score starts: a quote inside a JSON string
     is escaped, so the first `, "score": ` is that boundary)."""
     parts = []
+    from errdex.match.scan import group_dict
+
     for m, count, first, last, confidence in report.grouped():
         enc = m.encoded or ""
         lead = '{"id": ' + encode_basestring_ascii(m.id)
         cut = enc.find(', "score": ')
-        if cut < 0 or not enc.startswith(lead):
-            parts.append(json.dumps({
-                "id": m.id, "count": count, "firstLine": first, "lastLine": last, "repo": m.repo,
-                "filePath": m.file_path, "lineNumber": m.line_number, "errorClass": m.error_class,
-                "errorMessage": m.error_message, "confidence": confidence}))
+        if cut < 0 or not enc.startswith(lead) or m.candidates:
+            parts.append(json.dumps(group_dict(m, count, first, last, confidence)))
             continue
         parts.append(f'{lead}, "count": {count}, "firstLine": {_json_int(first)}, '
                      f'"lastLine": {_json_int(last)}{enc[len(lead):cut]}, "confidence": {_word(confidence)}}}')
@@ -69,7 +68,7 @@ class FragmentCache:
     def fragment(self, m: Match) -> str:
         """`json.dumps(m.to_dict())` minus the log line and the closing brace; the record's own
         fields are encoded once per record, the rest formatted as the C encoder would."""
-        if m.condition_check is not None or type(m.score) is not float:
+        if m.condition_check is not None or m.candidates or type(m.score) is not float:
             d = m.to_dict()
             d.pop("logLine", None)
             return json.dumps(d)[:-1]

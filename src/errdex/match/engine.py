@@ -29,6 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from errdex.match.bare import BareTable, bare_table
 from errdex.match.patterns import (
     MessageHit, RecordRef, hs_escape, line_literal, line_regex, longest_token, normalize_space,
     prefix_key, verify_full, verify_prefix, LINE_SPACE,
@@ -85,6 +86,7 @@ class PatternEngine:
         self._line: dict[int, re.Pattern] = {}
         self._matchable: list[RecordRef] | None = None
         self._fallback: _TokenCandidates | None = None
+        self._bare: BareTable | None = None
         started = time.perf_counter()
         if backend == "auto":
             backend = "hyperscan" if hyperscan is not None else "python"
@@ -109,6 +111,19 @@ class PatternEngine:
         if isinstance(table, bytes):   # kept packed in the snapshot: a scan seldom needs it
             table = backend.tokens = marshal.loads(table)
         return table if table is not None else token_table(self.matchable)
+
+    def bare_table(self) -> BareTable:
+        """Bare records by printed class (see `bare.py`): from the snapshot when there is
+        one, else built on first need (it reads every record once)."""
+        table = self._bare
+        if table is None:
+            table = getattr(self._backend, "bare", None)
+            if isinstance(table, bytes):
+                table = marshal.loads(table)
+            if table is None:
+                table = bare_table(self.records)
+            self._bare = table
+        return table
 
     @property
     def matchable(self) -> list[RecordRef]:
@@ -234,6 +249,7 @@ class _HyperscanBackend:
             "count": self.engine.count, "patterns": len(self.engine.matchable), "targets": self.targets,
             "prefix_targets": self.prefix_targets, "marker_base": self.marker_base,
             "markers": MARKER_NAMES, "tokens": marshal.dumps(self.engine.token_table()),
+            "bare": marshal.dumps(self.engine.bare_table()),
             "db": hyperscan.dumpb(self.db),
             "prefix_db": hyperscan.dumpb(self.prefix_db) if self.prefix_db is not None else None,
             "pre_db": hyperscan.dumpb(self.pre_db), "pre_marker_base": self.pre_marker_base,
@@ -257,6 +273,7 @@ class _HyperscanBackend:
         self.marker_base = snap["marker_base"]
         self.patterns = snap.get("patterns", 0)
         self.tokens = snap.get("tokens")
+        self.bare = snap.get("bare")
         self.loaded_from_cache = True
         self.size_bytes = sum(db.size() for db in (self.db, self.prefix_db, self.pre_db) if db is not None)
         return True

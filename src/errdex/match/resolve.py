@@ -18,6 +18,10 @@ Confidence is `high` when either
 and, in both cases, the deepest frame printed (if any) lies in indexed code.
 A bare `assert` record named by its failing expression is `high` when that
 expression is the only one of its kind in the index. Everything else is `low`.
+
+Last resort, when neither frames nor patterns found anything: the printed
+class and a template with no usable literal (`assert c, f"{x}"`): one `low`
+match via "class", kind "bare", naming how many records share that answer.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
+from errdex.match.bare import MAX_CANDIDATE_IDS, find_bare
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent, Frame
 from errdex.match.patterns import MessageHit, RecordRef, normalize_space, verify_full, verify_prefix
@@ -57,12 +62,16 @@ class Match:
     via: str                            # "frame" | "message"
     bindings: dict[str, str] = field(default_factory=dict)
     expressions: dict[str, str] = field(default_factory=dict)   # placeholder -> source expr
-    match_kind: str = "full"            # full | contained | prefix | line | assert
+    match_kind: str = "full"            # full | contained | prefix | line | assert | bare
     condition_check: ConditionCheck | None = None
     log_line: int | None = None
     chain: int = 0
     primary: bool = True
     dataset: str = ""
+    # A bare match (`match_kind == "bare"`) stands for every record of the printed class
+    # whose template is all placeholders: how many, and the first few ids in dataset order.
+    candidates: int = 0
+    candidate_ids: list[str] = field(default_factory=list)
     # `to_dict()` as JSON, without the log line and the closing brace: encoded by
     # the scan process that found it (see `encode.encode_occurrences`).
     encoded: str | None = field(default=None, repr=False, compare=False)
@@ -78,6 +87,9 @@ class Match:
         }
         if self.condition_check is not None:
             out["conditionCheck"] = self.condition_check.to_dict()
+        if self.candidates:
+            out["candidates"] = self.candidates
+            out["candidateIds"] = list(self.candidate_ids)
         if self.log_line is not None:
             out["logLine"] = self.log_line
         return out
@@ -183,6 +195,9 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
         candidates = _message_candidates(event, index, engine, hint, seen_in)
+    if not candidates:   # no frame, no pattern: a printed class and an all-placeholder template
+        bare = _bare_match(event, engine)
+        return [bare] if bare is not None else []
     agrees = [class_agrees(event.error_class, c.record) for c in candidates]
     scores = [_score(c, event, a) for c, a in zip(candidates, agrees)]   # once each: a log scan meets thousands
     picked = range(len(candidates))
@@ -270,6 +285,31 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
                 continue
             out.append(_Candidate(hit.record, "message", hit.kind, hit))
     return out
+
+
+def _bare_match(event: ErrorEvent, engine: PatternEngine) -> Match | None:
+    """One low-confidence match naming the bare records of the printed class the message fits.
+
+    The first candidate in dataset order stands for the rest (its values bound); never
+    `high`: hundreds of `assert c, f"{x}"` sites print the same way.
+    """
+    if not event.error_class or not event.message:
+        return None
+    found = find_bare(engine.bare_table(), engine.records, event.error_class, event.message)
+    if found is None:
+        return None
+    rec = found.first
+    bindings = dict(zip(rec.groups, found.hit.values))
+    return Match(
+        id=rec.id, repo=rec.repo, file_path=rec.file_path, line_number=rec.line,
+        error_class=rec.error_class, error_message=rec.error_message,
+        score=_score(_Candidate(rec, "class", "bare", None), event, True),
+        confidence="low", via="class", bindings=bindings,
+        expressions={k: rec.placeholders.get(k, k) for k in bindings}, match_kind="bare",
+        log_line=event.log_line, chain=event.chain, primary=event.primary, dataset=rec.dataset,
+        candidates=len(found.ids),
+        candidate_ids=[engine.records[i].id for i in found.ids[:MAX_CANDIDATE_IDS]],
+    )
 
 
 def _to_match(c: _Candidate, event: ErrorEvent, engine: PatternEngine, raised_outside: bool,

@@ -38,20 +38,20 @@ class ScanReport:
     stats: dict = field(default_factory=dict)
 
     def groups(self) -> list[dict]:
-        """One entry per record seen: how often, first and last line."""
-        return [{
-            "id": m.id, "count": count, "firstLine": first, "lastLine": last,
-            "repo": m.repo, "filePath": m.file_path, "lineNumber": m.line_number,
-            "errorClass": m.error_class, "errorMessage": m.error_message, "confidence": confidence,
-        } for m, count, first, last, confidence in self.grouped()]
+        """One entry per record seen: how often, first and last line (bare matches: one per
+        candidate set, with its size and first ids)."""
+        return [group_dict(m, count, first, last, confidence)
+                for m, count, first, last, confidence in self.grouped()]
 
     def grouped(self) -> list[list]:
-        """[first match, count, first line, last line, confidence] per record id, most frequent first."""
-        by_id: dict[str, list] = {}
+        """[first match, count, first line, last line, confidence] per record id (and, for
+        bare matches, candidate count), most frequent first."""
+        by_id: dict[tuple[str, int], list] = {}
         for m in self.occurrences:
-            g = by_id.get(m.id)
+            key = (m.id, m.candidates)
+            g = by_id.get(key)
             if g is None:
-                by_id[m.id] = [m, 1, m.log_line, m.log_line, m.confidence]
+                by_id[key] = [m, 1, m.log_line, m.log_line, m.confidence]
                 continue
             g[1] += 1
             g[3] = m.log_line
@@ -74,6 +74,20 @@ class ScanReport:
 
     def unknown_list(self) -> list[dict]:
         return sorted(self.unknown.values(), key=lambda u: (-u["count"], u["firstLine"]))
+
+
+def group_dict(m: Match, count: int, first: int | None, last: int | None, confidence: str) -> dict:
+    """A group's JSON entry; a bare group also says how many records it stands for."""
+    out = {
+        "id": m.id, "count": count, "firstLine": first, "lastLine": last,
+        "repo": m.repo, "filePath": m.file_path, "lineNumber": m.line_number,
+        "errorClass": m.error_class, "errorMessage": m.error_message, "confidence": confidence,
+    }
+    if m.candidates:
+        out["matchKind"] = m.match_kind
+        out["candidates"] = m.candidates
+        out["candidateIds"] = list(m.candidate_ids)
+    return out
 
 
 def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, dataset=None,
@@ -356,5 +370,5 @@ def _at_line(m: Match, line: int | None) -> Match:
         confidence=m.confidence, via=m.via, bindings=dict(m.bindings),
         expressions=dict(m.expressions), match_kind=m.match_kind,
         condition_check=m.condition_check, log_line=line, chain=m.chain, primary=m.primary,
-        dataset=m.dataset, encoded=m.encoded,
+        dataset=m.dataset, candidates=m.candidates, candidate_ids=m.candidate_ids, encoded=m.encoded,
     )

@@ -1,0 +1,79 @@
+"""Bare templates: records whose message has too little literal text to match alone.
+
+`assert cond, f"{x}"` renders as `AssertionError: 4096`: no pattern can find
+that, and hundreds of sites share the shape. A line that names the class
+and that no pattern matched is still an occurrence of one of them, with
+low confidence (the message says nothing about the site). The table maps
+each printed class name a record agrees with (its class and its ancestors,
+as `resolve.class_agrees` reads them) to the record groups of one template
+shape each, in dataset order; a line costs one dict lookup and one
+verification per shape of its class.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Sequence
+
+from errdex.match.patterns import MessageHit, RecordRef, _normalized_chunks, normalize_space, verify_full
+
+#: Candidate ids an answer names (the count says how many there are in all).
+MAX_CANDIDATE_IDS = 5
+
+#: printed class name -> one tuple of record indexes per template shape
+BareTable = dict[str, list[tuple[int, ...]]]
+
+
+@dataclass(slots=True)
+class BareHit:
+    """The records of one class whose bare template fits a message."""
+
+    first: RecordRef          # the first candidate in dataset order
+    hit: MessageHit           # its template on the message
+    ids: list[int]            # every candidate's record index, in dataset order
+
+
+def is_bare(rec: RecordRef) -> bool:
+    """A record only a frame or its class can point at: a template, but no usable literal."""
+    return bool(rec.message_pattern) and bool(rec.error_class) and not rec.matchable
+
+
+def bare_table(records: Sequence[RecordRef]) -> BareTable:
+    """Bare records by printed class name and template shape (the normalised literal chunks)."""
+    by_name: dict[str, dict[tuple[str, ...], list[int]]] = defaultdict(dict)
+    for rec in records:
+        if not is_bare(rec):
+            continue
+        shape = tuple(_normalized_chunks(rec))   # what verification reads
+        for name in class_names(rec):
+            by_name[name].setdefault(shape, []).append(rec.idx)
+    return {name: [tuple(ids) for ids in shapes.values()] for name, shapes in by_name.items()}
+
+
+def class_names(rec: RecordRef) -> set[str]:
+    """Printed names that agree with the record's class: its own and its ancestors' last parts."""
+    return {n.rsplit(".", 1)[-1] for n in [rec.error_class or "", *rec.class_bases] if n}
+
+
+def find_bare(table: BareTable, records: Sequence[RecordRef], error_class: str | None,
+              message: str) -> BareHit | None:
+    """The bare records of the printed class whose template fits the whole message, or None."""
+    if not error_class or not table:
+        return None
+    shapes = table.get(error_class.rsplit(".", 1)[-1])
+    text = normalize_space(message) if shapes else ""
+    if not text:
+        return None
+    fits: list[tuple[int, ...]] = []
+    best: MessageHit | None = None
+    for ids in shapes:
+        hit = verify_full(records[ids[0]], text)   # one shape: the first record answers for all
+        if hit is not None and hit.kind == "full":
+            fits.append(ids)
+            if best is None or ids[0] < best.record.idx:
+                best = hit
+    if best is None:
+        return None
+    merged = sorted({i for ids in fits for i in ids}) if len(fits) > 1 else list(fits[0])
+    return BareHit(best.record, best, merged)
