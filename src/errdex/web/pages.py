@@ -163,4 +163,6 @@ async def _explain(state: WebState, text: str) -> HTMLResponse:
         m["parts"] = message_parts(m["errorMessage"], m.get("bindings"), list(m.get("expressions") or {}))
         binds = {f"{BIND_PREFIX}{k}": v for k, v in (m.get("bindings") or {}).items()}
         m["href"] = LINKS.error(m["id"]) + (f"?{urlencode(binds)}" if binds else "")
+        # a bare match stands for several sites: link the others it names
+        m["others"] = [(rid, LINKS.error(rid)) for rid in m.get("candidateIds") or () if rid != m["id"]]
     return page("explain.html", text=text, matches=matches)
