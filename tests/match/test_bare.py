@@ -105,6 +105,10 @@ def test_bare_lines_are_found_with_low_confidence_and_their_candidates(db, tmp_p
         assert (m.match_kind, m.via, m.confidence) == ("bare", "class", "low"), line
         assert m.candidates == len(ids) and set(m.candidate_ids) == set(ids), line
         assert m.id in ids
+    # a printed class names its own sites first, then its subclasses' (KVTransferError comes first in the file)
+    order, (kv,), (rt,) = _ids_of(db), _ids_of(db, "KVTransferError"), _ids_of(db, "RuntimeError")
+    assert order.index(kv) < order.index(rt)   # dataset order alone would name the subclass's site
+    assert by_line[4][0].candidate_ids == [rt, kv] and by_line[4][0].error_class == "RuntimeError"
     (full,) = by_line[6]
     assert full.confidence == "high" and full.match_kind == "full" and full.candidates == 0
     assert set(by_line) == {2, 3, 4, 5, 6, 10}   # no bare ValueError template, no TypeError record

@@ -21,17 +21,18 @@ from errdex.match.patterns import MessageHit, RecordRef, _normalized_chunks, nor
 #: Candidate ids an answer names (the count says how many there are in all).
 MAX_CANDIDATE_IDS = 5
 
-#: printed class name -> one tuple of record indexes per template shape
-BareTable = dict[str, list[tuple[int, ...]]]
+#: printed class name -> per template shape, (record indexes, how many of them lead):
+#: records of exactly that class first, then those it is an ancestor of, each in dataset order
+BareTable = dict[str, list[tuple[tuple[int, ...], int]]]
 
 
 @dataclass(slots=True)
 class BareHit:
     """The records of one class whose bare template fits a message."""
 
-    first: RecordRef          # the first candidate in dataset order
+    first: RecordRef          # the first candidate: of the printed class itself when there is one
     hit: MessageHit           # its template on the message
-    ids: list[int]            # every candidate's record index, in dataset order
+    ids: list[int]            # every candidate: the printed class's own first, each part in dataset order
 
 
 def is_bare(rec: RecordRef) -> bool:
@@ -41,19 +42,26 @@ def is_bare(rec: RecordRef) -> bool:
 
 def bare_table(records: Sequence[RecordRef]) -> BareTable:
     """Bare records by printed class name and template shape (the normalised literal chunks)."""
-    by_name: dict[str, dict[tuple[str, ...], list[int]]] = defaultdict(dict)
+    by_name: dict[str, dict[tuple[str, ...], tuple[list[int], list[int]]]] = defaultdict(dict)
     for rec in records:
         if not is_bare(rec):
             continue
         shape = tuple(_normalized_chunks(rec))   # what verification reads
+        own = _last(rec.error_class or "")
         for name in class_names(rec):
-            by_name[name].setdefault(shape, []).append(rec.idx)
-    return {name: [tuple(ids) for ids in shapes.values()] for name, shapes in by_name.items()}
+            own_ids, other_ids = by_name[name].setdefault(shape, ([], []))
+            (own_ids if name == own else other_ids).append(rec.idx)
+    return {name: [(tuple(own + other), len(own)) for own, other in shapes.values()]
+            for name, shapes in by_name.items()}
 
 
 def class_names(rec: RecordRef) -> set[str]:
     """Printed names that agree with the record's class: its own and its ancestors' last parts."""
-    return {n.rsplit(".", 1)[-1] for n in [rec.error_class or "", *rec.class_bases] if n}
+    return {_last(n) for n in [rec.error_class or "", *rec.class_bases] if n}
+
+
+def _last(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
 
 
 def find_bare(table: BareTable, records: Sequence[RecordRef], error_class: str | None,
@@ -61,19 +69,19 @@ def find_bare(table: BareTable, records: Sequence[RecordRef], error_class: str |
     """The bare records of the printed class whose template fits the whole message, or None."""
     if not error_class or not table:
         return None
-    shapes = table.get(error_class.rsplit(".", 1)[-1])
+    shapes = table.get(_last(error_class))
     text = normalize_space(message) if shapes else ""
     if not text:
         return None
-    fits: list[tuple[int, ...]] = []
-    best: MessageHit | None = None
-    for ids in shapes:
-        hit = verify_full(records[ids[0]], text)   # one shape: the first record answers for all
+    own: set[int] = set()
+    other: set[int] = set()
+    for ids, lead in shapes:
+        hit = verify_full(records[ids[0]], text)   # one shape: any of its records answers for all
         if hit is not None and hit.kind == "full":
-            fits.append(ids)
-            if best is None or ids[0] < best.record.idx:
-                best = hit
-    if best is None:
+            own.update(ids[:lead])
+            other.update(ids[lead:])
+    if not own and not other:
         return None
-    merged = sorted({i for ids in fits for i in ids}) if len(fits) > 1 else list(fits[0])
-    return BareHit(best.record, best, merged)
+    ordered = sorted(own) + sorted(other - own)
+    first = records[ordered[0]]
+    return BareHit(first, verify_full(first, text), ordered)
