@@ -120,10 +120,12 @@ def _new_terms(expr: ast.expr) -> list[_Term]:
 def _prepare(term: ast.expr) -> _Term:
     if isinstance(term, ast.Constant):
         return _Term(constant=bool(term.value))
-    prepared = _Term(calls=tuple(outer_calls(term)))
-    if is_pure(term):
+    prepared = _Term()
+    if is_pure(term):   # a pure term holds no call
         prepared.key = expr_key(term)
         prepared.negated_key = expr_key(negate(term))
+    else:
+        prepared.calls = tuple(outer_calls(term))
     parsed = _as_bounds(term)
     if parsed is None:
         prepared.text = _slot_text(term)

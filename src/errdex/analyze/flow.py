@@ -62,6 +62,9 @@ class LoopOutcome:
 
 
 FALLS_THROUGH = Exits(TRUE, FALSE, FALSE)
+#: Statements that always fall through (most of a function), told apart before the other kinds.
+_PLAIN = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass, ast.Import, ast.ImportFrom,
+                    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Delete, ast.Global, ast.Nonlocal})
 LEAVES = Exits(FALSE, FALSE, FALSE)
 
 
@@ -190,6 +193,8 @@ class FlowAnalyzer:
         return hit
 
     def _compute(self, stmt: ast.stmt) -> Exits:
+        if stmt.__class__ in _PLAIN:
+            return FALLS_THROUGH
         if isinstance(stmt, (ast.Return, ast.Raise)):
             return LEAVES
         if isinstance(stmt, ast.Break):
