@@ -32,7 +32,9 @@ class BareHit:
 
     first: RecordRef          # the first candidate: of the printed class itself when there is one
     hit: MessageHit           # its template on the message
-    ids: list[int]            # every candidate: the printed class's own first, each part in dataset order
+    count: int                # how many candidates in all
+    ids: list[str]            # the first MAX_CANDIDATE_IDS record ids: the printed class's own
+                              # first, each part in dataset order
 
 
 def is_bare(rec: RecordRef) -> bool:
@@ -65,23 +67,45 @@ def _last(name: str) -> str:
 
 
 def find_bare(table: BareTable, records: Sequence[RecordRef], error_class: str | None,
-              message: str) -> BareHit | None:
-    """The bare records of the printed class whose template fits the whole message, or None."""
+              message: str, memo: dict | None = None) -> BareHit | None:
+    """The bare records of the printed class whose template fits the whole message, or None.
+
+    `memo` keeps each (class, fitting shapes) answer: a log repeats the same few with
+    ever new values.
+    """
     if not error_class or not table:
         return None
-    shapes = table.get(_last(error_class))
+    name = _last(error_class)
+    shapes = table.get(name)
     text = normalize_space(message) if shapes else ""
     if not text:
         return None
-    own: set[int] = set()
-    other: set[int] = set()
-    for ids, lead in shapes:
-        hit = verify_full(records[ids[0]], text)   # one shape: any of its records answers for all
-        if hit is not None and hit.kind == "full":
-            own.update(ids[:lead])
-            other.update(ids[lead:])
-    if not own and not other:
+    hits: dict[int, MessageHit] = {}
+    for k, (ids, _) in enumerate(shapes):
+        hit = _fit(records[ids[0]], text)   # one shape: any of its records answers for all
+        if hit is not None:
+            hits[k] = hit
+    if not hits:
         return None
-    ordered = sorted(own) + sorted(other - own)
-    first = records[ordered[0]]
-    return BareHit(first, verify_full(first, text), ordered)
+    key = (name, tuple(hits))
+    known = memo.get(key) if memo is not None else None
+    if known is None:
+        own = {i for k in hits for i in shapes[k][0][:shapes[k][1]]}
+        other = {i for k in hits for i in shapes[k][0][shapes[k][1]:]} - own
+        ordered = sorted(own) + sorted(other)
+        shape_of_first = next(k for k in hits if ordered[0] in shapes[k][0])
+        known = (records[ordered[0]], len(ordered), [records[i].id for i in ordered[:MAX_CANDIDATE_IDS]],
+                 shape_of_first)
+        if memo is not None:
+            memo[key] = known
+    first, count, ids, k = known
+    return BareHit(first, hits[k], count, ids)
+
+
+def _fit(rec: RecordRef, text: str) -> MessageHit | None:
+    """The template read over the whole text; `{x}` alone (most of them) fits any text."""
+    chunks = _normalized_chunks(rec)
+    if len(chunks) == 2 and not chunks[0] and not chunks[1]:
+        return MessageHit(rec, "full", [text], 0, len(text))
+    hit = verify_full(rec, text)
+    return hit if hit is not None and hit.kind == "full" else None

@@ -87,6 +87,7 @@ class PatternEngine:
         self._matchable: list[RecordRef] | None = None
         self._fallback: _TokenCandidates | None = None
         self._bare: BareTable | None = None
+        self.bare_memo: dict = {}   # (class, fitting shapes) -> answer, see `bare.find_bare`
         started = time.perf_counter()
         if backend == "auto":
             backend = "hyperscan" if hyperscan is not None else "python"

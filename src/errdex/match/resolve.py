@@ -30,7 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
-from errdex.match.bare import MAX_CANDIDATE_IDS, find_bare
+from errdex.match.bare import find_bare
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent, Frame
 from errdex.match.patterns import MessageHit, RecordRef, normalize_space, verify_full, verify_prefix
@@ -295,7 +295,7 @@ def _bare_match(event: ErrorEvent, engine: PatternEngine) -> Match | None:
     """
     if not event.error_class or not event.message:
         return None
-    found = find_bare(engine.bare_table(), engine.records, event.error_class, event.message)
+    found = find_bare(engine.bare_table(), engine.records, event.error_class, event.message, engine.bare_memo)
     if found is None:
         return None
     rec = found.first
@@ -307,8 +307,7 @@ def _bare_match(event: ErrorEvent, engine: PatternEngine) -> Match | None:
         confidence="low", via="class", bindings=bindings,
         expressions={k: rec.placeholders.get(k, k) for k in bindings}, match_kind="bare",
         log_line=event.log_line, chain=event.chain, primary=event.primary, dataset=rec.dataset,
-        candidates=len(found.ids),
-        candidate_ids=[engine.records[i].id for i in found.ids[:MAX_CANDIDATE_IDS]],
+        candidates=found.count, candidate_ids=list(found.ids),
     )
 
 
