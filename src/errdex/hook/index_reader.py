@@ -41,7 +41,8 @@ SCHEMA_VERSION = 2
 
 #: Migrations whose storage format `record_at` reads itself; POSITIONS marks the second format.
 KNOWN_MIGRATIONS = frozenset({"0001_initial", "0002_version_commits", "0003_enrichments",
-                              "0004_positions_out_of_bodies", "0005_body_dicts", "0006_dataset_state"})
+                              "0004_positions_out_of_bodies", "0005_body_dicts", "0006_dataset_state",
+                              "0007_contentless_search"})
 POSITIONS = "0004_positions_out_of_bodies"
 #: Fields kept relative to the line in the second format (`store.bodies.RELATIVE_FIELDS`).
 RELATIVE_FIELDS = ("sourceCodeStart", "sourceCodeEnd")

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from errdex.models import DatasetMeta, Diagnostic
+from errdex.store.bodies import body_text, search_columns
 from errdex.store.codec import Packer
 from errdex.store.encoding import BodyRow, row_chunks
 from errdex.store.schema import utc_now
@@ -35,6 +36,10 @@ _INSERT_BODY = (
 _INSERT_SEARCH = (
     "INSERT INTO record_search (rowid, error_message, error_class, documentation,"
     " solutions, tags, file_path) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_DELETE_SEARCH = (
+    "INSERT INTO record_search (record_search, rowid, error_message, error_class, documentation,"
+    " solutions, tags, file_path) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)"
 )
 _INSERT_MEMBER = (
     "INSERT INTO dataset_records (dataset_id, body_key, record_id, line_number, window_key)"
@@ -135,7 +140,9 @@ def _collect_garbage(conn: sqlite3.Connection) -> None:
         "DELETE FROM temp.gc_candidates WHERE EXISTS"
         " (SELECT 1 FROM dataset_records WHERE body_key = gc_candidates.key)"
     )
-    conn.execute("DELETE FROM record_search WHERE rowid IN (SELECT key FROM temp.gc_candidates)")
+    # The search index holds no text: deleting a row takes the indexed values, read back from the body.
+    gone = conn.execute("SELECT key, body FROM record_bodies WHERE key IN (SELECT key FROM temp.gc_candidates)")
+    conn.executemany(_DELETE_SEARCH, [(key, *search_columns(json.loads(body_text(body)))) for key, body in gone])
     conn.execute("DELETE FROM record_bodies WHERE key IN (SELECT key FROM temp.gc_candidates)")
     conn.execute("DELETE FROM temp.gc_candidates")
 

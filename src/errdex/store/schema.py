@@ -160,6 +160,26 @@ def _dataset_state(conn: sqlite3.Connection) -> None:
         ) WITHOUT ROWID""")
 
 
+_SEARCH_COLUMNS = "error_message, error_class, documentation, solutions, tags, file_path"
+
+
+def _contentless_search(conn: sqlite3.Connection) -> None:
+    """FTS5 keeps the index only: the text is in the record bodies (a third of the file was copies of it).
+
+    A contentless table cannot return or delete its text by itself, so deleting a body
+    issues FTS5's 'delete' command with the body's own columns (`publish._collect_garbage`).
+    """
+    conn.execute(
+        f"""CREATE VIRTUAL TABLE record_search_new USING fts5 (
+            {_SEARCH_COLUMNS}, content = '',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        )""")
+    conn.execute(f"INSERT INTO record_search_new (rowid, {_SEARCH_COLUMNS})"
+                 f" SELECT rowid, {_SEARCH_COLUMNS} FROM record_search")
+    conn.execute("DROP TABLE record_search")
+    conn.execute("ALTER TABLE record_search_new RENAME TO record_search")
+
+
 #: Every migration, in the order it is applied. Names are recorded in the file.
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_initial", _initial),
@@ -168,6 +188,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0004_positions_out_of_bodies", _positions_out_of_bodies),
     ("0005_body_dicts", _body_dicts),
     ("0006_dataset_state", _dataset_state),
+    ("0007_contentless_search", _contentless_search),
 )
 
 
