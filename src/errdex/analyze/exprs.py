@@ -87,14 +87,24 @@ def expr_key(node: ast.AST) -> str:
         for field in node._fields:
             value = values.get(field)
             if isinstance(value, ast.AST):
-                parts.append(expr_key(value))
+                parts.append(_child_key(value))
             elif value.__class__ is list:
-                parts.append("[" + ",".join([expr_key(v) if isinstance(v, ast.AST) else repr(v) for v in value]) + "]")
+                parts.append("[" + ",".join([_child_key(v) if isinstance(v, ast.AST) else repr(v) for v in value]) + "]")
             else:
                 parts.append(repr(value))
         key = "(" + " ".join(parts) + ")"
     values[_KEY] = key
     return key
+
+
+def _child_key(node: ast.AST) -> str:
+    """`expr_key` of a child; names, operators and contexts (most children) without a call or a memo."""
+    kind = node.__class__
+    if kind is ast.Name:
+        return f"N{node.id}"
+    if not node._fields:
+        return f"({kind.__name__})"
+    return expr_key(node)
 
 
 _NO_NAMES: frozenset[str] = frozenset()
@@ -114,7 +124,9 @@ def expr_names(node: ast.AST) -> frozenset[str]:
     else:
         found: set[str] = set()
         for child in child_nodes(node):
-            if child._fields:
+            if child.__class__ is ast.Name:
+                found.add(child.id)
+            elif child._fields:
                 found |= expr_names(child)
         names = frozenset(found)
     values[_NAMES] = names

@@ -46,7 +46,7 @@ class analyzing:
         if self.lines is not _canonical_of[0]:
             _canonical.clear()
             _canonical_of[0] = self.lines
-            _walrus_free_file[0] = self.lines is not None and not any(":=" in line for line in self.lines)
+            _walrus_free_file[0] = self.lines is not None and ":=" not in "\n".join(self.lines)
             forget_file()
         _walrus_free[0] = _walrus_free_file[0]
 
