@@ -85,13 +85,7 @@ GADGETS_V1 = {
     ''',
 }
 GADGETS_V2 = {
-    "gadgets/__init__.py": "",
-    "gadgets/io.py": '''
-        def load(path):
-            if not path:
-                raise FileNotFoundError("no path given")
-            return open(path).read()
-    ''',
+    **GADGETS_V1,   # gadgets/io.py stays the same
     "gadgets/core.py": '''
         def make(n, kind="a"):
             if n < 0:
