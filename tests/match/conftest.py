@@ -65,3 +65,18 @@ def scan_ctx(request, tmp_path):
                     line=40, function="admit", error_class="RuntimeError"),
     ]
     return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def index_one_module(tmp_path_factory, package: str, module: str, source: str):
+    """Index a package of one module written from `source` into a fresh SQLite file; returns its path."""
+    import textwrap
+
+    from errdex.pipeline import index_source
+
+    root = tmp_path_factory.mktemp("src") / package
+    (root / package).mkdir(parents=True)
+    (root / package / "__init__.py").write_text("")
+    (root / package / f"{module}.py").write_text(textwrap.dedent(source))
+    path = tmp_path_factory.mktemp("db") / "errdex.db"
+    index_source(str(root), path)
+    return path

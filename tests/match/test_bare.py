@@ -5,7 +5,6 @@ import json
 import random
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
@@ -13,7 +12,7 @@ from errdex.match import MatchContext, explain, load_context, scan
 from errdex.match.events import ErrorEvent
 from errdex.match.resolve import match_event
 
-from .conftest import make_record
+from .conftest import make_record, index_one_module
 
 SOURCE = '''
 class KVTransferError(RuntimeError):
@@ -48,15 +47,7 @@ CHECK_BLOCK_LINE = 7
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    from errdex.pipeline import index_source
-
-    root = tmp_path_factory.mktemp("src") / "barelib"
-    (root / "barelib").mkdir(parents=True)
-    (root / "barelib" / "__init__.py").write_text("")
-    (root / "barelib" / "checks.py").write_text(textwrap.dedent(SOURCE))
-    path = tmp_path_factory.mktemp("db") / "errdex.db"
-    index_source(str(root), path)
-    return path
+    return index_one_module(tmp_path_factory, "barelib", "checks", SOURCE)
 
 
 def _records(db):

@@ -3,11 +3,12 @@
 import json
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
 from errdex.match import explain, load_context, scan
+
+from .conftest import index_one_module
 
 SOURCE = '''
 def packed_decode(K, V):
@@ -32,15 +33,7 @@ def load(name):
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    from errdex.pipeline import index_source
-
-    root = tmp_path_factory.mktemp("src") / "mylib"
-    (root / "mylib").mkdir(parents=True)
-    (root / "mylib" / "__init__.py").write_text("")
-    (root / "mylib" / "kernels.py").write_text(textwrap.dedent(SOURCE))
-    path = tmp_path_factory.mktemp("db") / "errdex.db"
-    index_source(str(root), path)
-    return path
+    return index_one_module(tmp_path_factory, "mylib", "kernels", SOURCE)
 
 
 def _cli(*args, stdin=None, env_db=None):
