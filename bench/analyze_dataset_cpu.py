@@ -27,7 +27,7 @@ from _common import CACHE, sglang_tree  # noqa: E402
 
 
 def load(jobs: int):
-    """(records, facts) of sglang as `index_tree` has them right before `analyze_dataset`."""
+    """(records, facts, linked Codebase) of sglang as `index_tree` has them right before `analyze_dataset`."""
     from errdex import pipeline
     from errdex.records import build_records, fill_window
     from errdex.store import Store
@@ -36,23 +36,23 @@ def load(jobs: int):
     db = CACHE / "bench" / "analyze_dataset_cpu.db"
     db.parent.mkdir(parents=True, exist_ok=True)
     with Store.open(db) as store:
-        facts, texts, keys, _ = pipeline._extract_all(tree, store, jobs, lambda *a: None, True)
-        sites, classes = pipeline.link(facts, tree, store, keys)
+        facts, texts, keys, _, _ = pipeline._extract_all(tree, store, jobs, lambda *a: None, True)
+        sites, classes, cb = pipeline.link(facts, tree, store, keys)
     for site in sites:
         fill_window(site, texts[site.file_path])
     modules = {f.file_path: f.module for f in facts}
-    return build_records(tree, sites, classes, modules, "2026-01-01T00:00:00Z"), facts
+    return build_records(tree, sites, classes, modules, "2026-01-01T00:00:00Z"), facts, cb
 
 
-def _child(records, facts, profile: bool, out: int) -> None:
+def _child(records, facts, cb, profile: bool, out: int) -> None:
     from errdex.analyze.dataset import analyze_dataset
 
     prof = cProfile.Profile() if profile else None
     start = time.process_time()
     if prof:
-        prof.runcall(analyze_dataset, records, facts)
+        prof.runcall(analyze_dataset, records, facts, cb)
     else:
-        analyze_dataset(records, facts)
+        analyze_dataset(records, facts, cb)
     cpu = time.process_time() - start
     text = f"{cpu}\n"
     if prof:
@@ -62,14 +62,14 @@ def _child(records, facts, profile: bool, out: int) -> None:
     os.write(out, text.encode())
 
 
-def run_forked(records, facts, profile: bool = False) -> tuple[float, str]:
+def run_forked(records, facts, cb, profile: bool = False) -> tuple[float, str]:
     """One analysis in a forked child: (CPU seconds, profile listing)."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(read)
-            _child(records, facts, profile, write)
+            _child(records, facts, cb, profile, write)
         finally:
             os._exit(0)
     os.close(write)
@@ -89,13 +89,13 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true", help="print a cProfile listing of one more run")
     opts = ap.parse_args()
     t = time.perf_counter()
-    records, facts = load(opts.jobs)
+    records, facts, cb = load(opts.jobs)
     print(f"loaded   {len(records):,} records, {len(facts):,} files in {time.perf_counter() - t:.1f} s")
-    times = [run_forked(records, facts)[0] for _ in range(opts.repeat)]
+    times = [run_forked(records, facts, cb)[0] for _ in range(opts.repeat)]
     print("runs     " + "  ".join(f"{s:.2f}" for s in times) + " s CPU")
     print(f"best     {min(times):.2f} s CPU  (goal < 1.5 s)")
     if opts.profile:
-        print(run_forked(records, facts, profile=True)[1])
+        print(run_forked(records, facts, cb, profile=True)[1])
 
 
 if __name__ == "__main__":
