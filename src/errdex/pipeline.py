@@ -8,10 +8,10 @@ sorted before linking, so the dataset is identical whatever `jobs` is.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import gc
 import hashlib
+import multiprocessing
+import os
 import pickle
 import time
 import zlib
@@ -22,14 +22,26 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from errdex.collector import collector_paused
 from errdex.analyze.dataset import analyze_dataset
+from errdex.collector import collector_paused
 from errdex.delta.reindex import full_state, prune_cache, reindex, stat_files
-from errdex.extract.files import cache_key, decode_source, extract_file, extract_file_lines
+from errdex.extract.files import (
+    cache_key,
+    decode_source,
+    extract_file,
+    extract_file_lines,
+)
 from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
 from errdex.extract.wire import pack_facts, unpack_facts
-from errdex.models import Diagnostic, DatasetInfo, DatasetMeta, ErrorSite, FileFacts, SourceTree
+from errdex.models import (
+    DatasetInfo,
+    DatasetMeta,
+    Diagnostic,
+    ErrorSite,
+    FileFacts,
+    SourceTree,
+)
 from errdex.records import build_records, fill_window, url_base, window_of
 from errdex.store.windows import pack_window
 from errdex.versions.identity import link_to_previous
@@ -58,29 +70,32 @@ class IndexReport:
 def index_source(spec: str, db_path: str | Path = "errdex.db", *, jobs: int | None = None,
                  repo: str | None = None, version: str | None = None, exclude: Sequence[str] = (),
                  progress: ProgressFn | None = None, message: Callable[[str], None] | None = None,
-                 analysis: bool = True, full: bool = False) -> IndexReport:
+                 analysis: bool = True, full: bool = False, keep: list | None = None) -> IndexReport:
     """Index SOURCE into the SQLite file at `db_path` and publish it as one dataset.
 
     A dataset indexed before is updated in place when only a few files changed (`errdex.delta`).
 
     `analysis=False` skips trigger conditions and feeding values (the catalog alone);
-    `full=True` rebuilds every record even when a delta could apply.
+    `full=True` rebuilds every record even when a delta could apply. `keep`: see `index_tree`.
     """
     from errdex.sources import resolve_source
 
     tree = resolve_source(spec, repo=repo, version=version, exclude=exclude, progress=message)
-    return index_tree(tree, db_path, jobs=jobs, progress=progress, analysis=analysis, full=full)
+    return index_tree(tree, db_path, jobs=jobs, progress=progress, analysis=analysis, full=full, keep=keep)
 
 
 def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None,
-               progress: ProgressFn | None = None, analysis: bool = True, full: bool = False) -> IndexReport:
+               progress: ProgressFn | None = None, analysis: bool = True, full: bool = False,
+               keep: list | None = None) -> IndexReport:
+    """`keep`: a list the run's large structures are appended to instead of freed on return, for a
+    caller that exits right after (the CLI): freeing millions of objects costs a few percent of a run."""
     # The collector comes back only once the run's objects are gone, so it has nothing to catch up on.
     with collector_paused():
-        return _index_tree(tree, db_path, jobs, progress, analysis, full)
+        return _index_tree(tree, db_path, jobs, progress, analysis, full, keep)
 
 
 def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progress: ProgressFn | None,
-                analysis: bool, full: bool) -> IndexReport:
+                analysis: bool, full: bool, keep: list | None = None) -> IndexReport:
     from errdex.store import Store
 
     started = time.perf_counter()
@@ -114,6 +129,8 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
         info = store.publish(meta, records, diagnostics, packed_windows=by_text)
         store.save_state(info.id, full_state(tree, stats, keys, modules, records, analysis))
         progress("publish", 1, 1)
+        if keep is not None:
+            keep.append((facts, texts, sites, records, packed, by_text, cb))
     return IndexReport(info, len(tree.files), extracted, len(records), diagnostics,
                        time.perf_counter() - started)
 

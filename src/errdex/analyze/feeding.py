@@ -190,8 +190,8 @@ def _dominating_definitions(scope: ast.AST, path: Sequence[ast.AST]) -> list[_De
 
 
 def _child_block(element: ast.AST, child: ast.AST) -> list[ast.AST] | None:
-    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-        stmts = getattr(element, field, None)
+    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        stmts = getattr(element, name, None)
         if stmts and any(s is child for s in stmts):
             return stmts
     return None

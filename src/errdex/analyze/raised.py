@@ -11,7 +11,6 @@ whole function.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from errdex.analyze.exprs import child_nodes, memo

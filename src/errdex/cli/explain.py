@@ -10,11 +10,11 @@ unknown dataset) print `error: ...` on stderr and exit with the error's
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import click
 
+from errdex.cli.teardown import end_without_teardown
 from errdex.errors import ErrdexError
 
 # rich is imported inside the printing functions: `scan --json` on a big log
@@ -131,8 +131,13 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
     try:
         if show_bar:
             from rich.console import Console
-            from rich.progress import (BarColumn, DownloadColumn, Progress, TimeRemainingColumn,
-                                       TransferSpeedColumn)
+            from rich.progress import (
+                BarColumn,
+                DownloadColumn,
+                Progress,
+                TimeRemainingColumn,
+                TransferSpeedColumn,
+            )
 
             console = Console(stderr=True)
             with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
@@ -149,19 +154,9 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
         _write_json(report.to_json())
     else:
         _print_report(report)
-    _end_without_teardown()
+    end_without_teardown("scan")
 
 
-def _end_without_teardown() -> None:
-    """Exit 0 now when this process is the `errdex scan` command itself: the
-    interpreter's teardown, freeing a big scan's objects one by one, took
-    ~0.1 s after the report was out. An embedding caller (its own argv, or
-    stdout swapped as by click's test runner) gets a normal return."""
-    if sys.stdout is not sys.__stdout__ or "scan" not in sys.argv[1:]:
-        return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
 
 
 def _write_json(text: str) -> None:

@@ -6,9 +6,16 @@ from collections import Counter
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from errdex.cli.options import db_option
+from errdex.cli.teardown import end_without_teardown
 
 
 @click.command()
@@ -52,8 +59,10 @@ def index(source: str, db: str, jobs: int | None, repo: str | None, version: str
         say = lambda text: console.print(f"[dim]{text}[/]")  # noqa: E731
         if rev is not None:
             return _index_range(source, rev, db, jobs, repo, exclude, progress, say)
+        retained: list = []
         report = index_source(source, db, jobs=jobs, repo=repo, version=version, exclude=exclude,
-                              progress=progress, message=say, analysis=not no_analysis, full=full)
+                              progress=progress, message=say, analysis=not no_analysis, full=full,
+                              keep=retained)
     ds = report.dataset
     if report.in_place:
         click.echo(f"updated {ds.name} in place: {report.extracted:,} of {report.files:,} files changed, "
@@ -68,6 +77,7 @@ def index(source: str, db: str, jobs: int | None, repo: str | None, version: str
         click.echo(f"skipped {len(report.diagnostics):,} files: {detail} (errdex stats --dataset {ds.name} lists them)")
     else:
         click.echo("skipped 0 files")
+    end_without_teardown("index")
 
 
 def _index_range(source, rev, db, jobs, repo, exclude, progress, say) -> None:

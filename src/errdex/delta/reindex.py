@@ -27,11 +27,30 @@ from dataclasses import dataclass, replace
 
 from errdex.analyze.related import RelatedIndex, RelatedKey
 from errdex.delta.lazy import FactsLoader, MissingFacts
-from errdex.delta.state import (STATE_VERSION, FileEntry, Manifest, RelatedRow, dumps, file_stat, loads, pack_related,
-                                related_rows, source_path, surface_digest, tree_fingerprint, unpack_related)
+from errdex.delta.state import (
+    STATE_VERSION,
+    FileEntry,
+    Manifest,
+    RelatedRow,
+    dumps,
+    file_stat,
+    loads,
+    pack_related,
+    related_rows,
+    source_path,
+    surface_digest,
+    tree_fingerprint,
+    unpack_related,
+)
 from errdex.extract.files import cache_key, extract_file_lines
 from errdex.extract.link import helper_sites
-from errdex.models import EXTRACTOR_VERSION, DatasetInfo, ErrorSite, FileFacts, SourceTree
+from errdex.models import (
+    EXTRACTOR_VERSION,
+    DatasetInfo,
+    ErrorSite,
+    FileFacts,
+    SourceTree,
+)
 from errdex.records import build_records, fill_window, record_path, slug_of
 from errdex.versions.identity import link_identities
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import zlib
+
 TYPE_CHECKING = False  # not typing's, kept light for the hook
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from contextlib import closing
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import closing
 from typing import Any
 
 from errdex.models import DatasetMeta, Diagnostic
@@ -196,9 +196,3 @@ def _known_keys(conn: sqlite3.Connection, digests: list[bytes]) -> dict[bytes, i
         f"SELECT body_hash, key FROM record_bodies WHERE body_hash IN ({marks})", digests
     )
     return dict(rows.fetchall())
-
-
-def _chunks(items: Iterable[dict], size: int) -> Iterator[list[dict]]:
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk

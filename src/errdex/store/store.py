@@ -17,10 +17,10 @@ from errdex.store import publish as publishing
 from errdex.store import queries, state
 from errdex.store.bodies import restore_record
 from errdex.store.codec import load_dicts
-from errdex.store.windows import window_text
 from errdex.store.connection import StoreError, open_connection
 from errdex.store.enrichment import EnrichmentStore
 from errdex.store.queries import RecordFilter
+from errdex.store.windows import window_text
 
 _ID_LENGTH = 16
 _HEX = frozenset("0123456789abcdef")
