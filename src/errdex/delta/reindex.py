@@ -112,9 +112,10 @@ def _apply(tree: SourceTree, store, info: DatasetInfo, manifest: Manifest, files
     if _same_places(records, old, analysis):
         _keep_dataset_fields(records, old, analysis)
     else:
-        _check_slugs(store, info, tree, records, hash_ids, paths)
+        places = store.record_places(info.id)
+        _check_slugs(places, tree, records, old, hash_ids, paths)
         if analysis:
-            rows, patches = _rank_again(store, info, tree, records, paths)
+            rows, patches = _rank_again(store, info, places, tree, records, paths)
             patched = _patched(store, info.id, patches)
             state["related"] = pack_related(rows)
     diagnostics = [f.diagnostic for f, _ in facts.values() if f.diagnostic is not None]
@@ -245,11 +246,17 @@ def _keep_dataset_fields(records: list[dict], old: list[dict], analysis: bool) -
             set_related(new, list(before["errdex"].get("related") or []))
 
 
-def _check_slugs(store, info: DatasetInfo, tree: SourceTree, records: list[dict], hash_ids: dict[str, str],
-                 paths: set[str]) -> None:
-    """Give the new records their slugs in dataset order; a change to another record's slug needs the full path."""
+def _check_slugs(places: list[tuple], tree: SourceTree, records: list[dict], old: list[dict],
+                 hash_ids: dict[str, str], paths: set[str]) -> None:
+    """Give the new records their slugs in dataset order; a change to another record's slug needs the full path.
+
+    Only records sharing slug words with a new or previous record of the changed files can be affected:
+    a stored slug is its words, or its words and a dash and 6 hex.
+    """
+    bases = {slug_of(r["errorMessage"]) for r in records} | {slug_of(r["errorMessage"]) for r in old}
     kept = [(source_path(tree, path), line, message, rid, slug, None)
-            for rid, slug, path, line, message in store.record_places(info.id) if path not in paths]
+            for rid, slug, path, line, message in places
+            if path not in paths and (slug in bases or slug[:-7] in bases)]
     fresh = [(source_path(tree, r["filePath"]), r["lineNumber"], r["errorMessage"], r["id"], None, r)
              for r in records]
     seen: set[str] = set()
@@ -263,8 +270,8 @@ def _check_slugs(store, info: DatasetInfo, tree: SourceTree, records: list[dict]
             raise NeedFull("another record's slug changes")
 
 
-def _rank_again(store, info: DatasetInfo, tree: SourceTree, records: list[dict], paths: set[str]
-                ) -> tuple[list[RelatedRow], dict[str, dict]]:
+def _rank_again(store, info: DatasetInfo, places: list[tuple], tree: SourceTree, records: list[dict],
+                paths: set[str]) -> tuple[list[RelatedRow], dict[str, dict]]:
     """Splice the new records into the ranking rows; rank again every record the change can reach.
 
     Reachable: the new records, every record of their modules (the function, guard and class tiers
@@ -280,7 +287,6 @@ def _rank_again(store, info: DatasetInfo, tree: SourceTree, records: list[dict],
     if blob is None:
         raise NeedFull("no related state")
     rows = unpack_related(blob)
-    places = store.record_places(info.id)
     file_of = {rid: path for rid, _, path, _, _ in places}
     place = {rid: (source_path(tree, path), line, message) for rid, _, path, line, message in places}
     by_id = {r["id"]: r for r in records}
