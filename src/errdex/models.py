@@ -10,24 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported: stages import them from here
+
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
 EXTRACTOR_VERSION = "3"
-
-#: The record schema version written into every record (`schemaVersion`).
-SCHEMA_VERSION = 2
-
-#: The fields of the seed catalog record, in the seed's order. `errdex`
-#: (our own facts) follows them in every non-strict export.
-SEED_FIELDS: tuple[str, ...] = (
-    "id", "repo", "slug", "errorCode", "errorMessage", "messagePattern",
-    "errorType", "errorClass", "httpStatus", "severity", "filePath",
-    "lineNumber", "sourceCode", "sourceCodeStart", "sourceCodeEnd",
-    "githubUrl", "documentation", "triggerScenarios", "commonSituations",
-    "solutions", "exampleFix", "handlingStrategy", "validationCode",
-    "typeGuard", "tryCatchPattern", "preventionTips", "tags",
-    "backgroundTag", "analyzedSha", "analyzedAt", "schemaVersion",
-)
 
 
 @dataclass(frozen=True, slots=True)

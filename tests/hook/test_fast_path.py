@@ -62,13 +62,6 @@ def test_damaged_owner_cache_is_ignored(home_copy):
     assert json.loads((home_copy / "hook-owners.json").read_text())["format"] == 1
 
 
-def test_copied_seed_fields_match_the_models():
-    from errdex import models
-
-    assert index_reader.SEED_FIELDS == models.SEED_FIELDS
-    assert index_reader.SCHEMA_VERSION == models.SCHEMA_VERSION
-
-
 def test_record_at_equals_the_store_record(indexed_home):
     from errdex.store import Store
 

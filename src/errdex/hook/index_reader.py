@@ -21,23 +21,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-
-from errdex.store import codec
 from pathlib import Path
 from typing import NamedTuple
 
-#: `models.SEED_FIELDS` and `models.SCHEMA_VERSION`, copied because importing `errdex.models`
-#: (dataclasses, inspect) costs more than the lookup; a test keeps the copies equal.
-SEED_FIELDS: tuple[str, ...] = (
-    "id", "repo", "slug", "errorCode", "errorMessage", "messagePattern",
-    "errorType", "errorClass", "httpStatus", "severity", "filePath",
-    "lineNumber", "sourceCode", "sourceCodeStart", "sourceCodeEnd",
-    "githubUrl", "documentation", "triggerScenarios", "commonSituations",
-    "solutions", "exampleFix", "handlingStrategy", "validationCode",
-    "typeGuard", "tryCatchPattern", "preventionTips", "tags",
-    "backgroundTag", "analyzedSha", "analyzedAt", "schemaVersion",
-)
-SCHEMA_VERSION = 2
+from errdex.seed import in_seed_order
+from errdex.store import codec
 
 #: Migrations whose storage format `record_at` reads itself; POSITIONS marks the second format.
 KNOWN_MIGRATIONS = frozenset({"0001_initial", "0002_version_commits", "0003_enrichments",
@@ -223,23 +211,5 @@ def _unreadable(db_path: Path, exc: Exception) -> IndexUnreadable:
 
 
 def restore(body: dict, dataset: DatasetRow) -> dict:
-    """The full record from a stored body: `store.bodies.restore_record` without importing the store."""
-    values = {"githubUrl": _github_url(dataset.url_base, body), "analyzedSha": dataset.analyzed_sha,
-              "analyzedAt": dataset.analyzed_at, "schemaVersion": SCHEMA_VERSION}
-    record: dict = {}
-    for name in SEED_FIELDS:
-        if name in values:
-            record[name] = values[name]
-        elif name in body:
-            record[name] = body.pop(name)
-    record.update(body)  # extras, then `errdex` (last in the canonical body)
-    return record
-
-
-def _github_url(url_base: str | None, body: dict) -> str | None:
-    path = body.get("filePath")
-    if url_base is None or not path:
-        return None
-    start, end = body.get("sourceCodeStart"), body.get("sourceCodeEnd")
-    anchor = f"#L{start}-L{end}" if start is not None and end is not None else ""
-    return f"{url_base}{path}{anchor}"
+    """The full record from a stored body, as the store gives it (`errdex.seed`, without the store)."""
+    return in_seed_order(body, dataset.url_base, dataset.analyzed_sha, dataset.analyzed_at)

@@ -19,7 +19,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from errdex.models import SCHEMA_VERSION, SEED_FIELDS, DatasetInfo
+from errdex.models import SEED_FIELDS, DatasetInfo
+from errdex.seed import in_seed_order
 from errdex.store.codec import unpack
 
 #: Record fields whose value depends on the dataset, not on the error site.
@@ -139,31 +140,8 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 
-def github_url(url_base: str | None, body: dict[str, Any]) -> str | None:
-    """Permalink pinned by the dataset's url_base, anchored to the source window."""
-    path = body.get("filePath")
-    if url_base is None or not path:
-        return None
-    start, end = body.get("sourceCodeStart"), body.get("sourceCodeEnd")
-    anchor = f"#L{start}-L{end}" if start is not None and end is not None else ""
-    return f"{url_base}{path}{anchor}"
-
-
 def restore_record(stored: str | bytes, dataset: DatasetInfo, line: int | None = None,
                    window: str | None = None) -> dict[str, Any]:
     """The full record: body fields, positions and the dataset's values back in seed order."""
-    body = restore_site(stored, line, window)
-    dataset_values = {
-        "githubUrl": github_url(dataset.url_base, body),
-        "analyzedSha": dataset.analyzed_sha,
-        "analyzedAt": dataset.analyzed_at,
-        "schemaVersion": SCHEMA_VERSION,
-    }
-    record: dict[str, Any] = {}
-    for name in SEED_FIELDS:
-        if name in dataset_values:
-            record[name] = dataset_values[name]
-        elif name in body:
-            record[name] = body.pop(name)
-    record.update(body)  # extras, then `errdex` (last in the canonical body)
-    return record
+    return in_seed_order(restore_site(stored, line, window), dataset.url_base, dataset.analyzed_sha,
+                         dataset.analyzed_at)
