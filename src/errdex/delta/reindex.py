@@ -291,7 +291,7 @@ def _rank_again(store, info: DatasetInfo, places: list[tuple], tree: SourceTree,
     place = {rid: (source_path(tree, path), line, message) for rid, _, path, line, message in places}
     by_id = {r["id"]: r for r in records}
     kept = [row for row in rows if file_of.get(row.id) not in paths]
-    fresh = related_rows_unfilled(records)
+    fresh = related_rows(records)   # their lists are still empty: ranked below
     for r in records:
         place[r["id"]] = (source_path(tree, r["filePath"]), r["lineNumber"], r["errorMessage"])
     spliced = sorted(kept + fresh, key=lambda row: place[row.id])
@@ -326,10 +326,6 @@ def _rank_again(store, info: DatasetInfo, places: list[tuple], tree: SourceTree,
             patches[row.id] = {"related": related}
         spliced[i] = row._replace(related=tuple(related))
     return spliced, patches
-
-
-def related_rows_unfilled(records: list[dict]) -> list[RelatedRow]:
-    return [RelatedRow(r["id"], (), tuple(RelatedKey.of(r))) for r in records]
 
 
 def _patched(store, dataset_id: int, patches: dict[str, dict]) -> list[dict]:

@@ -131,14 +131,19 @@ class Store:
                        record_ids: Sequence[str] = ()) -> list[dict[str, Any]]:
         """Records as stored (no model prose laid over them) by filePath or id, to be rewritten."""
         info = self._dataset_by_id()[dataset_id]
-        out = []
-        for column, values in (("b.file_path", file_paths), ("dr.record_id", record_ids)):
-            for value in dict.fromkeys(values):
-                rows = self._conn.execute(
-                    f"SELECT {queries.ROW_COLUMNS} FROM {queries.MEMBERS}{queries.WINDOW}"
-                    f" WHERE dr.dataset_id = ? AND {column} = ?", (dataset_id, value))
-                out.extend(restore_record(row[0], info, row[3], window_text(row[4])) for row in rows)
-        return out
+        rows = [*self._member_rows(dataset_id, "b.file_path", file_paths),
+                *self._member_rows(dataset_id, "dr.record_id", record_ids)]
+        return [restore_record(row[0], info, row[3], window_text(row[4])) for row in rows]
+
+    def _member_rows(self, dataset_id: int, column: str, values: Sequence[str]) -> Iterator[tuple]:
+        """`queries.ROW_COLUMNS` of one dataset's records whose `column` is one of `values`, in no order."""
+        assert column in ("b.file_path", "dr.record_id")
+        unique = list(dict.fromkeys(values))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start:start + 500]
+            yield from self._conn.execute(
+                f"SELECT {queries.ROW_COLUMNS} FROM {queries.MEMBERS}{queries.WINDOW}"
+                f" WHERE dr.dataset_id = ? AND {column} IN ({','.join('?' * len(chunk))})", (dataset_id, *chunk))
 
     def file_cache_size(self) -> int:
         return self._conn.execute("SELECT count(*) FROM file_cache").fetchone()[0]
@@ -158,16 +163,10 @@ class Store:
     def records_by_ids(self, dataset_id: int, ids: Sequence[str]) -> list[dict[str, Any]]:
         """Full records (as `iter_records` gives them) of these ids in one dataset, in no order."""
         info = self._dataset_by_id()[dataset_id]
-        out: list[dict[str, Any]] = []
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start:start + 500])
-            rows = self._conn.execute(
-                f"SELECT {queries.ROW_COLUMNS} FROM {queries.MEMBERS}{queries.WINDOW}"
-                f" WHERE dr.dataset_id = ? AND dr.record_id IN ({','.join('?' * len(chunk))})", (dataset_id, *chunk))
-            out.extend(self._restore(row, info) for row in rows)
-        return out
+        return [self._restore(row, info) for row in self._member_rows(dataset_id, "dr.record_id", ids)]
 
     def record_ids(self, dataset_id: int) -> set[str]:
+        """Every record id of one dataset, without reading bodies."""
         return {row[0] for row in self._conn.execute(
             "SELECT record_id FROM dataset_records WHERE dataset_id = ?", (dataset_id,))}
 

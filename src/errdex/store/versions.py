@@ -54,11 +54,6 @@ def site_bodies(store: Store, dataset: DatasetInfo, only: set[str] | None = None
             yield restore_site(body, line, window_text(window))
 
 
-def record_ids(store: Store, dataset: DatasetInfo) -> set[str]:
-    """Every record id of one dataset, without reading bodies."""
-    rows = store._conn.execute("SELECT record_id FROM dataset_records WHERE dataset_id = ?", (dataset.id,))
-    return {row[0] for row in rows}
-
 
 def put_commits(store: Store, repo: str, commits: Iterable[CommitInfo]) -> None:
     """Remember indexed commits (replacing earlier rows for the same sha)."""

@@ -172,12 +172,12 @@ def previous_dataset(datasets: list, repo: str, version: str):
 
 def link_to_previous(store, repo: str, version: str, records: list[dict]) -> list[IdentityLink]:
     """The pipeline's hook: match `records` against the previous dataset of `repo` in `store`."""
-    from errdex.store.versions import record_ids, site_bodies
+    from errdex.store.versions import site_bodies
 
     prev = previous_dataset(store.datasets(), repo, version)
     if prev is None:
         return link_identities(records, ())
-    prev_ids = record_ids(store, prev)
+    prev_ids = store.record_ids(prev.id)
     gone = prev_ids - {r["id"] for r in records}
     # Only sites that disappeared can be matched: the rest keep their id by key.
     return link_identities(records, site_bodies(store, prev, only=gone), prev_ids)
