@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_left, bisect_right
 from typing import Callable
 
 from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal
@@ -74,7 +73,6 @@ class ModuleWalker:
         self.builder = MessageBuilder(self.source_of, self._lookup)
         self.scopes: list[_Scope] = []
         self._call_cache: dict[tuple[str, str | None], str | None] = {}
-        self._calls: tuple[list[int], list[int], list[str]] | None = None
         self.path: list[ast.AST] = []
         self.want_calls = calls
         if analyze is None:  # the path from scope to statement is only the analyzer's input
@@ -154,25 +152,20 @@ class ModuleWalker:
 
         A regex over the function's source lines (excluding the `def` line),
         not an AST walk: a full walk of every expression costs as much as
-        parsing the file. The file is scanned once (`_call_index`).
+        parsing the file. Only distinct names are resolved, each once per class.
         """
-        starts, ends, names = self._call_index()
-        first, last = node.lineno + 1, node.end_lineno
-        out: dict[str, None] = {}
+        segment = "\n".join(self.lines[node.lineno:node.end_lineno])
         cache = self._call_cache
         cls = self.scopes[-1].cls
-        seen: set[str] = set()
-        for i in range(bisect_left(starts, first), bisect_right(starts, last)):
-            name = names[i]
-            if ends[i] > last or name in seen:
-                continue
-            seen.add(name)
-            key = (name, cls)
+        out: set[str] = set()
+        for reversed_name in set(_CALL_REVERSED.findall(segment[::-1])):
+            key = (reversed_name, cls)
             resolved = cache.get(key, False)
             if resolved is False:
-                resolved = cache[key] = self._resolve_call(name)
+                name = reversed_name[::-1]
+                resolved = cache[key] = self._resolve_call(name) if _DOTTED.fullmatch(name) else None
             if resolved is not None:
-                out[resolved] = None
+                out.add(resolved)
         return sorted(out)
 
     def _resolve_call(self, name: str) -> str | None:
@@ -182,27 +175,6 @@ class ModuleWalker:
         if head in self.imports or head in self.local_defs:
             return resolve_dotted(name, self.module, self.imports, self.local_defs)
         return None
-
-    def _call_index(self) -> tuple[list[int], list[int], list[str]]:
-        """Every `name(` of the file: its first line, the line of `(`, the name; by first line."""
-        if self._calls is not None:
-            return self._calls
-        source = "\n".join(self.lines)
-        size = len(source)
-        line_starts = [0]
-        for line in self.lines[:-1]:
-            line_starts.append(line_starts[-1] + len(line) + 1)
-        found: list[tuple[int, int, str]] = []
-        for match in _CALL_REVERSED.finditer(source[::-1]):
-            name = match.group(1)[::-1]
-            if _DOTTED.fullmatch(name) is None:
-                continue
-            paren = size - 1 - match.start()
-            begin = size - match.end()
-            found.append((bisect_right(line_starts, begin), bisect_right(line_starts, paren), name))
-        found.reverse()
-        self._calls = ([f[0] for f in found], [f[1] for f in found], [f[2] for f in found])
-        return self._calls
 
     def _lookup(self, name: str) -> Template | None:
         scope = self.scopes[-1] if self.scopes else None
