@@ -101,3 +101,61 @@ def test_a_snapshot_restores_the_prefilter(tmp_path):
     assert again.stats.loaded_from_cache
     block = "\n".join(LINES).encode()
     assert _hits(again, block) == _hits(first, block) == _full_database_hits(first, block)
+
+
+# Templates whose line pieces are awkward for the per-literal check: adjacent placeholders
+# (two `.+?` in a row), a whitespace-only piece between placeholders, a repeated piece, a
+# literal shared by templates whose other pieces differ, pieces that overlap.
+TRICKY = [
+    "shape {a}{b} does not fit the cache layout",
+    "cannot fit {a} {b} into the cache layout",
+    "layout {a} layout {b} layout mismatch",
+    "does not fit the cache layout",
+    "abab{x}bab error in the cache layout",
+    "numéro {n} → hors limites du cache layout",
+]
+
+
+def _tricky_lines(rng: random.Random) -> list[bytes]:
+    # No non-ASCII values: `.+?` reads bytes in hyperscan and characters in `re`, so a
+    # one-character value like "é" fills two adjacent placeholders for hyperscan only.
+    words = ["", "x", "xy", " ", "layout", "cache", "ab", "bab"]
+    rendered = []
+    for template in TRICKY:
+        for _ in range(6):
+            text = template
+            while "{" in text:
+                head, _, tail = text.partition("{")
+                text = head + rng.choice(words) + tail.partition("}")[2]
+            rendered.append(text)
+    lines = []
+    for _ in range(300):
+        text = rng.choice(rendered)
+        cut = rng.randrange(len(text) + 1)
+        kind = rng.random()
+        if kind < 0.3:   # a piece dropped or cut short: the literal may stay, the pattern not
+            text = text[:cut] + text[cut + rng.randint(1, 4):]
+        elif kind < 0.5:
+            text = text[:cut] + rng.choice(words) + text[cut:]
+        line = f"2024-01-01 ERROR w: {rng.choice(['ValueError: ', '', 'x '])}{text}".encode()
+        if rng.random() < 0.1:
+            line += b" \xff\xfe"   # bytes that are not UTF-8
+        lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6, 7])
+def test_per_literal_check_equals_the_full_database_on_awkward_templates(tmp_path, seed):
+    """The lines' candidates from the literal's own line regexes (`line_has`) equal what
+    the full database of every line regex finds, line by line, and the fallback agrees."""
+    refs = [RecordRef.from_record(i, make_record(t, line=i + 1)) for i, t in enumerate(TRICKY)]
+    hs = PatternEngine(refs, tmp_path / "engine", backend="hyperscan")
+    py = PatternEngine(refs, backend="python")
+    block = b"\n".join(_tricky_lines(random.Random(seed))) + b"\n"
+    got = _hits(hs, block)
+    assert got == _full_database_hits(hs, block)
+    assert {k: v for k, v in got.items() if v[1]} == {k: v for k, v in _hits(py, block).items() if v[1]}
+    # Both kinds of line occur: a pattern found, and a literal present without its pattern.
+    assert any(v[1] for v in got.values())
+    literal_only = [line for i, line in enumerate(block.split(b"\n")) if b"cache layout" in line and i not in got]
+    assert literal_only

@@ -32,7 +32,7 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "8"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table
+_SLIM_VERSION = "9"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table; 9: per-literal line pieces
 
 
 @dataclass(slots=True)

@@ -174,6 +174,12 @@ def line_regex(chunks: list[str]) -> str:
     character, and dropping them keeps hyperscan from reporting a match at
     every offset after the last literal.
     """
+    return ".+?".join(_chunk_regex(c, LINE_SPACE) for c in line_chunks(chunks))
+
+
+def line_chunks(chunks: list[str]) -> list[str]:
+    """The literal pieces `line_regex` looks for, in order, each whitespace run as
+    one space: the regex is these joined by `.+?` (see `line_has`)."""
     inner = list(chunks)
     if len(inner) > 1 and inner[0] == "":
         inner = inner[1:]
@@ -181,7 +187,24 @@ def line_regex(chunks: list[str]) -> str:
         inner = inner[:-1]
     inner[0] = inner[0].lstrip()
     inner[-1] = inner[-1].rstrip()   # after the lstrip: a one-chunk template loses both edges
-    return ".+?".join(_chunk_regex(c, LINE_SPACE) for c in inner)
+    return [_WS.sub(LINE_SPACE, c) for c in inner]
+
+
+def line_has(line: bytes, pieces: tuple[bytes, ...]) -> bool:
+    """Whether `line_regex` matches somewhere in one line (no newline in it), given its
+    `line_chunks` as UTF-8: each piece at its leftmost place after the previous one
+    and at least one byte later (`.+?`); the leftmost places end earliest, so no
+    other placement can succeed where they fail. No regex compiled per template."""
+    pos = line.find(pieces[0])
+    if pos < 0:
+        return False
+    pos += len(pieces[0])
+    for piece in pieces[1:]:
+        pos = line.find(piece, pos + 1)
+        if pos < 0:
+            return False
+        pos += len(piece)
+    return True
 
 
 def prefix_key(chunks: list[str]) -> str:
