@@ -110,7 +110,7 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
         facts, texts, keys, extracted, packed = _extract_all(tree, store, jobs, progress, analysis)
         prune_cache(store, tree.repo, keys.values())   # before the publish, which reuses the freed pages
         sites, classes, cb = link(facts, tree, store, keys if analysis else None)
-        by_text = _fill_windows(sites, texts, packed)
+        by_text = _fill_windows(sites, texts, packed, store)
         progress("records", 0, 1)
         modules = {f.file_path: f.module for f in facts}
         records = build_records(tree, sites, classes, modules, analyzed_at)
@@ -135,15 +135,25 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
                        time.perf_counter() - started)
 
 
-def _fill_windows(sites: list[ErrorSite], texts: dict[str, list[str]], packed: dict[str, PackedWindows]
-                  ) -> dict[str, tuple[bytes, bytes]]:
-    """Fill each site's window; return the workers' packing of those windows by text, for the publish."""
+def _fill_windows(sites: list[ErrorSite], texts: dict[str, list[str]], packed: dict[str, PackedWindows],
+                  store) -> dict[str, tuple[bytes, bytes]]:
+    """Fill each site's window; return, by text, the windows the publish need not compress.
+
+    Those are the workers' packs (hashed and compressed in parallel) and, for files that
+    came from the cache, the windows the index already stores (found by digest, which is
+    cheap, so the cache need not keep a second compressed copy of every window).
+    """
     by_text: dict[str, tuple[bytes, bytes]] = {}
+    unpacked: dict[bytes, str] = {}
     for site in sites:
         fill_window(site, texts[site.file_path])
         pack = packed.get(site.file_path, {}).get(site.line)
         if pack is not None:
             by_text[site.source_code] = pack
+        elif site.source_code is not None and site.source_code not in by_text:
+            unpacked[hashlib.sha256(site.source_code.encode()).digest()] = site.source_code
+    for digest in store.stored_windows(list(unpacked)):
+        by_text[unpacked[digest]] = (digest, b"")   # stored already: the bytes are never read
     return by_text
 
 
@@ -151,8 +161,8 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
                  ) -> tuple[list[FileFacts], dict[str, list[str]], dict[str, str], int, dict[str, PackedWindows]]:
     """Facts for every file: from the cache when the content is known, else from the workers.
 
-    Also each file's windows as the workers packed them (hashed and compressed), when
-    they read the same bytes as this process did. Files are read and looked up in the
+    Also each extracted file's windows as the workers packed them (hashed and compressed),
+    when they read the same bytes as this process did. Files are read and looked up in the
     cache a group at a time while the workers already extract the misses of earlier groups.
     """
     root = str(tree.root)
@@ -165,8 +175,7 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
         got.extracted += 1
         key = got.keys[rel]
         fresh[key] = blob
-        if got.add(rel, unpack_facts(blob), wblob):
-            fresh[_windows_key(key)] = wblob
+        got.add(rel, unpack_facts(blob), wblob)
         if len(fresh) >= 200:
             store.put_cached_facts(fresh)
             fresh = {}
@@ -199,33 +208,24 @@ class _Gathered:
                 data = b""
             self.raw[rel] = data
             self.keys[rel] = cache_key(rel, self.modules[rel], data, self.analysis)
-        cached = store.cached_facts([k for rel in group for k in (self.keys[rel], _windows_key(self.keys[rel]))])
+        cached = store.cached_facts([self.keys[rel] for rel in group])
         misses = []
         for rel in group:
             blob = cached.get(self.keys[rel])
             if blob is None:
                 misses.append((rel, self.modules[rel]))
             else:
-                self.add(rel, unpack_facts(blob), cached.get(_windows_key(self.keys[rel])), trusted=True)
+                self.add(rel, unpack_facts(blob), None)
         return misses
 
-    def add(self, rel: str, facts: FileFacts, wblob: bytes | None, trusted: bool = False) -> bool:
-        """Keep one file's facts; True when its packed windows were kept too.
-
-        A worker's windows are kept only when it read the same bytes as this process did.
-        """
+    def add(self, rel: str, facts: FileFacts, wblob: bytes | None) -> None:
+        """Keep one file's facts, and a worker's packed windows when it read the same bytes as this process did."""
         self.facts[rel] = facts
         data = self.raw[rel]
         if facts.sites or facts.helper_calls:
             self.texts[rel] = decode_source(data).split("\n")
-        if wblob is None or not (trusted or facts.sha256 == hashlib.sha256(data).hexdigest()):
-            return False
-        self.packed[rel] = pickle.loads(wblob)
-        return True
-
-
-def _windows_key(key: str) -> str:
-    return f"{key}:windows"
+        if wblob is not None and facts.sha256 == hashlib.sha256(data).hexdigest():
+            self.packed[rel] = pickle.loads(wblob)
 
 
 def _worker_batch(root: str, batch: list[tuple[str, str]], analysis: bool, in_pool: bool = True

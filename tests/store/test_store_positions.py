@@ -144,9 +144,10 @@ def test_large_publishes_pack_bodies_with_a_sampled_dictionary(store: Store, db_
 
 
 def test_prune_file_cache_keeps_listed_keys_and_their_helper_entries(store: Store) -> None:
+    # ":windows" entries are what an older errdex cached; nothing reads them any more.
     store.put_cached_facts({"a:1": b"a", "a:1:helpers:3,9": b"ah", "b:1": b"b", "a:1:windows": b"aw",
                             "b:1:helpers:4": b"bh", "b:1:windows": b"bw", "c:1": b"c"})
-    assert store.prune_file_cache(["a:1", "c:1", "zzz"]) == 3
+    assert store.prune_file_cache(["a:1", "c:1", "zzz"]) == 4
     assert sorted(store.cached_facts(["a:1", "a:1:helpers:3,9", "a:1:windows", "b:1", "b:1:helpers:4",
-                                      "b:1:windows", "c:1"])) == ["a:1", "a:1:helpers:3,9", "a:1:windows", "c:1"]
-    assert store.prune_file_cache([]) == 4
+                                      "b:1:windows", "c:1"])) == ["a:1", "a:1:helpers:3,9", "c:1"]
+    assert store.prune_file_cache([]) == 3

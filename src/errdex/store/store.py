@@ -72,6 +72,15 @@ class Store:
         self._write(lambda: self._conn.executemany(
             "INSERT OR REPLACE INTO file_cache (key, facts) VALUES (?, ?)", list(items.items())))
 
+    def stored_windows(self, digests: Sequence[bytes]) -> list[bytes]:
+        """Which of these source-window digests (sha256) the index stores already."""
+        found: list[bytes] = []
+        for start in range(0, len(digests), 500):
+            part = digests[start:start + 500]
+            found += [row[0] for row in self._conn.execute(
+                f"SELECT hash FROM source_windows WHERE hash IN ({','.join('?' * len(part))})", part)]
+        return found
+
     def prune_cached_facts(self, keep_suffix: str) -> int:
         """Forget cached results whose key does not end with `keep_suffix` (old extractor versions)."""
         cursor = self._conn.execute(
@@ -79,7 +88,9 @@ class Store:
         return cursor.rowcount
 
     def prune_file_cache(self, keep_keys: Iterable[str]) -> int:
-        """Forget cached results except `keep_keys` (and their ":helpers:" and ":windows" entries); returns how many.
+        """Forget cached results except `keep_keys` and their ":helpers:" entries; returns how many.
+
+        Entries an older errdex kept (a second copy of each file's windows, ":windows") go too.
 
         Meant after a publish, with the keys of every file of every dataset still in the file,
         so a long-lived index does not keep facts of file versions no dataset holds any more.
@@ -94,8 +105,6 @@ class Store:
             self._conn.execute(
                 "DELETE FROM file_cache WHERE key NOT IN (SELECT key FROM temp.keep_facts)"
                 " AND (instr(key, ':helpers:') = 0 OR substr(key, 1, instr(key, ':helpers:') - 1)"
-                " NOT IN (SELECT key FROM temp.keep_facts))"
-                " AND (key NOT LIKE '%:windows' OR substr(key, 1, length(key) - 8)"
                 " NOT IN (SELECT key FROM temp.keep_facts))")
             removed.append(self._conn.execute("SELECT changes()").fetchone()[0])
             self._conn.execute("DELETE FROM temp.keep_facts")
