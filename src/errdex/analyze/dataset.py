@@ -8,8 +8,14 @@ condition, a resolved call), "heuristic:<rule>" when a rule chose it.
 
 from __future__ import annotations
 
-
+import gc
+import os
+import pickle
+import subprocess
+import sys
+import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 from errdex.collector import collector_paused
 from errdex.analyze import codegen, prose
@@ -29,22 +35,69 @@ class CallFacts:
     method_of: dict[str, str]
 
 
-def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None) -> CallFacts:
+def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None, *,
+                    offload: bool | None = None) -> CallFacts:
     """Fill each record in place (records in file/line order, as `build_records` returns them).
 
-    The cyclic garbage collector is paused meanwhile: this pass allocates many
-    small objects next to a large live heap (every record), so its full
-    collections would cost more than the pass itself, and it makes no cycles.
+    With `offload` (by default: a dataset of `OFFLOAD_MIN_RECORDS` or more on a
+    machine with a second core), a helper process ranks related records and
+    fills the fields that need no call graph while this process builds the
+    graph; the output is the same either way. The cyclic garbage collector is
+    paused meanwhile: this pass allocates many small objects next to a large
+    live heap (every record), so its full collections would cost more than the
+    pass itself, and it makes no cycles.
     """
+    if offload is None:
+        offload = len(records) >= OFFLOAD_MIN_RECORDS and (os.cpu_count() or 1) > 1
     with collector_paused():
-        graph = build_call_graph(facts, cb)
-        method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
-        calls = CallFacts(graph, method_of)
-        reach: dict[tuple[str, bool], tuple[list[str], list[str]]] = {}
-        for record, related in zip(records, related_ids(records)):
-            fill_record(record, calls, reach)
-            set_related(record, related)
+        helper = Helper.start(records) if offload else None
+        try:
+            graph = build_call_graph(facts, cb)
+            method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
+            calls = CallFacts(graph, method_of)
+            if helper is None:
+                _fill_here(records, calls)
+            else:
+                _fill_with_helper(records, calls, helper)
+        finally:
+            if helper is not None:
+                helper.close()
     return calls
+
+
+def _fill_here(records: list[dict], calls: CallFacts) -> None:
+    """Every field in this process, record by record."""
+    reach: dict[tuple[str, bool], tuple[list[str], list[str]]] = {}
+    for record, related in zip(records, related_ids(records)):
+        fill_record(record, calls, reach)
+        set_related(record, related)
+
+
+def _fill_with_helper(records: list[dict], calls: CallFacts, helper: Helper) -> None:
+    """Callers and entry points here; the helper's fields merged in the order `fill_record` sets them.
+
+    This process fills the first `MAIN_SHARE` of the records itself while the
+    helper works; when the helper fails, this process does its part too.
+    """
+    reach: dict = {}
+    quals = [site_qualname(r) for r in records]
+    entries = [fill_reach(r, q, calls.graph, reach)[1] for r, q in zip(records, quals)]
+    mine = int(len(records) * MAIN_SHARE)
+    owners = {q: calls.method_of[q] for q in {*quals[mine:], *(e[0] for e in entries[mine:] if e)}
+              if q in calls.method_of}
+    helper.send((mine, entries[mine:], owners))
+    for record, qual in zip(records[:mine], quals[:mine]):
+        fill_own(record, qual, calls.method_of)
+    answer = helper.result()
+    if answer is None:
+        for record, qual in zip(records[mine:], quals[mine:]):
+            fill_own(record, qual, calls.method_of)
+        related = related_ids(records)
+    else:
+        related, filled = answer
+        _merge_own(records[mine:], filled)
+    for record, ids in zip(records, related):
+        set_related(record, ids)
 
 
 def set_related(record: dict, related: list[str]) -> None:
@@ -59,16 +112,28 @@ def site_qualname(record: dict) -> str:
 
 def fill_record(record: dict, calls: CallFacts, reach: dict) -> None:
     """Everything but `related`. `reach` caches callers and entry points per function: a function often raises several times."""
-    graph, method_of = calls.graph, calls.method_of
+    qual = site_qualname(record)
+    fill_reach(record, qual, calls.graph, reach)
+    fill_own(record, qual, calls.method_of)
+
+
+def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[list[str], list[str]]:
+    """Callers and entry points: the only fields that need the whole call graph. Returns the shared pair."""
     ex = record["errdex"]
     prov = ex["provenance"]
-    qual = site_qualname(record)
     key = (qual, bool(ex.get("test")))
     found = reach.get(key)
     if found is None:
         found = reach[key] = (graph.callers(qual), graph.entry_points(qual, include_tests=key[1]))
     ex["callers"], ex["entryPoints"] = list(found[0]), list(found[1])
     prov["callers"] = prov["entryPoints"] = "fact"
+    return found
+
+
+def fill_own(record: dict, qual: str, method_of: dict) -> None:
+    """Tags, backgroundTag and the prose/code fields: from the record, its entry points and method owners alone."""
+    ex = record["errdex"]
+    prov = ex["provenance"]
     cond = parse_condition(ex.get("condition"), ex.get("guard"))
     own_text = cond.own_text if cond.own is not None else None
     record["tags"] = tags_for(record, own_text)
@@ -118,3 +183,144 @@ def _set(record: dict, name: str, value, provenance: str) -> None:
     if value:
         record[name] = value
         record["errdex"]["provenance"][name] = provenance
+
+
+# The helper process ------------------------------------------------------------------------------
+#
+# Started before the call graph is built and fed compact tuples (not a fork of this process: with
+# its large heap, copy-on-write faults would cost more than the work). It ranks related records for
+# all of them, then fills the own fields of the records this process leaves to it.
+
+#: Below this many records the helper's start-up (about 0.1 s on the second core) is not worth it.
+OFFLOAD_MIN_RECORDS = 3000
+#: Share of the records (the first ones) whose own fields this process fills while the helper works.
+MAIN_SHARE = 0.0
+
+_TOP_FIELDS = ("id", "filePath", "errorClass", "errorType", "errorMessage", "httpStatus")
+_EX_FIELDS = ("module", "function", "test", "condition", "guard", "classQualname", "classAncestors",
+              "placeholders", "feeding", "conditionExact", "conditionReason")
+
+
+def _row(record: dict) -> tuple:
+    """What `fill_own` and `related_ids` read of a record, as one flat tuple."""
+    ex = record["errdex"]
+    return (*(record.get(k) for k in _TOP_FIELDS), *(ex.get(k) for k in _EX_FIELDS))
+
+
+def _record_of(row: tuple) -> dict:
+    """A record holding only the fields of `_row`, shaped as the fill functions expect."""
+    top = len(_TOP_FIELDS)
+    record = dict(zip(_TOP_FIELDS, row[:top]))
+    ex = record["errdex"] = dict(zip(_EX_FIELDS, row[top:]))
+    ex["provenance"] = {}
+    ex["callers"] = []
+    return record
+
+
+class Helper:
+    """The helper process, spoken to with pickles over its stdin and stdout."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self.proc = proc
+        self.writer: threading.Thread | None = None
+
+    @classmethod
+    def start(cls, records: list[dict]) -> Helper | None:
+        """Start the helper and send it every record's row; None when it cannot be started."""
+        env = dict(os.environ)
+        home = str(Path(__file__).resolve().parents[2])   # the folder this errdex is imported from
+        env["PYTHONPATH"] = home + os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else home
+        try:
+            proc = subprocess.Popen([sys.executable, "-c", "from errdex.analyze.dataset import serve; serve()"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    env=env)
+        except OSError:
+            return None
+        helper = cls(proc)
+        helper.send([_row(r) for r in records])
+        return helper
+
+    def send(self, value) -> None:
+        """Pickle here, write from a thread: the helper reads only when it gets to it."""
+        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        before = self.writer
+
+        def write() -> None:
+            if before is not None:
+                before.join()
+            try:
+                self.proc.stdin.write(blob)
+                self.proc.stdin.flush()
+            except (OSError, ValueError):
+                pass   # the helper died: `result` says so
+
+        self.writer = threading.Thread(target=write, daemon=True)
+        self.writer.start()
+
+    def result(self):
+        """(related ids of every record, own fields of the helper's records), or None when it failed."""
+        if self.writer is not None:
+            self.writer.join()
+        try:
+            self.proc.stdin.close()
+            data = self.proc.stdout.read()
+        except (OSError, ValueError):
+            return None
+        if self.proc.wait() != 0 or not data:
+            return None
+        try:
+            return pickle.loads(data)
+        except Exception:  # noqa: BLE001 - a truncated answer: fill here instead
+            return None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+
+
+def serve() -> None:
+    """The helper's side: rows in, related ids, then the own fields of the records after `mine`."""
+    gc.disable()   # many small acyclic objects, as in `analyze_dataset`
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    records = [_record_of(row) for row in pickle.load(source)]
+    related = related_ids(records)
+    mine, entries, owners = pickle.load(source)
+    filled = []
+    shared: dict[str, str] = {}
+    for record, entry in zip(records[mine:], entries):
+        record["errdex"]["entryPoints"] = list(entry)
+        fill_own(record, site_qualname(record), owners)
+        filled.append(_own_fields(record, shared))
+    pickle.dump((related, filled), sink, protocol=pickle.HIGHEST_PROTOCOL)
+    sink.flush()
+
+
+def _own_fields(record: dict, shared: dict[str, str]) -> tuple:
+    """(tags, backgroundTag, its provenance, ((field, value, provenance), ...) in the order they were set).
+
+    Equal strings are sent as one object (pickle sends an object once): many records share a text.
+    """
+    prov = record["errdex"]["provenance"]
+    fields = tuple((name, shared.setdefault(v, v) if isinstance(v := record[name], str) else v,
+                    shared.setdefault(p, p))
+                   for name, p in prov.items() if name not in ("tags", "backgroundTag"))
+    return record["tags"], record["backgroundTag"], shared.setdefault(prov["backgroundTag"], prov["backgroundTag"]), fields
+
+
+def _merge_own(records: list[dict], filled: list[tuple]) -> None:
+    """The helper's own fields into the records, in the order `fill_own` would set them."""
+    for record, (tags, tag, tag_rule, fields) in zip(records, filled):
+        prov = record["errdex"]["provenance"]
+        record["tags"] = tags
+        prov["tags"] = "heuristic:tags"
+        record["backgroundTag"] = tag
+        prov["backgroundTag"] = tag_rule
+        for name, value, origin in fields:
+            record[name] = value
+            prov[name] = origin
