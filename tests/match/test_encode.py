@@ -35,3 +35,23 @@ def test_report_json_equals_dumping_the_dict(tmp_path):
     assert report.to_json() == json.dumps(report.to_dict())
     assert all(m.encoded is not None for m in report.occurrences)
     assert json.loads(report.to_json())["groups"][0]["count"] == 2
+
+
+def test_one_cache_encodes_each_answer_of_a_record_as_json_dumps_does(tmp_path):
+    """A record met with other values, scores, confidences, kinds and chain positions: the
+    cached text around the bindings never leaks from one answer into another."""
+    from dataclasses import replace
+
+    from errdex.match.encode import FragmentCache
+
+    ctx = _ctx(tmp_path)
+    base = explain("RuntimeError: Request r1 exceeded the token budget of 12", context=ctx)[0]
+    variants = [base, replace(base, bindings={"rid": 'r"2', "n": "é"}), replace(base, score=base.score + 1.5),
+                replace(base, confidence="low"), replace(base, match_kind="contained", chain=2, primary=False),
+                replace(base, bindings={"rid": "r3"}, expressions={"rid": "rid"}, match_kind="prefix"),
+                replace(base, via="frame"), base]
+    cache = FragmentCache()
+    for m in variants:
+        expected = m.to_dict()
+        expected.pop("logLine", None)
+        assert cache.fragment(m) + "}" == json.dumps(expected)
