@@ -115,9 +115,10 @@ def test_helper_fills_the_same_records(stage, monkeypatch):
     here = _filled(stage, offload=False)
     seen = _spy_results(monkeypatch)
     there = _filled(stage, offload=True)
-    assert len(seen) == 1 and seen[0] is not None, "the helper answered"
-    related, filled = seen[0]
-    assert len(related) == len(here) and len(filled) == len(here)
+    assert len(seen) == len(dataset.HELPER_SHARES) and None not in seen, "every helper answered"
+    assert len(seen[0][0]) == len(here), "the first helper ranks every record"
+    assert all(related is None for related, _ in seen[1:])
+    assert sum(len(filled) for _, filled in seen) == len(here)
     assert there == here
     records = [json.loads(r) for r in there]
     assert all(r["documentation"] and r["tags"] and r["backgroundTag"] for r in records)
@@ -130,8 +131,8 @@ def test_main_share_splits_the_records(stage, monkeypatch):
     monkeypatch.setattr(dataset, "MAIN_SHARE", 0.5)
     seen = _spy_results(monkeypatch)
     there = _filled(stage, offload=True)
-    assert seen and seen[0] is not None
-    assert len(seen[0][1]) == len(here) - len(here) // 2
+    assert seen and None not in seen
+    assert sum(len(filled) for _, filled in seen) == len(here) - len(here) // 2
     assert there == here
 
 
@@ -139,8 +140,8 @@ def test_a_dead_helper_leaves_the_work_here(stage, monkeypatch):
     here = _filled(stage, offload=False)
     start = Helper.start.__func__
 
-    def start_and_kill(cls, records):
-        helper = start(cls, records)
+    def start_and_kill(cls):
+        helper = start(cls)
         helper.proc.kill()
         helper.proc.wait()
         return helper
@@ -148,7 +149,27 @@ def test_a_dead_helper_leaves_the_work_here(stage, monkeypatch):
     monkeypatch.setattr(Helper, "start", classmethod(start_and_kill))
     seen = _spy_results(monkeypatch)
     assert _filled(stage, offload=True) == here
-    assert seen == [None]
+    assert seen == [None] * len(dataset.HELPER_SHARES)
+
+
+def test_one_dead_helper_of_two(stage, monkeypatch):
+    here = _filled(stage, offload=False)
+    monkeypatch.setattr(dataset, "HELPER_SHARES", (0.5, 0.5))
+    start = Helper.start.__func__
+    started = []
+
+    def start_second_dead(cls):
+        helper = start(cls)
+        started.append(helper)
+        if len(started) == 2:
+            helper.proc.kill()
+            helper.proc.wait()
+        return helper
+
+    monkeypatch.setattr(Helper, "start", classmethod(start_second_dead))
+    seen = _spy_results(monkeypatch)
+    assert _filled(stage, offload=True) == here
+    assert seen[0] is not None and seen[1] is None
 
 
 def test_a_helper_that_cannot_start_leaves_the_work_here(stage, monkeypatch, tmp_path):
@@ -159,6 +180,6 @@ def test_a_helper_that_cannot_start_leaves_the_work_here(stage, monkeypatch, tmp
 
 def test_small_datasets_stay_in_process(stage, monkeypatch):
     calls = []
-    monkeypatch.setattr(Helper, "start", classmethod(lambda cls, records: calls.append(1)))
+    monkeypatch.setattr(Helper, "start", classmethod(lambda cls: calls.append(1)))
     _filled(stage)
     assert calls == [] and len(stage[0]) < dataset.OFFLOAD_MIN_RECORDS

@@ -164,10 +164,10 @@ def _public_functions(facts: list[FileFacts], functions: dict, cb: Codebase) -> 
 
 
 def _public_name(qualname: str, method: bool) -> bool:
-    parts = qualname.split(".")
-    if method and parts[-1] == "__init__":
-        parts = parts[:-1]
-    return not any(p.startswith("_") for p in parts)
+    """No name part starts with an underscore (a method's `__init__` aside)."""
+    if method and (qualname == "__init__" or qualname.endswith(".__init__")):
+        qualname = qualname[:-9] if len(qualname) > 8 else ""
+    return not qualname.startswith("_") and "._" not in qualname
 
 
 def _resolve(cb: Codebase, ref: str, table: dict) -> str:

@@ -50,18 +50,18 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
     if offload is None:
         offload = len(records) >= OFFLOAD_MIN_RECORDS and (os.cpu_count() or 1) > 1
     with collector_paused():
-        helper = Helper.start(records) if offload else None
+        parts = _start_helpers(records) if offload else []
         try:
             graph = build_call_graph(facts, cb)
             method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
             calls = CallFacts(graph, method_of)
-            if helper is None:
-                _fill_here(records, calls)
+            if parts:
+                _fill_with_helpers(records, calls, parts)
             else:
-                _fill_with_helper(records, calls, helper)
+                _fill_here(records, calls)
         finally:
-            if helper is not None:
-                helper.close()
+            for part in parts:
+                part.helper.close()
     return calls
 
 
@@ -73,30 +73,32 @@ def _fill_here(records: list[dict], calls: CallFacts) -> None:
         set_related(record, related)
 
 
-def _fill_with_helper(records: list[dict], calls: CallFacts, helper: Helper) -> None:
-    """Callers and entry points here; the helper's fields merged in the order `fill_record` sets them.
+def _fill_with_helpers(records: list[dict], calls: CallFacts, parts: list[_Part]) -> None:
+    """Callers and entry points here; the helpers' fields merged in the order `fill_record` sets them.
 
-    This process fills the first `MAIN_SHARE` of the records itself while the
-    helper works; when the helper fails, this process does its part too.
+    This process fills the records before the first helper's part itself
+    (`MAIN_SHARE`) while the helpers work, and any part whose helper failed.
     """
     reach: dict = {}
     quals = [site_qualname(r) for r in records]
     entries = [fill_reach(r, q, calls.graph, reach)[1] for r, q in zip(records, quals)]
-    mine = int(len(records) * MAIN_SHARE)
-    owners = {q: calls.method_of[q] for q in {*quals[mine:], *(e[0] for e in entries[mine:] if e)}
-              if q in calls.method_of}
-    helper.send((mine, entries[mine:], owners))
-    for record, qual in zip(records[:mine], quals[:mine]):
+    for part in parts:
+        lo, hi = part.lo, part.hi
+        owners = {q: calls.method_of[q] for q in {*quals[lo:hi], *(e[0] for e in entries[lo:hi] if e)}
+                  if q in calls.method_of}
+        part.helper.send((lo - part.base, entries[lo:hi], owners))
+    for record, qual in zip(records[:parts[0].lo], quals[:parts[0].lo]):
         fill_own(record, qual, calls.method_of)
-    answer = helper.result()
-    if answer is None:
-        for record, qual in zip(records[mine:], quals[mine:]):
-            fill_own(record, qual, calls.method_of)
-        related = related_ids(records)
-    else:
-        related, filled = answer
-        _merge_own(records[mine:], filled)
-    for record, ids in zip(records, related):
+    related = None
+    for part in parts:
+        answer = part.helper.result()
+        if answer is None:
+            for record, qual in zip(records[part.lo:part.hi], quals[part.lo:part.hi]):
+                fill_own(record, qual, calls.method_of)
+            continue
+        _merge_own(records[part.lo:part.hi], answer[1])
+        related = answer[0] if answer[0] is not None else related
+    for record, ids in zip(records, related if related is not None else related_ids(records)):
         set_related(record, ids)
 
 
@@ -193,8 +195,11 @@ def _set(record: dict, name: str, value, provenance: str) -> None:
 
 #: Below this many records the helper's start-up (about 0.1 s on the second core) is not worth it.
 OFFLOAD_MIN_RECORDS = 3000
-#: Share of the records (the first ones) whose own fields this process fills while the helper works.
+#: Share of the records (the first ones) whose own fields this process fills while the helpers work.
 MAIN_SHARE = 0.0
+#: How the other records are divided between the helpers (one each). The first helper also ranks
+#: every record's related records (about half the cost of filling them all), so it fills fewer.
+HELPER_SHARES = (0.3, 0.7)
 
 _TOP_FIELDS = ("id", "filePath", "errorClass", "errorType", "errorMessage", "httpStatus")
 _EX_FIELDS = ("module", "function", "test", "condition", "guard", "classQualname", "classAncestors",
@@ -217,16 +222,54 @@ def _record_of(row: tuple) -> dict:
     return record
 
 
+@dataclass(slots=True)
+class _Part:
+    """One helper and the records whose own fields it fills."""
+
+    helper: Helper
+    lo: int      # records[lo:hi]
+    hi: int
+    base: int    # the record its first row is of (the first helper has every row, the others their own)
+
+
+def _start_helpers(records: list[dict]) -> list[_Part]:
+    """Start the helpers and send them their rows; [] when one cannot be started."""
+    n = len(records)
+    bounds = [int(n * MAIN_SHARE)]
+    total = 0.0
+    for share in HELPER_SHARES:
+        total += share
+        bounds.append(min(n, bounds[0] + round((n - bounds[0]) * total)))
+    bounds[-1] = n
+    rows = [_row(r) for r in records]
+    # The first helper needs every row (to rank), the others only their own: each slice is pickled once.
+    chunks = [pickle.dumps(rows[:bounds[1]], protocol=pickle.HIGHEST_PROTOCOL)]
+    chunks += [pickle.dumps(rows[lo:hi], protocol=pickle.HIGHEST_PROTOCOL) for lo, hi in zip(bounds[1:], bounds[2:])]
+    parts: list[_Part] = []
+    for i in range(len(HELPER_SHARES)):
+        helper = Helper.start()
+        if helper is None:
+            for part in parts:
+                part.helper.close()
+            return []
+        sent = chunks if i == 0 else [chunks[i]]
+        helper.send((i == 0, len(sent)))
+        for chunk in sent:
+            helper.send_bytes(chunk)
+        parts.append(_Part(helper, bounds[i], bounds[i + 1], 0 if i == 0 else bounds[i]))
+    return parts
+
+
 class Helper:
-    """The helper process, spoken to with pickles over its stdin and stdout."""
+    """A helper process, spoken to with pickles over its stdin and stdout."""
 
     def __init__(self, proc: subprocess.Popen) -> None:
         self.proc = proc
         self.writer: threading.Thread | None = None
 
     @classmethod
-    def start(cls, records: list[dict]) -> Helper | None:
-        """Start the helper and send it every record's row; None when it cannot be started."""
+    def start(cls) -> Helper | None:
+        """Start a helper; None when it cannot be started."""
         env = dict(os.environ)
         home = str(Path(__file__).resolve().parents[2])   # the folder this errdex is imported from
         env["PYTHONPATH"] = home + os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else home
@@ -236,13 +279,13 @@ class Helper:
                                     env=env)
         except OSError:
             return None
-        helper = cls(proc)
-        helper.send([_row(r) for r in records])
-        return helper
+        return cls(proc)
 
     def send(self, value) -> None:
-        """Pickle here, write from a thread: the helper reads only when it gets to it."""
-        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        self.send_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def send_bytes(self, blob: bytes) -> None:
+        """Write from a thread: the helper reads only when it gets to it."""
         before = self.writer
 
         def write() -> None:
@@ -258,7 +301,7 @@ class Helper:
         self.writer.start()
 
     def result(self):
-        """(related ids of every record, own fields of the helper's records), or None when it failed."""
+        """(related ids of every record or None, own fields of the helper's records), or None when it failed."""
         if self.writer is not None:
             self.writer.join()
         try:
@@ -285,15 +328,16 @@ class Helper:
 
 
 def serve() -> None:
-    """The helper's side: rows in, related ids, then the own fields of the records after `mine`."""
+    """The helper's side: rows in (and related ids when it ranks), then the own fields of its records."""
     gc.disable()   # many small acyclic objects, as in `analyze_dataset`
     source, sink = sys.stdin.buffer, sys.stdout.buffer
-    records = [_record_of(row) for row in pickle.load(source)]
-    related = related_ids(records)
-    mine, entries, owners = pickle.load(source)
+    rank, chunks = pickle.load(source)
+    records = [_record_of(row) for _ in range(chunks) for row in pickle.load(source)]
+    related = related_ids(records) if rank else None
+    start, entries, owners = pickle.load(source)
     filled = []
-    shared: dict[str, str] = {}
-    for record, entry in zip(records[mine:], entries):
+    shared: dict = {}
+    for record, entry in zip(records[start:], entries):
         record["errdex"]["entryPoints"] = list(entry)
         fill_own(record, site_qualname(record), owners)
         filled.append(_own_fields(record, shared))
@@ -301,26 +345,20 @@ def serve() -> None:
     sink.flush()
 
 
-def _own_fields(record: dict, shared: dict[str, str]) -> tuple:
-    """(tags, backgroundTag, its provenance, ((field, value, provenance), ...) in the order they were set).
+def _own_fields(record: dict, shared: dict) -> tuple[dict, dict]:
+    """(the fields `fill_own` set, their provenance entries), each in the order they were set.
 
-    Equal strings are sent as one object (pickle sends an object once): many records share a text.
+    Equal strings and equal provenance maps are sent as one object (pickle
+    sends an object once): many records share a text, most their provenance.
     """
     prov = record["errdex"]["provenance"]
-    fields = tuple((name, shared.setdefault(v, v) if isinstance(v := record[name], str) else v,
-                    shared.setdefault(p, p))
-                   for name, p in prov.items() if name not in ("tags", "backgroundTag"))
-    return record["tags"], record["backgroundTag"], shared.setdefault(prov["backgroundTag"], prov["backgroundTag"]), fields
+    values = {name: shared.setdefault(v, v) if isinstance(v := record[name], str) else v for name in prov}
+    origins = tuple(prov.items())
+    return values, shared.setdefault(origins, prov)
 
 
-def _merge_own(records: list[dict], filled: list[tuple]) -> None:
+def _merge_own(records: list[dict], filled: list[tuple[dict, dict]]) -> None:
     """The helper's own fields into the records, in the order `fill_own` would set them."""
-    for record, (tags, tag, tag_rule, fields) in zip(records, filled):
-        prov = record["errdex"]["provenance"]
-        record["tags"] = tags
-        prov["tags"] = "heuristic:tags"
-        record["backgroundTag"] = tag
-        prov["backgroundTag"] = tag_rule
-        for name, value, origin in fields:
-            record[name] = value
-            prov[name] = origin
+    for record, (values, origins) in zip(records, filled):
+        record.update(values)
+        record["errdex"]["provenance"].update(origins)
