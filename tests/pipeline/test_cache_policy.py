@@ -3,8 +3,6 @@
 import sqlite3
 
 from errdex.pipeline import index_source
-from errdex.store import encoding
-from errdex.store.windows import pack_window as real_pack
 
 from .conftest import write_sample
 from .test_reindex_delta import FILES
@@ -38,26 +36,3 @@ def test_cache_follows_the_latest_dataset_of_each_repo(tmp_path):
     assert len(v2) == len(v1)                          # version 1's copy of core.py is gone, nothing piles up
     assert v2 != v1
     assert _states(db) == [("acme/other", "1"), ("acme/shop", "2")]
-
-
-def _windows(db):
-    with sqlite3.connect(db) as conn:
-        return conn.execute("SELECT count(*) FROM source_windows").fetchone()[0]
-
-
-def test_cached_files_reuse_stored_windows_without_a_second_copy(tmp_path, monkeypatch):
-    src = write_sample(tmp_path / "src", FILES)
-    db = tmp_path / "x.db"
-    index_source(str(src), db, jobs=1, repo="acme/shop", version="1")
-    stored = _windows(db)
-    assert stored > 0 and not any(k.endswith(":windows") for k in _cache_keys(db))
-    packed = []
-    monkeypatch.setattr(encoding, "pack_window", lambda text: packed.append(text) or real_pack(text))
-    report = index_source(str(src), db, jobs=1, repo="acme/shop", version="2", full=True)
-    assert report.extracted == 0                       # every file came from the cache...
-    assert _windows(db) == stored and packed == []     # ...and every window was found stored, not packed again
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT d.version, r.record_id, r.window_key FROM dataset_records r"
-                            " JOIN datasets d ON d.id = r.dataset_id ORDER BY 2, 1").fetchall()
-    by_version = {v: {(rid, key) for ver, rid, key in rows if ver == v} for v in ("1", "2")}
-    assert by_version["1"] == by_version["2"] and all(key is not None for _, _, key in rows)
