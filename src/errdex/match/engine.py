@@ -89,6 +89,7 @@ class PatternEngine:
         self._fallback: _TokenCandidates | None = None
         self._bare: BareTable | None = None
         self.bare_memo: dict = {}   # (class, fitting shapes) -> answer, see `bare.find_bare`
+        self.agree_memo: dict = {}  # (printed class, record index) -> `resolve.class_agrees`
         started = time.perf_counter()
         if backend == "auto":
             backend = "hyperscan" if hyperscan is not None else "python"

@@ -173,6 +173,20 @@ def class_agrees(text_class: str | None, rec: RecordRef) -> bool | None:
     return any(name == base.rsplit(".", 1)[-1] for base in rec.class_bases)
 
 
+def _agrees(text_class: str | None, rec: RecordRef, engine: PatternEngine) -> bool | None:
+    """`class_agrees`, remembered per printed class and record: a log scan asks it twice
+    per candidate and the same few classes again and again."""
+    key = (text_class, rec.idx)
+    memo = engine.agree_memo
+    found = memo.get(key, _UNSET)
+    if found is _UNSET:
+        found = memo[key] = class_agrees(text_class, rec)
+    return found
+
+
+_UNSET = object()
+
+
 @dataclass(slots=True)
 class _Candidate:
     record: RecordRef
@@ -198,7 +212,7 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     if not candidates:   # no frame, no pattern: a printed class and an all-placeholder template
         bare = _bare_match(event, engine)
         return [bare] if bare is not None else []
-    agrees = [class_agrees(event.error_class, c.record) for c in candidates]
+    agrees = [_agrees(event.error_class, c.record, engine) for c in candidates]
     scores = [_score(c, event, a) for c, a in zip(candidates, agrees)]   # once each: a log scan meets thousands
     picked = range(len(candidates))
     if top_only and len(candidates) > 1:
@@ -281,7 +295,7 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
             out.append(_Candidate(rec, "message", "assert", None))
     if event.message:
         for hit in engine.match_message(event.message, hint, seen_in):
-            if class_agrees(event.error_class, hit.record) is False:
+            if _agrees(event.error_class, hit.record, engine) is False:
                 continue
             out.append(_Candidate(hit.record, "message", hit.kind, hit))
     return out
@@ -315,15 +329,13 @@ def _to_match(c: _Candidate, event: ErrorEvent, engine: PatternEngine, raised_ou
               agrees: bool | None, score: float) -> Match:
     rec, hit = c.record, c.hit
     bindings = dict(zip(rec.groups, hit.values)) if hit else {}
+    placeholders = rec.placeholders
+    # Positional, in field order (id ... dataset): thousands per log scan.
     return Match(
-        id=rec.id, repo=rec.repo, file_path=rec.file_path, line_number=rec.line,
-        error_class=rec.error_class, error_message=rec.error_message,
-        score=score,
-        confidence=_confidence(c, agrees, hit, raised_outside, engine, event),
-        via=c.via, bindings=bindings,
-        expressions={k: rec.placeholders.get(k, k) for k in bindings},
-        match_kind=hit.kind if hit else c.kind,
-        log_line=event.log_line, chain=event.chain, primary=event.primary, dataset=rec.dataset,
+        rec.id, rec.repo, rec.file_path, rec.line, rec.error_class, rec.error_message, score,
+        _confidence(c, agrees, hit, raised_outside, engine, event), c.via, bindings,
+        {k: placeholders.get(k, k) for k in bindings}, hit.kind if hit else c.kind,
+        None, event.log_line, event.chain, event.primary, rec.dataset,
     )
 
 
