@@ -270,11 +270,13 @@ class Helper:
     @classmethod
     def start(cls) -> Helper | None:
         """Start a helper; None when it cannot be started."""
+        if not sys.executable:
+            return None
         env = dict(os.environ)
         home = str(Path(__file__).resolve().parents[2])   # the folder this errdex is imported from
         env["PYTHONPATH"] = home + os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else home
         try:
-            proc = subprocess.Popen([sys.executable, "-c", "from errdex.analyze.dataset import serve; serve()"],
+            proc = subprocess.Popen([sys.executable, "-P", "-c", "from errdex.analyze.dataset import serve; serve()"],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                     env=env)
         except OSError:
