@@ -125,3 +125,28 @@ def test_snapshot_next_to_the_index_answers_like_a_fresh_build(tmp_path):
     load_context(db)
     (new,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
     assert new.name != old.name
+
+
+def test_a_cut_short_or_empty_snapshot_is_built_again(tmp_path):
+    """The mapped snapshot checks that its records blob is whole; a damaged file is ignored."""
+    from errdex.match.api import _CONTEXTS, _read_snapshot
+    from errdex.pipeline import index_source
+
+    src = tmp_path / "src" / "pkg"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    (src / "pkg" / "admit.py").write_text(
+        "def admit(rid, n):\n    raise RuntimeError(f'Request {rid} exceeded the token budget of {n}')\n")
+    db = tmp_path / "errdex.db"
+    index_source(str(src), db)
+    log = tmp_path / "run.log"
+    log.write_text("ERROR RuntimeError: Request r5 exceeded the token budget of 9\n")
+    first = [m.id for m in scan(log, db=db).occurrences]
+    (path,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
+    whole = path.read_bytes()
+    assert _read_snapshot(path) is not None
+    for damaged in (whole[:-3], b""):
+        path.write_bytes(damaged)
+        assert _read_snapshot(path) is None
+        _CONTEXTS.clear()
+        assert [m.id for m in scan(log, db=db).occurrences] == first
