@@ -59,8 +59,11 @@ def parse_condition(text: str | None, guard: str | None = None) -> Condition:
     _CURRENT[0] = own
     _CURRENT_TEXT[0] = text
     if own is not None:
-        # Computed once here: the prose and every code field use them.
-        cond.own_text, cond.neg = code(own), negate_code(own)
+        # Computed once per parsed test (records often share one): the prose and every code field use them.
+        texts = getattr(own, "_errdex_texts", None)
+        if texts is None:
+            texts = own._errdex_texts = (code(own), negate_code(own))  # type: ignore[attr-defined]
+        cond.own_text, cond.neg = texts
         if head:
             cond.tree = ast.BoolOp(ast.And(), [ast.Name("_guard"), own])
         elif isinstance(own, ast.Constant) and isinstance(own.value, bool):
@@ -294,6 +297,16 @@ def raised_in(cond: Condition) -> list[tuple[str, str]]:
 def call_words(call: str) -> str:
     """`raised(None, E)` means no single call in the try block: say so instead of "the call `None`"."""
     return "the code in its `try` block" if call == "None" else f"the call `{call}`"
+
+
+def describe_own(cond: Condition) -> str:
+    """`describe` of the own test, kept on its parsed node: records often share one."""
+    said = getattr(cond.own, "_errdex_said", None)
+    if said is None:
+        said = describe(cond.own)
+        if cond.own is not None:
+            cond.own._errdex_said = said  # type: ignore[attr-defined]
+    return said
 
 
 def describe(node: ast.expr | None) -> str:

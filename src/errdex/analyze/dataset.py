@@ -20,7 +20,7 @@ from pathlib import Path
 from errdex.collector import collector_paused
 from errdex.analyze import codegen, prose
 from errdex.analyze.callgraph import CallGraph, build_call_graph
-from errdex.analyze.condexpr import Condition, describe, parse_condition
+from errdex.analyze.condexpr import Condition, describe_own, parse_condition
 from errdex.analyze.related import related_ids
 from errdex.analyze.tags import background_tag, tags_for
 from errdex.extract.link import Codebase
@@ -154,7 +154,7 @@ def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Conditi
                         ex.get("placeholders") or {}, ex.get("feeding") or [], ex["entryPoints"],
                         ex["callers"], tag, record.get("errorType") or "exception", bool(ex.get("test")))
     if cond.own is not None:
-        f.neg, f.said = cond.neg, describe(cond.own)
+        f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"
     _set(record, "documentation", prose.documentation(f), from_condition)
     _set(record, "triggerScenarios", prose.trigger_scenarios(f), from_condition)
