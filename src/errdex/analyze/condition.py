@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from errdex.analyze.flow import FlowAnalyzer
-from errdex.analyze.conjunction import Conjunction
+from errdex.analyze.conjunction import EMPTY
 from errdex.analyze.exprs import expr_names
 from errdex.analyze.names import own_bindings, target_names
 from errdex.analyze.patterns import case_condition
@@ -79,8 +79,10 @@ class _PathWalk:
 
     def __init__(self, flow: FlowAnalyzer) -> None:
         self.flow = flow
-        self.conjunction = Conjunction()
-        self.own = Conjunction()   # without the guards of earlier raise-only checks
+        self.conjunction = EMPTY
+        #: Without the guards of earlier raise-only checks; the same object while no such
+        #: check was met (the common case), so a guard is added once for both.
+        self.own = self.conjunction
         self.guards: tuple[_Guard, ...] = ()
         self.guarded: frozenset[str] = frozenset()   # names of all guards
         self.reasons: tuple[str, ...] = ()
@@ -99,9 +101,10 @@ class _PathWalk:
             self.guards += (_Guard(expr, names),)
             if not names <= self.guarded:
                 self.guarded |= names
+            shared = self.own is self.conjunction
             self.conjunction = self.conjunction.add(expr)
             if own:
-                self.own = self.own.add(expr)
+                self.own = self.conjunction if shared else self.own.add(expr)
 
     def rebind(self, names: frozenset[str] | set[str]) -> None:
         """Names reassigned from here on make earlier guards on them stale."""

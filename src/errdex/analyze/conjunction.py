@@ -62,7 +62,7 @@ class Conjunction:
         if term.key is not None:
             if term.key in keys:
                 return self
-            if term.negated_key in keys:
+            if keys and term.negated() in keys:
                 return _FALSE
             keys = keys | {term.key}
         calls = self.calls
@@ -90,6 +90,8 @@ class Conjunction:
 
 
 _FALSE = Conjunction(false=True)
+#: The conjunction of no guards ("True"); immutable, so every path walk starts from this one.
+EMPTY = Conjunction()
 
 
 @dataclass(slots=True)
@@ -98,11 +100,18 @@ class _Term:
 
     constant: bool | None = None             # the term is this constant
     key: str | None = None                   # structural key, for pure terms
-    negated_key: str | None = None
+    negated_key: str | None = None           # see `negated`
     calls: tuple[str, ...] = ()
     bounds: tuple | None = None              # `_as_bounds(term)`
     slot_key: str = ""
     text: tuple[str, bool] = ("", False)
+    node: ast.expr | None = None
+
+    def negated(self) -> str:
+        """Key of the term's negation, worked out only once a conjunction holds a key to meet it."""
+        if self.negated_key is None:
+            self.negated_key = expr_key(negate(self.node))
+        return self.negated_key
 
 
 _TERMS = side_table()
@@ -120,10 +129,9 @@ def _new_terms(expr: ast.expr) -> list[_Term]:
 def _prepare(term: ast.expr) -> _Term:
     if isinstance(term, ast.Constant):
         return _Term(constant=bool(term.value))
-    prepared = _Term()
+    prepared = _Term(node=term)
     if is_pure(term):   # a pure term holds no call
         prepared.key = expr_key(term)
-        prepared.negated_key = expr_key(negate(term))
     else:
         prepared.calls = tuple(outer_calls(term))
     parsed = _as_bounds(term)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from errdex.analyze.exprs import side_memo, side_table
 from errdex.analyze.names import dotted, read_chains, shallow_walruses, target_names
@@ -38,30 +38,33 @@ class _Definition:
     augmented: bool = False
     #: defines/kills/uses/text, computed once: definitions are kept on their statement
     #: and reused by every later site of the function.
-    memo: dict = field(default_factory=dict)
+    cached_defines: set[str] | None = None
+    cached_kills: set[str] | None = None
+    cached_uses: set[str] | None = None
+    cached_text: str | None = None
 
     def defines(self) -> set[str]:
-        found = self.memo.get("defines")
+        found = self.cached_defines
         if found is None:
-            found = self.memo["defines"] = self._defines()
+            found = self.cached_defines = self._defines()
         return found
 
     def kills(self) -> set[str]:
-        found = self.memo.get("kills")
+        found = self.cached_kills
         if found is None:
-            found = self.memo["kills"] = self._kills()
+            found = self.cached_kills = self._kills()
         return found
 
     def uses(self) -> set[str]:
-        found = self.memo.get("uses")
+        found = self.cached_uses
         if found is None:
-            found = self.memo["uses"] = self._uses()
+            found = self.cached_uses = self._uses()
         return found
 
     def text(self) -> str:
-        found = self.memo.get("text")
+        found = self.cached_text
         if found is None:
-            found = self.memo["text"] = self._text()
+            found = self.cached_text = self._text()
         return found
 
     def _defines(self) -> set[str]:
@@ -229,7 +232,8 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
     reach = _reach(need)
     kept: list[_Definition] = []
     for definition in reversed(_dominating_definitions(scope, path)):
-        if reach.isdisjoint(definition.defines()):
+        defines = definition.cached_defines
+        if reach.isdisjoint(definition.defines() if defines is None else defines):
             continue
         kept.append(definition)
         for killed in definition.kills():

@@ -67,13 +67,25 @@ def node_text(node: ast.AST) -> str:
         text = _slice(lines, node)
         if text is not None:
             return text
+    return unparse(node)
+
+
+#: Constant values `ast.unparse` writes as `repr(value)` (no `u` prefix, no inf/nan rewriting).
+_REPR_CONSTANTS = frozenset({int, bool, type(None), str})
+
+
+def unparse(node: ast.AST) -> str:
+    """`ast.unparse(node)`; the analysis's own constants (`x > 16`) without building an unparser."""
+    if node.__class__ is ast.Constant and node.value.__class__ in _REPR_CONSTANTS \
+            and getattr(node, "kind", None) is None:
+        return repr(node.value)
     return ast.unparse(node)
 
 
 def call_text(node: ast.AST) -> str:
     """`node_text`, but the same for structurally equal nodes of one file (calls are deduplicated by text)."""
     if _current[0] is None:
-        return ast.unparse(node)
+        return unparse(node)
     key = expr_key(node)
     text = _canonical.get(key)
     if text is None:
