@@ -71,11 +71,15 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
     graph.test_functions = {fn.qualname for f in facts if is_test_path(f.file_path) for fn in f.functions}
     resolver = _CalleeResolver(cb, functions)
     callers_of = graph.callers_of
+    known = resolver.cache   # looked up inline: most of the calls name a callee seen before
     for fn in functions.values():
+        caller = fn.qualname
         for call in fn.calls:
-            target = resolver.target(call)
-            if target is not None and target != fn.qualname:
-                callers_of.setdefault(target, set()).add(fn.qualname)
+            target = known.get(call, False)
+            if target is False:
+                target = resolver.target(call)
+            if target is not None and target != caller:
+                callers_of.setdefault(target, set()).add(caller)
     return graph
 
 

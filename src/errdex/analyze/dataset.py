@@ -207,9 +207,13 @@ _EX_FIELDS = ("module", "function", "test", "condition", "guard", "classQualname
 
 
 def _row(record: dict) -> tuple:
-    """What `fill_own` and `related_ids` read of a record, as one flat tuple."""
-    ex = record["errdex"]
-    return (*(record.get(k) for k in _TOP_FIELDS), *(ex.get(k) for k in _EX_FIELDS))
+    """What `fill_own` and `related_ids` read of a record, as one flat tuple (in `_TOP_FIELDS`, `_EX_FIELDS` order)."""
+    get, ex = record.get, record["errdex"]
+    exget = ex.get
+    return (get("id"), get("filePath"), get("errorClass"), get("errorType"), get("errorMessage"), get("httpStatus"),
+            exget("module"), exget("function"), exget("test"), exget("condition"), exget("guard"),
+            exget("classQualname"), exget("classAncestors"), exget("placeholders"), exget("feeding"),
+            exget("conditionExact"), exget("conditionReason"))
 
 
 def _record_of(row: tuple) -> dict:
