@@ -133,12 +133,23 @@ def _with_definitions(stmt: ast.With | ast.AsyncWith) -> list[_Definition]:
             for item in stmt.items if item.optional_vars is not None]
 
 
-def _entry_definitions(element: ast.AST, child: ast.AST | None) -> list[_Definition]:
-    """Bindings made by a compound statement on the path before `child` runs."""
-    if isinstance(element, (ast.For, ast.AsyncFor)) and child is not None:
-        if any(s is child for s in element.body):
-            return [_Definition(element, [element.target], element.iter)]
+_ENTRIES = side_table()
+
+
+def _entry_definitions(element: ast.AST, child: ast.AST) -> list[_Definition]:
+    """Bindings made by a compound statement on the path before `child` runs.
+
+    Kept per statement, so every site inside it shares their texts and name sets.
+    """
+    if isinstance(element, (ast.For, ast.AsyncFor)) and not any(s is child for s in element.body):
         return []
+    return side_memo(_ENTRIES, element, _new_entry_definitions)
+
+
+def _new_entry_definitions(element: ast.AST) -> list[_Definition]:
+    """`_entry_definitions` for a child inside the statement's body (the loop body for `for`)."""
+    if isinstance(element, (ast.For, ast.AsyncFor)):
+        return [_Definition(element, [element.target], element.iter)]
     if isinstance(element, (ast.If, ast.While)):
         return _walrus_definitions(element.test)
     if isinstance(element, (ast.With, ast.AsyncWith)):

@@ -79,7 +79,7 @@ def branch(test: ast.expr, when_true: ast.expr, when_false: ast.expr) -> ast.exp
     """`when_true` if `test` else `when_false`, as a truth condition."""
     if is_const(when_true, True) and is_const(when_false, True):
         return TRUE
-    if expr_key(when_true) == expr_key(when_false):
+    if _same(when_true, when_false):
         return when_true
     if is_const(when_true, False):
         return conjoin([negate(test), when_false])
@@ -90,6 +90,15 @@ def branch(test: ast.expr, when_true: ast.expr, when_false: ast.expr) -> ast.exp
     if is_const(when_false, True):
         return disjoin([negate(test), when_true])
     return disjoin([conjoin([test, when_true]), conjoin([negate(test), when_false])])
+
+
+def _same(a: ast.expr, b: ast.expr) -> bool:
+    """Structural equality; a constant's key never equals another kind's, so no key is built then."""
+    if a is b:
+        return True
+    if (a.__class__ is ast.Constant) is not (b.__class__ is ast.Constant):
+        return False
+    return expr_key(a) == expr_key(b)
 
 
 def dotted_call_name(node: ast.expr) -> str | None:

@@ -18,6 +18,10 @@ from errdex.analyze.source import walrus_free
 from errdex.extract.scope import dotted_source
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+#: Statements that bind no name and hold no block (see `own_bindings`).
+_BINDS_NOTHING = frozenset({ast.Raise, ast.Return, ast.Pass, ast.Break, ast.Continue, ast.Assert,
+                            ast.Global, ast.Nonlocal})
+_NOTHING: frozenset[str] = frozenset()
 
 
 def target_names(target: ast.expr) -> Iterator[str]:
@@ -92,6 +96,8 @@ def bound_names(stmt: ast.AST, cache: dict[int, frozenset[str]] | None = None) -
         hit = cache.get(id(stmt))
         if hit is not None:
             return hit
+    if stmt.__class__ in _BINDS_NOTHING or (stmt.__class__ is ast.Expr and walrus_free()):
+        return _NOTHING   # most statements of a function: skip the generator and the block fields
     names = set(own_bindings(stmt))
     if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
         for field in _BLOCK_FIELDS:
