@@ -108,7 +108,7 @@ def _str_dict(values: dict[str, str]) -> str:
         return "{}"
     quote = encode_basestring_ascii
     try:
-        return "{" + ", ".join(f"{quote(k)}: {quote(v)}" for k, v in values.items()) + "}"
+        return "{" + ", ".join([f"{quote(k)}: {quote(v)}" for k, v in values.items()]) + "}"
     except TypeError:   # a value that is not a string
         return json.dumps(values)
 

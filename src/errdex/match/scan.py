@@ -221,7 +221,7 @@ class BlockScanner:
             if line_idx in consumed:
                 continue
             h = hits[line_idx]
-            if h.markers & _BLOCK_MARKERS:
+            if not h.markers.isdisjoint(_BLOCK_MARKERS):
                 parsed = self._parse_block(block, h.start, line_idx, final)
                 if parsed == "hold":
                     hold, hold_line = h.start, line_idx
@@ -363,12 +363,10 @@ class _Watched(list):
 
 
 def _at_line(m: Match, line: int | None) -> Match:
-    """A copy of a match for another occurrence of the same text."""
+    """A copy of a match for another occurrence of the same text (positional, in field order:
+    thousands per big log)."""
     return Match(
-        id=m.id, repo=m.repo, file_path=m.file_path, line_number=m.line_number,
-        error_class=m.error_class, error_message=m.error_message, score=m.score,
-        confidence=m.confidence, via=m.via, bindings=dict(m.bindings),
-        expressions=dict(m.expressions), match_kind=m.match_kind,
-        condition_check=m.condition_check, log_line=line, chain=m.chain, primary=m.primary,
-        dataset=m.dataset, candidates=m.candidates, candidate_ids=m.candidate_ids, encoded=m.encoded,
+        m.id, m.repo, m.file_path, m.line_number, m.error_class, m.error_message, m.score,
+        m.confidence, m.via, dict(m.bindings), dict(m.expressions), m.match_kind,
+        m.condition_check, line, m.chain, m.primary, m.dataset, m.candidates, m.candidate_ids, m.encoded,
     )
