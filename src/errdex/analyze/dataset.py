@@ -312,15 +312,10 @@ class Helper:
             self.writer.join()
         try:
             self.proc.stdin.close()
-            data = self.proc.stdout.read()
-        except (OSError, ValueError):
-            return None
-        if self.proc.wait() != 0 or not data:
-            return None
-        try:
-            return pickle.loads(data)
-        except Exception:  # noqa: BLE001 - a truncated answer: fill here instead
-            return None
+            answer = pickle.load(self.proc.stdout)   # from the pipe: the answer's bytes are never held whole
+        except Exception:  # noqa: BLE001 - no answer or a cut-short one: this process fills the part instead
+            answer = None
+        return answer if self.proc.wait() == 0 else None
 
     def close(self) -> None:
         if self.proc.poll() is None:
