@@ -150,3 +150,38 @@ def test_a_cut_short_or_empty_snapshot_is_built_again(tmp_path):
         assert _read_snapshot(path) is None
         _CONTEXTS.clear()
         assert [m.id for m in scan(log, db=db).occurrences] == first
+
+
+def test_a_snapshot_under_another_keys_name_is_not_used(tmp_path):
+    """File names only spread keys (a short checksum): a snapshot found under the current
+    key's name but written for another key (an older index here) reads as a miss."""
+    import os
+    import shutil
+
+    from errdex.match.api import _CONTEXTS
+    from errdex.pipeline import index_source
+
+    src = tmp_path / "src" / "pkg"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    module = src / "pkg" / "admit.py"
+    module.write_text("def admit(rid, n):\n    raise RuntimeError(f'Request {rid} exceeded the token budget of {n}')\n")
+    db = tmp_path / "errdex.db"
+    index_source(str(src), db)
+    log = tmp_path / "run.log"
+    log.write_text("ERROR RuntimeError: Request r5 exceeded the token budget of 9\n"
+                   "ERROR ValueError: Shard 3 is missing from the checkpoint\n")
+    assert [m.log_line for m in scan(log, db=db).occurrences] == [1]
+    (old,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
+    kept = tmp_path / "old.marshal"
+    shutil.copy2(old, kept)
+    module.write_text(module.read_text() + "\ndef load(k):\n    raise ValueError(f'Shard {k} is missing from the checkpoint')\n")
+    index_source(str(src), db)
+    later = old.stat().st_mtime_ns + 10**10
+    os.utime(db, ns=(later, later))
+    _CONTEXTS.clear()
+    assert [m.log_line for m in scan(log, db=db).occurrences] == [1, 2]
+    (new,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
+    shutil.copy2(kept, new)   # the old index's snapshot under the new key's name
+    _CONTEXTS.clear()
+    assert [m.log_line for m in scan(log, db=db).occurrences] == [1, 2]

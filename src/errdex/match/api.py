@@ -9,11 +9,11 @@ a fresh process loads both in a fraction of a second.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import mmap
 import os
 import traceback
+import zlib
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,8 +33,9 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "10"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
-# 9: per-literal line pieces; 10: the records blob follows the marshalled header, mapped, not read
+_SLIM_VERSION = "11"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
+# 9: per-literal line pieces; 10: the records blob follows the marshalled header, mapped, not read;
+# 11: the header holds the key its file name spreads
 
 
 @dataclass(slots=True)
@@ -83,9 +84,13 @@ def load_context(db: str | os.PathLike | None = None, dataset: str | list[str] |
 def _context_from_disk(path: Path, wanted: list[str], key: tuple, backend: str) -> MatchContext:
     """From the snapshot next to the index when it is current, else from the store (then saved)."""
     cache_dir = Path(str(path) + ".engine")
-    digest = hashlib.sha256(repr((_SLIM_VERSION,) + key).encode()).hexdigest()[:24]
-    snap_path = cache_dir / f"context-{digest}.marshal"
+    # The file name only spreads keys: the header repeats the key, so a clash reads as a miss
+    # (zlib: hashlib's OpenSSL import was ~3 ms of every scan's start-up).
+    named = repr((_SLIM_VERSION,) + key).encode()
+    snap_path = cache_dir / f"context-{zlib.crc32(named):08x}{zlib.adler32(named):08x}.marshal"
     snap = _read_snapshot(snap_path)
+    if snap is not None and snap.get("key") != named:
+        snap = None
     if snap is not None:
         refs = LazyRecords(snap["records"], snap["offsets"])
         engine = PatternEngine(refs, cache_dir, backend, snapshot=snap["engine"])
@@ -97,7 +102,7 @@ def _context_from_disk(path: Path, wanted: list[str], key: tuple, backend: str) 
     for blob in blobs:
         offsets.append(offsets[-1] + len(blob))
     _write_snapshot(snap_path, {
-        "version": _SLIM_VERSION, "datasets": names, "records": b"".join(blobs),
+        "version": _SLIM_VERSION, "key": named, "datasets": names, "records": b"".join(blobs),
         "offsets": offsets.tobytes(), "engine": ctx.engine.snapshot(),
     }, key[1])
     return ctx

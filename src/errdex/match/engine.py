@@ -21,7 +21,6 @@ decides, so results cannot depend on the backend.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import re
@@ -293,6 +292,8 @@ class _HyperscanBackend:
         return True
 
     def _load_or_compile(self, exprs, flags, cache_dir: Path | None):
+        import hashlib   # compiling only: a scan loads its databases from the context snapshot
+
         ids = list(range(len(exprs)))
         digest = hashlib.sha256()
         for expr, flag in zip(exprs, flags):
