@@ -183,3 +183,11 @@ def test_small_datasets_stay_in_process(stage, monkeypatch):
     monkeypatch.setattr(Helper, "start", classmethod(lambda cls: calls.append(1)))
     _filled(stage)
     assert calls == [] and len(stage[0]) < dataset.OFFLOAD_MIN_RECORDS
+
+
+def test_a_row_round_trips_every_field_the_helper_reads():
+    record = {k: f"{k}!" for k in dataset._TOP_FIELDS}
+    record["errdex"] = {k: f"{k}?" for k in dataset._EX_FIELDS}
+    back = dataset._record_of(dataset._row(record))
+    assert {k: back[k] for k in dataset._TOP_FIELDS} == {k: record[k] for k in dataset._TOP_FIELDS}
+    assert {k: back["errdex"][k] for k in dataset._EX_FIELDS} == record["errdex"]

@@ -1,7 +1,10 @@
 """Dataset-level analysis: fills callers, entry points, related errors, tags and the prose/code fields.
 
-Runs once per index over all records (after `build_records`), in the main
-process: the call graph needs every file. Every field it fills gets an entry
+Runs once per index over all records (after `build_records`). The call graph
+needs every file, so callers and entry points come from the main process; on
+a large dataset two helper processes, fed compact rows, rank related records
+and fill the fields each record's own facts decide meanwhile (the second
+core is idle at this stage). Every field it fills gets an entry
 in `errdex.provenance`: "fact" when it follows from the code (an exact
 condition, a resolved call), "heuristic:<rule>" when a rule chose it.
 """
@@ -40,8 +43,8 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
     """Fill each record in place (records in file/line order, as `build_records` returns them).
 
     With `offload` (by default: a dataset of `OFFLOAD_MIN_RECORDS` or more on a
-    machine with a second core), a helper process ranks related records and
-    fills the fields that need no call graph while this process builds the
+    machine with a second core), helper processes rank related records and
+    fill the fields that need no call graph while this process builds the
     graph; the output is the same either way. The cyclic garbage collector is
     paused meanwhile: this pass allocates many small objects next to a large
     live heap (every record), so its full collections would cost more than the
