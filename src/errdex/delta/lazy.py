@@ -9,12 +9,11 @@ hold exactly what `Codebase.from_facts` would put there for those modules.
 
 from __future__ import annotations
 
-import pickle
-import zlib
 from collections import defaultdict
 
 from errdex.delta.state import Manifest
 from errdex.extract.link import Codebase
+from errdex.extract.wire import unpack_facts
 from errdex.models import FileFacts
 
 
@@ -43,7 +42,7 @@ class FactsLoader:
         blob = self.store.cached_facts([key]).get(key)
         if blob is None:
             raise MissingFacts(rel)
-        return pickle.loads(zlib.decompress(blob))
+        return unpack_facts(blob)
 
     def load_for(self, name: str) -> None:
         """Load every module whose name is a dotted prefix of `name`."""

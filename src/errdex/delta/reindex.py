@@ -44,6 +44,7 @@ from errdex.delta.state import (
 )
 from errdex.extract.files import cache_key, extract_file_lines
 from errdex.extract.link import helper_sites
+from errdex.extract.wire import pack_facts
 from errdex.models import (
     EXTRACTOR_VERSION,
     DatasetInfo,
@@ -180,7 +181,7 @@ def _changed_facts(store, tree: SourceTree, old: FactsLoader, files: dict[str, F
         if surface_digest(facts) != surface_digest(old.facts(rel)):
             raise NeedFull(f"{rel} changed what it offers other files")
         out[rel] = (facts, lines)
-        fresh[files[rel].key] = zlib.compress(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL), 1)
+        fresh[files[rel].key] = pack_facts(facts)
     store.put_cached_facts(fresh)
     return out
 

@@ -4,8 +4,8 @@ A slots dataclass pickles by default as its class plus a dict of field name
 -> value, so every site repeats its ~25 field names and loads through a
 Python-level `__setstate__`. Here each stage type pickles as its class and a
 tuple of its field values, rebuilt by calling the class: about half the bytes
-and CPU on both sides. The blob is a plain pickle (zlib level 1): it loads with
-`pickle.loads`, so blobs written by the default pickler read the same way.
+and CPU on both sides. The blob is a plain pickle, compressed (`store.codec.deflate`):
+it loads with `pickle.loads`, so blobs written by the default pickler read the same way.
 """
 
 from __future__ import annotations
@@ -13,12 +13,21 @@ from __future__ import annotations
 import copyreg
 import io
 import pickle
-import zlib
 from dataclasses import fields
 from operator import attrgetter
 
-from errdex.models import (ClassFacts, Diagnostic, ErrorSite, FileFacts, FunctionFacts, HelperCall, HelperDef,
-                           Placeholder, Template)
+from errdex.models import (
+    ClassFacts,
+    Diagnostic,
+    ErrorSite,
+    FileFacts,
+    FunctionFacts,
+    HelperCall,
+    HelperDef,
+    Placeholder,
+    Template,
+)
+from errdex.store.codec import deflate, inflate
 
 _COMPACT = (FileFacts, ErrorSite, Template, Placeholder, ClassFacts, HelperDef, HelperCall, FunctionFacts,
             Diagnostic)
@@ -37,14 +46,14 @@ _DISPATCH = {**copyreg.dispatch_table, **{cls: _reducer(cls) for cls in _COMPACT
 
 
 def pack_facts(facts: FileFacts) -> bytes:
-    """The facts as a compact pickle, zlib-compressed (level 1: the cache favours speed over size)."""
+    """The facts as a compact pickle, compressed."""
     buf = io.BytesIO()
     pickler = pickle.Pickler(buf, pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = _DISPATCH
     pickler.dump(facts)
-    return zlib.compress(buf.getbuffer(), 1)
+    return deflate(buf.getbuffer())
 
 
 def unpack_facts(blob: bytes) -> FileFacts:
-    """Facts back from `pack_facts` (or from a default pickle of FileFacts, zlib-compressed)."""
-    return pickle.loads(zlib.decompress(blob))
+    """Facts back from `pack_facts` (or from a default pickle of FileFacts; zlib-compressed in older files)."""
+    return pickle.loads(inflate(blob))

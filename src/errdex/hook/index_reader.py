@@ -11,7 +11,7 @@ read through `Store` after all, so the hook never shows less than `show`.
 Storage formats are recognised by the store's applied migrations: before
 `0004_positions_out_of_bodies` bodies are whole JSON records; from it on the
 line lives in the membership row, positions in the body are relative to it,
-the source window is a separate zlib text and a body may be zlib bytes. A
+the source window is a separate compressed text and a body may be packed bytes (`store.codec`). A
 file with any migration this module does not know is read through `Store`
 (correct, only slower), and a test compares both readers record by record.
 """
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import zlib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -95,7 +94,7 @@ class IndexView:
             return self._at_through_store(dataset, rel_path, line)
         positions = POSITIONS in self.migrations
         if not self._dicts_loaded:
-            codec.load_dicts(self._conn)   # packed bodies name their zlib dictionary
+            codec.load_dicts(self._conn)   # packed bodies name their dictionary
             self._dicts_loaded = True
         at = "coalesce(dr.line_number, b.line_number)" if positions else "b.line_number"
         extra = "dr.line_number, dr.window_key" if positions else "NULL, NULL"
@@ -115,13 +114,13 @@ class IndexView:
                     if window_key is not None:
                         body["sourceCode"] = self._window(window_key)
                     return restore(body, row)
-        except (sqlite3.DatabaseError, zlib.error) as exc:
+        except (sqlite3.DatabaseError, *codec.decode_errors()) as exc:
             raise _unreadable(self.db_path, exc) from exc
         return None
 
     def _window(self, key: int) -> str | None:
         found = self._conn.execute("SELECT text FROM source_windows WHERE key = ?", (key,)).fetchone()
-        return None if found is None else zlib.decompress(found[0]).decode()
+        return None if found is None else codec.inflate(found[0]).decode()
 
     def _at_through_store(self, dataset: str, rel_path: str, line: int) -> dict | None:
         """`record_at` for a storage format this module does not know (a newer store)."""

@@ -30,15 +30,16 @@ _SEED_SET = frozenset(SEED_FIELDS)
 _BODY_FIELDS = tuple(f for f in SEED_FIELDS if f not in DATASET_FIELDS)
 #: Position fields stored relative to `lineNumber` when the line is taken out of the body.
 RELATIVE_FIELDS = ("sourceCodeStart", "sourceCodeEnd")
-_encoder = json.JSONEncoder(separators=(",", ":"), check_circular=False)  # bodies are trees: no cycle to guard against
+#: The fallback for a value orjson refuses (an integer over 64 bits, a non-string key): same JSON, UTF-8.
+_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
 
 
 @dataclass(slots=True)
 class EncodedBody:
-    """A record's body as stored: canonical JSON text and its hash, and what was taken out."""
+    """A record's body as stored: canonical JSON (UTF-8) and its hash, and what was taken out."""
 
     body: dict[str, Any]
-    text: str
+    text: bytes
     digest: bytes
     record_id: str
     line: int | None       # lineNumber, for the membership row (None: the body kept its own)
@@ -55,9 +56,23 @@ def encode_body(record: dict[str, Any]) -> EncodedBody:
     if has_errdex:
         body["errdex"] = record["errdex"]
     line, window = _take_positions(body)
-    text = _encoder.encode(body)
-    digest = hashlib.sha256(text.encode()).digest()
+    text = _json(body)
+    digest = hashlib.sha256(text).digest()
     return EncodedBody(body, text, digest, str(body.get("id") or ""), line, window)
+
+
+def _json(body: dict[str, Any]) -> bytes:
+    """Compact JSON in the body's own key order: orjson (~4x the standard encoder's speed)."""
+    global _dumps
+    if _dumps is None:   # imported on first use: readers of the store never need it
+        from orjson import dumps as _dumps
+    try:
+        return _dumps(body)
+    except TypeError:                         # orjson.JSONEncodeError
+        return _encoder.encode(body).encode()
+
+
+_dumps = None
 
 
 def _take_positions(body: dict[str, Any]) -> tuple[int | None, str | None]:

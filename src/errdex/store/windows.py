@@ -1,4 +1,4 @@
-"""Source windows (`sourceCode`) stored once per distinct text, zlib-compressed.
+"""Source windows (`sourceCode`) stored once per distinct text, compressed (`codec.deflate`).
 
 A window is ~2 KB of source around a site; most of them are identical from
 one version to the next even when the site's line moved, so they are kept
@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import zlib
 from collections.abc import Mapping, Sequence
 
-#: zlib level for new windows: source text compresses ~2.5x at level 1, 5% smaller at 6 for 4x the CPU.
-WINDOW_LEVEL = 1
+from errdex.store.codec import deflate, inflate
 
 
 def pack_window(text: str) -> tuple[bytes, bytes]:
     """(sha256 digest, stored bytes) of one window: what `WindowWriter` keys and inserts."""
     data = text.encode()
-    return hashlib.sha256(data).digest(), zlib.compress(data, WINDOW_LEVEL)
+    return hashlib.sha256(data).digest(), deflate(data)
 
 
 class WindowWriter:
@@ -50,7 +48,7 @@ class WindowWriter:
             if key is None:
                 key = self._known[digest] = self._next_key
                 self._next_key += 1
-                blob = pack[1] if pack is not None else zlib.compress(window.encode(), WINDOW_LEVEL)
+                blob = pack[1] if pack is not None else deflate(window.encode())
                 rows.append((key, digest, blob))
             keys.append(key)
         self._conn.executemany("INSERT INTO source_windows (key, hash, text) VALUES (?, ?, ?)", rows)
@@ -85,7 +83,7 @@ class WindowWriter:
 
 def window_text(stored: bytes | None) -> str | None:
     """A stored window back as text."""
-    return None if stored is None else zlib.decompress(stored).decode()
+    return None if stored is None else inflate(stored).decode()
 
 
 def collect_windows(conn: sqlite3.Connection) -> None:
