@@ -164,6 +164,8 @@ def _fall_through_preceding(walk: _PathWalk, block: list[ast.stmt], element: ast
     states after each of its first k statements are kept per block and
     reused by every later site in it.
     """
+    if block and block[0] is element:
+        return True   # nothing precedes it: the walk is in the block's entry state already
     position = walk.flow.index_in(block, element)
     limit = len(block) if position is None else position
     states = walk.flow.block_states.setdefault(id(block), [walk.snapshot()])
@@ -184,7 +186,7 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     bound = walk.flow.bound(stmt)
     walk.rebind(bound)
     walk.add(exits.next, exits.approx, own=not _raise_only_check(stmt))
-    stale = expr_names(exits.next) & bound
+    stale = bound and expr_names(exits.next) & bound
     if stale and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         walk.note(REBOUND.format(names=", ".join(sorted(stale))))
 

@@ -119,7 +119,8 @@ _TERMS = side_table()
 
 def _terms(expr: ast.expr) -> list[_Term]:
     """The prepared terms of `expr`'s flattened conjunction (memoised per node)."""
-    return side_memo(_TERMS, expr, _new_terms)
+    hit = _TERMS.get(id(expr))
+    return hit[1] if hit is not None else side_memo(_TERMS, expr, _new_terms)
 
 
 def _new_terms(expr: ast.expr) -> list[_Term]:

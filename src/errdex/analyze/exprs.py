@@ -63,7 +63,7 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     for field in node._fields:
         value = values.get(field)
         if value.__class__ is list:
-            out.extend(v for v in value if isinstance(v, ast.AST))
+            out.extend([v for v in value if isinstance(v, ast.AST)])
         elif isinstance(value, ast.AST):
             out.append(value)
     return out
@@ -123,11 +123,13 @@ def expr_names(node: ast.AST) -> frozenset[str]:
         names = _NO_NAMES
     else:
         found: set[str] = set()
-        for child in child_nodes(node):
-            if child.__class__ is ast.Name:
-                found.add(child.id)
-            elif child._fields:
-                found |= expr_names(child)
+        for field in node._fields:   # `child_nodes`, inlined: this runs for every guard node
+            value = values.get(field)
+            for child in (value if value.__class__ is list else (value,)):
+                if child.__class__ is ast.Name:
+                    found.add(child.id)
+                elif isinstance(child, ast.AST) and child._fields:
+                    found |= expr_names(child)
         names = frozenset(found)
     values[_NAMES] = names
     return names

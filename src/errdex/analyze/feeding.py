@@ -235,6 +235,18 @@ def _reach(need: set[str]) -> set[str]:
     return reach
 
 
+def _survives(name: str, kills: set[str]) -> bool:
+    """`name` is not a killed name nor inside one (`self.n.k` after `self.n = ...`)."""
+    if name in kills:
+        return False
+    dot = name.find(".")
+    while dot != -1:
+        if name[:dot] in kills:
+            return False
+        dot = name.find(".", dot + 1)
+    return True
+
+
 def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]) -> list[str]:
     """Source of the dominating assignments that feed `names` (see module doc)."""
     need = _needed(names)
@@ -247,8 +259,9 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
         if reach.isdisjoint(definition.defines() if defines is None else defines):
             continue
         kept.append(definition)
-        for killed in definition.kills():
-            need = {n for n in need if n != killed and not n.startswith(killed + ".")}
+        kills = definition.kills()
+        if kills:
+            need = {n for n in need if _survives(n, kills)}
         need |= definition.uses()
         reach = _reach(need)
         if len(kept) >= MAX_FEEDING:

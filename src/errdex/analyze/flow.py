@@ -69,6 +69,8 @@ LEAVES = Exits(FALSE, FALSE, FALSE)
 
 
 def _merge(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    if not any(groups):
+        return ()   # the common case: nothing approximated
     out: list[str] = []
     for group in groups:
         out.extend(r for r in group if r not in out)

@@ -9,7 +9,8 @@ from errdex.analyze.exprs import memo
 
 def is_pure(node: ast.AST) -> bool:
     """Whether evaluating `node` twice must give the same value (memoised)."""
-    return memo(node, "_errdex_pure", _is_pure)
+    pure = node.__dict__.get("_errdex_pure")
+    return pure if pure is not None else memo(node, "_errdex_pure", _is_pure)
 
 
 def _is_pure(node: ast.AST) -> bool:
