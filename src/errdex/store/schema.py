@@ -145,7 +145,7 @@ def _positions_out_of_bodies(conn: sqlite3.Connection) -> None:
 
 
 def _body_dicts(conn: sqlite3.Connection) -> None:
-    """Preset zlib dictionaries that new bodies are packed with (see `codec`)."""
+    """Preset dictionaries that new bodies are packed with (see `codec`)."""
     conn.execute("CREATE TABLE body_dicts (id BLOB NOT NULL UNIQUE, dict BLOB NOT NULL)")
 
 
