@@ -27,9 +27,13 @@ def _slot_text(node: ast.expr) -> tuple[str, bool]:
     return render(node), needs
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Conjunction:
-    """Simplified `t1 and t2 and ...`; `false` once it can never hold."""
+    """Simplified `t1 and t2 and ...`; `false` once it can never hold.
+
+    Immutable by use (states are shared by snapshots); not a frozen dataclass because
+    its `__init__` would cost several times as much, and one is built per added guard.
+    """
 
     texts: tuple[tuple[str, bool], ...] = ()
     keys: frozenset[str] = frozenset()

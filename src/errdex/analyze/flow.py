@@ -42,9 +42,13 @@ TRY_MAY_RAISE = "try body may raise"
 LOOP_REBINDS = "loop body reassigns a name its exit test reads"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Exits:
-    """Conditions for leaving a statement by each way; `approx` says what was guessed."""
+    """Conditions for leaving a statement by each way; `approx` says what was guessed.
+
+    Never changed once built (shared through the caches); not frozen only because a frozen
+    dataclass's `__init__` costs several times as much, and one is built per statement.
+    """
 
     next: ast.expr
     brk: ast.expr
@@ -185,6 +189,8 @@ class FlowAnalyzer:
         reached, brk, cont, approx = TRUE, FALSE, FALSE, ()
         for stmt in stmts:
             exits = self.stmt_exits(stmt)
+            if exits is FALLS_THROUGH and reached is TRUE and brk is FALSE and cont is FALSE:
+                continue   # what the joins below would give: the state stays as it is
             approx = _merge(approx, exits.approx)
             brk = disjoin([brk, conjoin([reached, exits.brk])])
             cont = disjoin([cont, conjoin([reached, exits.cont])])
