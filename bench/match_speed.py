@@ -4,6 +4,8 @@ Run: `.venv/bin/python bench/match_speed.py [--size-mb 200] [--keep]`
 
 In one run it measures
   * the floor: read the file and split it into lines in Python;
+  * reading the log line by line in Python (text mode), the yardstick of the
+    issue's independent check (100 MB: `--size-mb 100`);
   * a good pure-Python matcher: pyahocorasick on each pattern's longest
     whitespace-free literal token, then `re` on the flagged lines;
   * `errdex scan --json` as a whole process (startup, engine load, scan),
@@ -136,6 +138,17 @@ def floor(path: Path) -> tuple[float, int, float]:
     with open(path, "rb") as f:
         while chunk := f.read(8 << 20):
             lines += len(chunk.splitlines())
+    return time.perf_counter() - started, lines, time.process_time() - cpu
+
+
+def line_by_line(path: Path) -> tuple[float, int, float]:
+    """(wall seconds, lines, CPU seconds) of reading the log line by line in Python (text mode):
+    the yardstick of the issue's independent check, next to the floor above."""
+    started, cpu = time.perf_counter(), time.process_time()
+    lines = 0
+    with open(path, encoding="utf-8") as f:
+        for _line in f:
+            lines += 1
     return time.perf_counter() - started, lines, time.process_time() - cpu
 
 
@@ -302,20 +315,23 @@ def main() -> int:
         r_cpu = time.process_time()
         r_sec, ref_lines = reference(log, records)
         r_cpu = time.process_time() - r_cpu
-        floors, singles, splits = [], [], []
+        floors, by_line, singles, splits = [], [], [], []
         free = []
         for _ in range(args.repeat):   # interleaved, so load changes hit all three alike
             free.append(cores_free(jobs))
             floors.append(floor(log))
+            by_line.append(line_by_line(log))
             singles.append(errdex_scan(log, db, 1))
             splits.append(errdex_scan(log, db, jobs))
         f_sec, lines, f_cpu = best(floors)
+        l_sec, _, l_cpu = best(by_line)
         s_sec, single, s_rss, s_cpu = best(singles)
         e_sec, report, rss, e_cpu = best(splits)
         print(f"load average after timing: {os.getloadavg()[0]:.1f}; cores free to {jobs} processes, "
               f"per round: {', '.join(f'{c:.1f}' for c in free)}")
         mb = size / 1e6
         print(f"floor (read + split lines): {f_sec:6.2f} s  {mb / f_sec:7.1f} MB/s  CPU {f_cpu:6.2f} s  ({lines} lines)")
+        print(f"read line by line (text):   {l_sec:6.2f} s  {mb / l_sec:7.1f} MB/s  CPU {l_cpu:6.2f} s")
         print(f"pure-Python AC + re:        {r_sec:6.2f} s  {mb / r_sec:7.1f} MB/s  CPU {r_cpu:6.2f} s")
         print(f"errdex scan --jobs 1:       {s_sec:6.2f} s  {mb / s_sec:7.1f} MB/s  CPU {s_cpu:6.2f} s  peak RSS {s_rss / 1024:.0f} MB")
         print(f"errdex scan --jobs {jobs}:       {e_sec:6.2f} s  {mb / e_sec:7.1f} MB/s  CPU {e_cpu:6.2f} s  peak RSS {rss / 1024:.0f} MB"
@@ -324,6 +340,8 @@ def main() -> int:
               f"errdex vs floor: {e_sec / f_sec:.1f}x slower (goal <= 3x); --jobs 1: {s_sec / f_sec:.1f}x")
         print(f"same, in CPU time (all processes; the machine may be shared): {r_cpu / e_cpu:.1f}x faster; "
               f"{e_cpu / max(f_cpu, 1e-9):.1f}x the floor (--jobs 1: {s_cpu / max(f_cpu, 1e-9):.1f}x)")
+        print(f"errdex vs reading line by line (the independent check, goal <= 3x): {e_sec / l_sec:.1f}x "
+              f"(--jobs 1: {s_sec / l_sec:.1f}x)")
         same_report = all(single[k] == report[k] for k in ("occurrences", "groups", "unknown"))
         print(f"--jobs {jobs} report equals --jobs 1: {same_report}")
         stats = report["stats"]
