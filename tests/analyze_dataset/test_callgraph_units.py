@@ -95,3 +95,15 @@ def test_tail_split_respects_brackets_and_strings():
     assert tail_conjuncts("a and (b and c)") == ("a", ["(b and c)"])
     assert tail_conjuncts("x == ' and ' and y") == ("x == ' and '", ["y"])
     assert tail_conjuncts("q and k != 'a' and k != 'b'") == ("q", ["k != 'a'", "k != 'b'"])
+
+
+@pytest.mark.parametrize("qualname, method, public", [
+    ("pkg.mod.run", False, True), ("pkg._mod.run", False, False), ("pkg.mod._run", False, False),
+    ("_pkg.mod.run", False, False), ("pkg.mod.Cls.__init__", True, True), ("pkg.mod.Cls.__init__", False, False),
+    ("pkg.mod._Cls.__init__", True, False), ("__init__", True, True), ("pkg.mod.Cls.__call__", True, False),
+    ("pkg.mod.x__init__", True, True), ("pkg..run", False, True), ("pkg.._run", False, False),
+])
+def test_public_name(qualname, method, public):
+    from errdex.analyze.callgraph import _public_name
+
+    assert _public_name(qualname, method) is public
