@@ -193,7 +193,7 @@ def _dominating_definitions(scope: ast.AST, path: Sequence[ast.AST]) -> list[_De
     found: list[_Definition] = []
     block: list[ast.AST] | None = getattr(scope, "body", None)
     for index, element in enumerate(path):
-        if block:
+        if block and block[0] is not element:   # nothing precedes a block's first statement
             found.extend(side_memo(_BLOCKS, block, _BlockDefinitions).before(element))
         child = path[index + 1] if index + 1 < len(path) else None
         if child is None:
