@@ -248,10 +248,29 @@ def _dedupe(parts: list[ast.expr]) -> tuple[list[ast.expr], bool]:
             continue
         seen.add(key)
         kept.append(part)
+    kinds = {part.__class__ for part in kept if is_pure(part)}
     for part in kept:
-        if is_pure(part) and _key(negate(part)) in seen:
+        if is_pure(part) and _negation_kind(part) in kinds and _key(negate(part)) in seen:
             return kept, True
     return kept, False
+
+
+#: Kinds whose negation is `not x` (see `_negate`).
+_NOT_WRAPPED = frozenset({ast.Name, ast.Attribute, ast.Subscript, ast.BinOp})
+
+
+def _negation_kind(part: ast.expr) -> type:
+    """The node kind `negate(part)` has, told without building it where that is cheap.
+
+    Two structurally equal trees are of one kind, so a negation can only meet a
+    term of its own kind: `_dedupe` builds it only when such a term is there.
+    """
+    kind = part.__class__
+    if kind is ast.Compare and len(part.ops) == 1:
+        return ast.Compare
+    if kind in _NOT_WRAPPED:
+        return ast.UnaryOp
+    return negate(part).__class__
 
 
 def _simplify_and(parts: list[ast.expr]) -> ast.expr:
