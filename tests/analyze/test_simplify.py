@@ -34,6 +34,13 @@ REWRITES = [
     ("a or b or (not a and not b)", "True"),
     ("None is None", "True"),
     ("x > 1.5 and x < 1.5", "False"),
+    # a term meets its negation whatever kind it is (negations are built only for kinds present)
+    ("d[k] or not d[k]", "True"),
+    ("(a + b) and not (a + b)", "False"),
+    ("a < b and not (a < b)", "False"),
+    ("a is None or a is not None", "True"),
+    ("not a and a.b and a", "False"),
+    ("a and a.b and b < c", "a and a.b and b < c"),
 ]
 
 
@@ -66,3 +73,8 @@ def test_constant_comparisons_of_mixed_types_are_left_alone():
 def test_render_parenthesises_only_where_needed():
     tree = ast.parse("(a or b) and c and not (d and e)", mode="eval").body
     assert render(tree) == "(a or b) and c and not (d and e)"
+
+
+def test_attribute_meets_its_negation():
+    for source, expected in (("self.n and not self.n", "False"), ("not self.n or self.n", "True")):
+        assert render(simplify(ast.parse(source, mode="eval").body)) == expected

@@ -55,3 +55,13 @@ def test_walrus_and_multiline_nodes_fall_back_to_unparse():
     with analyzing(lines):
         assert node_text(walrus) == "(y := f(a, b))"
         assert node_text(walrus.value) == "f(a, b)"
+
+
+def test_built_constants_read_as_ast_unparse_writes_them():
+    from errdex.analyze.source import unparse
+
+    values = [0, -3, 2**70, True, False, None, "it's", 'say "x"', "a\nb", 1.5, float("inf"), b"x", ..., (1, "a")]
+    for value in values:
+        assert unparse(ast.Constant(value)) == ast.unparse(ast.Constant(value))
+    written_u = ast.parse("u'x'", mode="eval").body
+    assert unparse(written_u) == ast.unparse(written_u) == "u'x'"
