@@ -40,8 +40,16 @@ class Conjunction:
     bounds: dict[str, tuple[int, _Bound]] = field(default_factory=dict)
     calls: tuple[str, ...] = ()
     false: bool = False
+    written: str | None = field(default=None, compare=False)   # `text()`, once asked for
 
     def text(self) -> str:
+        """The conjunction as code; kept, since a state is shared by the sites after it."""
+        written = self.written
+        if written is None:
+            written = self.written = self._write()
+        return written
+
+    def _write(self) -> str:
         if self.false:
             return "False"
         if len(self.texts) == 1:
