@@ -260,10 +260,16 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
             continue
         kept.append(definition)
         kills = definition.kills()
+        before = len(need)
         if kills:
             need = {n for n in need if _survives(n, kills)}
-        need |= definition.uses()
-        reach = _reach(need)
+        if len(need) == before:   # nothing dropped: the reach only grows by the new names'
+            added = definition.uses() - need
+            need |= added
+            reach |= _reach(added)
+        else:
+            need |= definition.uses()
+            reach = _reach(need)
         if len(kept) >= MAX_FEEDING:
             break
     return [d.text() for d in reversed(kept)]
