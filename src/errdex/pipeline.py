@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from errdex.analyze.dataset import analyze_dataset
+from errdex.analyze.dataset import prepare_dataset
 from errdex.collector import collector_paused
 from errdex.delta.reindex import full_state, prune_cache, reindex, stat_files
 from errdex.extract.files import (
@@ -116,8 +116,8 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
         records = build_records(tree, sites, classes, modules, analyzed_at)
         # Identity first: `related` lists name records by their final ids.
         link_to_previous(store, tree.repo, tree.version, records)
-        if analysis:
-            analyze_dataset(records, facts, cb)
+        # The rest of each record's analysis is done where the publish encodes it (`finish`).
+        finish = prepare_dataset(records, facts, cb)[1] if analysis else None
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]
         diagnostics += [Diagnostic(path, reason, reason) for path, reason in tree.skipped]
@@ -126,7 +126,7 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
                            url_base=url_base(tree), analyzed_at=analyzed_at, file_count=len(tree.files),
                            extra={"root": str(tree.root), "permalinkRef": tree.permalink_ref})
         progress("publish", 0, 1)
-        info = store.publish(meta, records, diagnostics, packed_windows=by_text)
+        info = store.publish(meta, records, diagnostics, packed_windows=by_text, finish=finish)
         store.save_state(info.id, full_state(tree, stats, keys, modules, records, analysis))
         progress("publish", 1, 1)
         if keep is not None:

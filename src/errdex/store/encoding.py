@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, NamedTuple
 
@@ -27,6 +27,8 @@ PARALLEL_MIN = 6000
 MAX_ENCODERS = 4
 
 Packed = tuple[bytes, bytes]   # (sha256 digest, stored bytes)
+#: Completes a record in place right before it is encoded, in whichever process encodes it (see `row_chunks`).
+Finish = Callable[[dict], None]
 
 
 class BodyRow(NamedTuple):
@@ -42,8 +44,11 @@ class BodyRow(NamedTuple):
     blob: bytes | None            # packed body (None: the publisher packs it if it is new)
 
 
-def body_row(record: dict[str, Any], packed_windows: Mapping[str, Packed], packer: Packer | None = None) -> BodyRow:
-    """Encode one record; pack its body too when `packer` is given."""
+def body_row(record: dict[str, Any], packed_windows: Mapping[str, Packed], packer: Packer | None = None,
+             finish: Finish | None = None) -> BodyRow:
+    """Encode one record (completed by `finish` first); pack its body too when `packer` is given."""
+    if finish is not None:
+        finish(record)
     item = encode_body(record)
     window = None
     if item.window is not None:
@@ -54,28 +59,33 @@ def body_row(record: dict[str, Any], packed_windows: Mapping[str, Packed], packe
 
 
 def row_chunks(records: Iterable[dict], size: int, packer: Packer,
-               packed_windows: Mapping[str, Packed] | None = None) -> Iterator[list[BodyRow]]:
+               packed_windows: Mapping[str, Packed] | None = None, finish: Finish | None = None
+               ) -> Iterator[list[BodyRow]]:
     """Rows, `size` records at a time, in record order.
 
     The first chunk is encoded here. When the records are many and the platform
     forks, the file's dictionary is made from that chunk's bodies if it has none,
     and the later chunks are encoded and packed by forked processes, which start
     before the first chunk is handed out.
+
+    `finish` completes each record first, where it is encoded: work that needs
+    nothing but the record then runs on every core, and a forked encoder's
+    completed copy is never sent back (the caller's records stay as given).
     """
     packed = packed_windows or {}
     iterator = iter(records)
-    first = [body_row(r, packed) for r in islice(iterator, size)]
+    first = [body_row(r, packed, None, finish) for r in islice(iterator, size)]
     if not first:
         return
     encoders = _encoder_count()
     if isinstance(records, Sequence) and len(records) >= max(PARALLEL_MIN, size + 1) and encoders > 1:
         packer.sample([row.text for row in first])
         if packer.dictionary is not None:
-            yield from _forked_chunks(records, size, first, packer.dictionary, packed, encoders)
+            yield from _forked_chunks(records, size, first, packer.dictionary, packed, encoders, finish)
             return
     yield first
     while chunk := list(islice(iterator, size)):
-        yield [body_row(r, packed) for r in chunk]
+        yield [body_row(r, packed, None, finish) for r in chunk]
 
 
 def _encoder_count() -> int:
@@ -86,26 +96,27 @@ def _encoder_count() -> int:
 
 
 def _forked_chunks(records: Sequence[dict], size: int, first: list[BodyRow], dictionary: tuple[bytes, bytes],
-                   packed: Mapping[str, Packed], encoders: int) -> Iterator[list[BodyRow]]:
+                   packed: Mapping[str, Packed], encoders: int, finish: Finish | None) -> Iterator[list[BodyRow]]:
     """`first`, then the rows of the later chunks from a pool forked here (children inherit `records`)."""
     ctx = multiprocessing.get_context("fork")
     bounds = [(start, min(start + size, len(records))) for start in range(size, len(records), size)]
     with ctx.Pool(min(encoders, len(bounds)), initializer=_start_encoder,
-                  initargs=(records, packed, dictionary)) as pool:
+                  initargs=(records, packed, dictionary, finish)) as pool:
         later = pool.imap(_encode_range, bounds)   # the encoders start now, while `first` is written
         yield first
         yield from later
 
 
-_ENCODER: tuple[Sequence[dict], Mapping[str, Packed], Packer] | None = None  # set in each forked encoder
+_ENCODER: tuple[Sequence[dict], Mapping[str, Packed], Packer, Finish | None] | None = None  # set in each forked encoder
 
 
-def _start_encoder(records: Sequence[dict], packed: Mapping[str, Packed], dictionary: tuple[bytes, bytes]) -> None:
+def _start_encoder(records: Sequence[dict], packed: Mapping[str, Packed], dictionary: tuple[bytes, bytes],
+                   finish: Finish | None) -> None:
     global _ENCODER
-    _ENCODER = (records, packed, Packer(None, dictionary))
+    _ENCODER = (records, packed, Packer(None, dictionary), finish)
 
 
 def _encode_range(bounds: tuple[int, int]) -> list[BodyRow]:
     assert _ENCODER is not None
-    records, packed, packer = _ENCODER
-    return [body_row(records[i], packed, packer) for i in range(*bounds)]
+    records, packed, packer, finish = _ENCODER
+    return [body_row(records[i], packed, packer, finish) for i in range(*bounds)]

@@ -21,7 +21,7 @@ from typing import Any
 from errdex.models import DatasetMeta, Diagnostic
 from errdex.store.bodies import body_text, search_columns
 from errdex.store.codec import Packer
-from errdex.store.encoding import BodyRow, row_chunks
+from errdex.store.encoding import BodyRow, Finish, row_chunks
 from errdex.store.schema import utc_now
 from errdex.store.windows import WindowWriter, collect_windows
 
@@ -53,8 +53,10 @@ def publish_dataset(
     records: Iterable[dict[str, Any]],
     diagnostics: Sequence[Diagnostic],
     packed_windows: Mapping[str, tuple[bytes, bytes]] | None = None,
+    finish: Finish | None = None,
 ) -> int:
-    """Publish atomically and return the new dataset id (`packed_windows`: see `WindowWriter`)."""
+    """Publish atomically and return the new dataset id (`packed_windows`: see `WindowWriter`;
+    `finish`: see `encoding.row_chunks`)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         _prepare_gc(conn)
@@ -62,7 +64,7 @@ def publish_dataset(
         if old_id is not None:
             _delete_dataset_rows(conn, old_id)
         dataset_id = _insert_dataset(conn, meta)
-        record_count = _write_records(conn, dataset_id, records, packed_windows)
+        record_count = _write_records(conn, dataset_id, records, packed_windows, finish)
         conn.executemany(
             "INSERT INTO diagnostics (dataset_id, file_path, reason, detail) VALUES (?, ?, ?, ?)",
             [(dataset_id, d.file_path, d.reason, d.detail) for d in diagnostics],
@@ -148,7 +150,8 @@ def _collect_garbage(conn: sqlite3.Connection) -> None:
 
 
 def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[dict],
-                   packed_windows: Mapping[str, tuple[bytes, bytes]] | None = None) -> int:
+                   packed_windows: Mapping[str, tuple[bytes, bytes]] | None = None,
+                   finish: Finish | None = None) -> int:
     """Write bodies (new ones only) and membership rows; return the membership count.
 
     Records are encoded chunk by chunk (`encoding.row_chunks`: by forked processes for
@@ -158,7 +161,7 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
     members: set[int] = set()
     windows = WindowWriter(conn)
     packer = Packer(conn)
-    with closing(row_chunks(records, PUBLISH_CHUNK, packer, packed_windows)) as chunks:
+    with closing(row_chunks(records, PUBLISH_CHUNK, packer, packed_windows, finish)) as chunks:
         for rows in chunks:
             known = _known_keys(conn, [row.digest for row in rows])
             window_keys = windows.keys_packed([row.window for row in rows])

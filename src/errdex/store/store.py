@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,13 +114,16 @@ class Store:
 
     def publish(self, meta: DatasetMeta, records: Iterable[dict[str, Any]],
                 diagnostics: Sequence[Diagnostic],
-                packed_windows: Mapping[str, tuple[bytes, bytes]] | None = None) -> DatasetInfo:
+                packed_windows: Mapping[str, tuple[bytes, bytes]] | None = None,
+                finish: Callable[[dict], None] | None = None) -> DatasetInfo:
         """Publish `meta.name` atomically, replacing any earlier copy of it.
 
         `packed_windows` maps source-window texts to (sha256, stored bytes) already
         computed elsewhere (`store.windows.pack_window`); the rest are packed here.
+        `finish` completes each record right before it is encoded, possibly in a
+        forked encoder: the caller's records then stay as given (`encoding.row_chunks`).
         """
-        dataset_id = publishing.publish_dataset(self._conn, meta, records, diagnostics, packed_windows)
+        dataset_id = publishing.publish_dataset(self._conn, meta, records, diagnostics, packed_windows, finish)
         return self._dataset_by_id()[dataset_id]
 
     def load_state(self, dataset_id: int, part: str) -> bytes | None:
