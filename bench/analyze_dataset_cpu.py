@@ -51,15 +51,17 @@ def load(jobs: int):
 
 def _child(records, facts, cb, profile: bool, out: int) -> None:
     from errdex.analyze.dataset import prepare_dataset
+    from errdex.collector import collector_paused
 
     prof = cProfile.Profile() if profile else None
     if prof:
         prof.enable()
     start = time.process_time()
-    finish = prepare_dataset(records, facts, cb)[1]
+    finish = prepare_dataset(records, facts, cb).finish
     middle = time.process_time()
-    for record in records:
-        finish(record)
+    with collector_paused():   # as in the encoders, forked from `errdex index` with the collector paused
+        for record in records:
+            finish(record)
     end = time.process_time()
     if prof:
         prof.disable()

@@ -117,7 +117,7 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
         # Identity first: `related` lists name records by their final ids.
         link_to_previous(store, tree.repo, tree.version, records)
         # The rest of each record's analysis is done where the publish encodes it (`finish`).
-        finish = prepare_dataset(records, facts, cb)[1] if analysis else None
+        prepared = prepare_dataset(records, facts, cb) if analysis else None
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]
         diagnostics += [Diagnostic(path, reason, reason) for path, reason in tree.skipped]
@@ -126,8 +126,10 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
                            url_base=url_base(tree), analyzed_at=analyzed_at, file_count=len(tree.files),
                            extra={"root": str(tree.root), "permalinkRef": tree.permalink_ref})
         progress("publish", 0, 1)
-        info = store.publish(meta, records, diagnostics, packed_windows=by_text, finish=finish)
-        store.save_state(info.id, full_state(tree, stats, keys, modules, records, analysis))
+        info = store.publish(meta, records, diagnostics, packed_windows=by_text,
+                             finish=prepared.finish if prepared else None)
+        store.save_state(info.id, full_state(tree, stats, keys, modules, records, analysis,
+                                             prepared.keys if prepared else None))
         progress("publish", 1, 1)
         if keep is not None:
             keep.append((facts, texts, sites, records, packed, by_text, cb))

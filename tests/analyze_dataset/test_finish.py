@@ -109,7 +109,9 @@ def _analyzed(stage) -> list[dict]:
 def test_prepare_then_finish_fills_records_as_analyze_dataset(stage):
     records, facts, cb = stage
     mine = copy.deepcopy(records)
-    finish = prepare_dataset(mine, facts, cb)[1]
+    prepared = prepare_dataset(mine, facts, cb)
+    finish = prepared.finish
+    assert [k.id for k in prepared.keys] == [r["id"] for r in mine]
     assert all(r["errdex"]["callers"] is not None and "documentation" not in r["errdex"]["provenance"] for r in mine)
     for record in reversed(mine):   # order does not matter: each record needs only itself
         finish(record)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from errdex.analyze import codegen, prose
 from errdex.analyze.callgraph import CallGraph, build_call_graph
 from errdex.analyze.condexpr import Condition, describe_own, parse_condition
-from errdex.analyze.related import related_ids
+from errdex.analyze.related import RelatedIndex, RelatedKey
 from errdex.analyze.tags import background_tag, tags_for
 from errdex.collector import collector_paused
 from errdex.extract.link import Codebase
@@ -33,6 +33,15 @@ class CallFacts:
     method_of: dict[str, str]
 
 
+@dataclass(slots=True)
+class Prepared:
+    """What `prepare_dataset` leaves: the call facts, `finish` for each record, and each record's ranking key."""
+
+    calls: CallFacts
+    finish: Callable[[dict], None]
+    keys: list[RelatedKey]   # in record order; the re-index state keeps them (`delta.state.related_rows`)
+
+
 def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None) -> CallFacts:
     """Fill each record in place (records in file/line order, as `build_records` returns them).
 
@@ -40,18 +49,17 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
     small objects next to a large live heap (every record), so its full
     collections would cost more than the pass itself, and it makes no cycles.
     """
-    calls, finish = prepare_dataset(records, facts, cb)
+    prepared = prepare_dataset(records, facts, cb)
     with collector_paused():
         for record in records:
-            finish(record)
-    return calls
+            prepared.finish(record)
+    return prepared.calls
 
 
-def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None
-                    ) -> tuple[CallFacts, Callable[[dict], None]]:
+def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None) -> Prepared:
     """What needs the whole dataset, now: callers, entry points and `related` for every record.
 
-    Returns the call facts and `finish`, which fills the rest of one record (tags,
+    Returns, with the call facts, `finish`, which fills the rest of one record (tags,
     backgroundTag, the prose and code fields) from that record alone. The publish
     calls it where it encodes each record (`Store.publish(finish=...)`), so that
     work runs on every core inside the encoders the publish forks anyway. Run here
@@ -61,15 +69,18 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
         graph = build_call_graph(facts, cb)
         method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
         reach: dict = {}
-        for record, related in zip(records, related_ids(records)):
+        keys = [RelatedKey.of(r) for r in records]
+        index = RelatedIndex(keys)
+        for i, record in enumerate(records):
             fill_reach(record, site_qualname(record), graph, reach)
+            related = index.related(i)
             record["errdex"]["related"] = related   # its provenance comes last, in `finish`, as `fill_record` orders it
 
     def finish(record: dict) -> None:
         fill_own(record, site_qualname(record), method_of)
         record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
 
-    return CallFacts(graph, method_of), finish
+    return Prepared(CallFacts(graph, method_of), finish, keys)
 
 
 RELATED_PROVENANCE = "heuristic:related-rank"

@@ -16,8 +16,8 @@ import heapq
 import keyword
 import re
 from collections import defaultdict
-from typing import NamedTuple
 from itertools import chain
+from typing import NamedTuple
 
 TOP = 5
 _SAME_FUNCTION, _SHARED_GUARD, _SAME_CLASS = 8.0, 4.0, 2.0
@@ -92,12 +92,6 @@ class RelatedKey(NamedTuple):
         return cls(record["id"], ex.get("module") or record.get("filePath"), ex.get("function"),
                    guard_names(ex.get("condition")), record.get("errorClass"),
                    literal_words(record.get("errorMessage") or ""))
-
-
-def related_ids(records: list[dict]) -> list[list[str]]:
-    """For each record (same order), the ids of its top related records."""
-    index = RelatedIndex([RelatedKey.of(r) for r in records])
-    return [index.related(i) for i in range(len(records))]
 
 
 class RelatedIndex:

@@ -340,12 +340,13 @@ def _patched(store, dataset_id: int, patches: dict[str, dict]) -> list[dict]:
 
 
 def full_state(tree: SourceTree, stats: dict[str, tuple[int, int] | None], keys: dict[str, str],
-               modules: dict[str, str], records: list[dict], analysis: bool) -> dict[str, bytes]:
-    """The state a full index leaves for the next re-index, as stored parts."""
+               modules: dict[str, str], records: list[dict], analysis: bool,
+               related_keys: list[RelatedKey] | None = None) -> dict[str, bytes]:
+    """The state a full index leaves for the next re-index, as stored parts (`related_keys`: the records', if known)."""
     files = {rel: FileEntry(keys[rel], *(stats.get(rel) or (-1, -1)), modules[rel]) for rel in tree.files}
     parts = {"manifest": dumps(Manifest(analysis, tree_fingerprint(tree), files))}
     if analysis:
-        parts["related"] = pack_related(related_rows(records))
+        parts["related"] = pack_related(related_rows(records, related_keys))
     return parts
 
 

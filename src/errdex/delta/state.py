@@ -91,9 +91,10 @@ def source_path(tree: SourceTree, file_path: str) -> str:
     return file_path
 
 
-def related_rows(records: list[dict]) -> list[RelatedRow]:
-    """Rows for records in dataset order, once their `related` lists are filled."""
-    return [RelatedRow(r["id"], tuple(r["errdex"].get("related") or ()), tuple(RelatedKey.of(r))) for r in records]
+def related_rows(records: list[dict], keys: list[RelatedKey] | None = None) -> list[RelatedRow]:
+    """Rows for records in dataset order, once their `related` lists are filled (`keys`: theirs, if known)."""
+    keys = keys if keys is not None else [RelatedKey.of(r) for r in records]
+    return [RelatedRow(r["id"], tuple(r["errdex"].get("related") or ()), tuple(k)) for r, k in zip(records, keys)]
 
 
 _SEP = "\x1f"
