@@ -43,7 +43,7 @@ from errdex.models import (
     SourceTree,
 )
 from errdex.records import build_records, fill_window, url_base, window_of
-from errdex.store.windows import pack_window
+from errdex.store.windows import STORED, pack_window
 from errdex.versions.identity import link_to_previous
 
 #: progress(stage, done, total): the CLI draws it; the library never prints.
@@ -155,7 +155,7 @@ def _fill_windows(sites: list[ErrorSite], texts: dict[str, list[str]], packed: d
         elif site.source_code is not None and site.source_code not in by_text:
             unpacked[hashlib.sha256(site.source_code.encode()).digest()] = site.source_code
     for digest in store.stored_windows(list(unpacked)):
-        by_text[unpacked[digest]] = (digest, b"")   # stored already: the bytes are never read
+        by_text[unpacked[digest]] = (digest, STORED)
     return by_text
 
 

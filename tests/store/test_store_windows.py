@@ -3,6 +3,8 @@
 import sqlite3
 import zlib
 
+import pytest
+
 from errdex.store.windows import WindowWriter, pack_window, window_text
 
 
@@ -33,3 +35,32 @@ def test_packed_windows_are_inserted_as_given_and_others_packed_here(tmp_path):
     assert stored[keys[2]] == pack_window(other)[1]
     # A writer without packed windows takes nothing as given.
     assert WindowWriter(conn).keys([other]) == [keys[2]]
+
+
+def test_a_window_marked_stored_but_gone_is_packed_from_its_text(tmp_path):
+    from errdex.store.windows import STORED
+
+    conn = _conn(tmp_path)
+    text = "raise KeyError('gone')\n" * 30
+    digest, blob = pack_window(text)
+    [key] = WindowWriter(conn).keys_packed([(digest, STORED)], lambda i: text)
+    assert conn.execute("SELECT hash, text FROM source_windows WHERE key = ?", (key,)).fetchone() == (digest, blob)
+    other = "raise KeyError('unknown')\n" * 30
+    with pytest.raises(ValueError):
+        WindowWriter(conn).keys_packed([(pack_window(other)[0], STORED)])
+
+
+def test_publish_stores_a_window_marked_stored_that_the_index_lacks(tmp_path):
+    """Another writer may drop a window between the pipeline's lookup and the publish."""
+    from errdex.store import Store
+    from errdex.store.windows import STORED
+
+    from .store_factories import make_meta, make_record
+
+    record = make_record(1)
+    record["sourceCode"] = "def f():\n    raise KeyError('x')\n"
+    digest = pack_window(record["sourceCode"])[0]
+    with Store.open(tmp_path / "x.db") as store:
+        store.publish(make_meta("1.0"), [record], [], packed_windows={record["sourceCode"]: (digest, STORED)})
+        [got] = list(store.iter_records())
+    assert got["sourceCode"] == record["sourceCode"]

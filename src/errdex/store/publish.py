@@ -5,8 +5,8 @@ the previous copy of the same (repo, version), writing bodies, membership,
 diagnostics, and collecting bodies no dataset refers to any more. A process
 killed at any point leaves the file as it was before the publish.
 
-Records are consumed in chunks inside the transaction, so memory stays flat;
-a body whose hash is already stored costs only a membership row (which also
+Records are encoded and written in chunks inside the transaction, so the encoded
+rows never pile up; a body whose hash is already stored costs only a membership row (which also
 holds the site's line and its source window's key: see `bodies`).
 """
 
@@ -161,10 +161,14 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
     members: set[int] = set()
     windows = WindowWriter(conn)
     packer = Packer(conn)
+    records = records if isinstance(records, Sequence) else list(records)
+    done = 0   # chunks come in record order: row j of a chunk is records[done + j]
     with closing(row_chunks(records, PUBLISH_CHUNK, packer, packed_windows, finish)) as chunks:
         for rows in chunks:
             known = _known_keys(conn, [row.digest for row in rows])
-            window_keys = windows.keys_packed([row.window for row in rows])
+            window_keys = windows.keys_packed([row.window for row in rows],
+                                              lambda j, base=done: records[base + j].get("sourceCode"))
+            done += len(rows)
             new_rows: list[tuple[int, BodyRow]] = []
             member_rows: list[tuple] = []
             for row, window_key in zip(rows, window_keys):

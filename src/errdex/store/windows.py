@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from errdex.store.codec import deflate, inflate
+
+
+#: Stored bytes of a window the caller found already stored (`Store.stored_windows`): not carried around.
+#: Should it be gone by the time the publish runs (another writer dropped it), it is packed again.
+STORED = b""
 
 
 def pack_window(text: str) -> tuple[bytes, bytes]:
@@ -54,20 +59,30 @@ class WindowWriter:
         self._conn.executemany("INSERT INTO source_windows (key, hash, text) VALUES (?, ?, ?)", rows)
         return keys
 
-    def keys_packed(self, packs: Sequence[tuple[bytes, bytes] | None]) -> list[int | None]:
-        """`keys` for windows already packed (`pack_window`), in order; None stays None."""
+    def keys_packed(self, packs: Sequence[tuple[bytes, bytes] | None],
+                    text_of: Callable[[int], str | None] | None = None) -> list[int | None]:
+        """`keys` for windows already packed (`pack_window`), in order; None stays None.
+
+        `text_of(i)`: the text of window i, for a pack marked `STORED` that is not stored (any more).
+        """
         self._load_known([p[0] for p in packs if p is not None and p[0] not in self._known])
         rows: list[tuple[int, bytes, bytes]] = []
         keys: list[int | None] = []
-        for pack in packs:
+        for i, pack in enumerate(packs):
             if pack is None:
                 keys.append(None)
                 continue
             key = self._known.get(pack[0])
             if key is None:
+                blob = pack[1]
+                if blob == STORED:
+                    text = text_of(i) if text_of is not None else None
+                    if text is None:
+                        raise ValueError("a window marked stored is not in the index and its text is unknown")
+                    blob = deflate(text.encode())
                 key = self._known[pack[0]] = self._next_key
                 self._next_key += 1
-                rows.append((key, *pack))
+                rows.append((key, pack[0], blob))
             keys.append(key)
         self._conn.executemany("INSERT INTO source_windows (key, hash, text) VALUES (?, ?, ?)", rows)
         return keys
