@@ -5,8 +5,8 @@ the previous copy of the same (repo, version), writing bodies, membership,
 diagnostics, and collecting bodies no dataset refers to any more. A process
 killed at any point leaves the file as it was before the publish.
 
-Records are encoded and written in chunks inside the transaction, so the encoded
-rows never pile up; a body whose hash is already stored costs only a membership row (which also
+Records are consumed in chunks inside the transaction, so memory stays flat;
+a body whose hash is already stored costs only a membership row (which also
 holds the site's line and its source window's key: see `bodies`).
 """
 
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from typing import Any
 
@@ -161,14 +162,12 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
     members: set[int] = set()
     windows = WindowWriter(conn)
     packer = Packer(conn)
-    records = records if isinstance(records, Sequence) else list(records)
-    done = 0   # chunks come in record order: row j of a chunk is records[done + j]
-    with closing(row_chunks(records, PUBLISH_CHUNK, packer, packed_windows, finish)) as chunks:
+    behind = _RecordsBehind(records)
+    with closing(row_chunks(behind.source, PUBLISH_CHUNK, packer, packed_windows, finish)) as chunks:
         for rows in chunks:
             known = _known_keys(conn, [row.digest for row in rows])
-            window_keys = windows.keys_packed([row.window for row in rows],
-                                              lambda j, base=done: records[base + j].get("sourceCode"))
-            done += len(rows)
+            chunk = behind.take(len(rows))
+            window_keys = windows.keys_packed([row.window for row in rows], lambda j, c=chunk: c[j].get("sourceCode"))
             new_rows: list[tuple[int, BodyRow]] = []
             member_rows: list[tuple] = []
             for row, window_key in zip(rows, window_keys):
@@ -183,6 +182,29 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
             _insert_bodies(conn, packer, new_rows)
             conn.executemany(_INSERT_MEMBER, member_rows)
     return len(members)
+
+
+class _RecordsBehind:
+    """The records behind each chunk of rows (rows come in record order), without reading ahead."""
+
+    def __init__(self, records: Iterable[dict]) -> None:
+        self._seq = records if isinstance(records, Sequence) else None
+        self._held: deque[dict] = deque()
+        self._done = 0
+        self.source = self._seq if self._seq is not None else self._holding(records)
+
+    def _holding(self, records: Iterable[dict]) -> Iterator[dict]:
+        for record in records:
+            self._held.append(record)
+            yield record
+
+    def take(self, n: int) -> list[dict]:
+        if self._seq is not None:
+            out = list(self._seq[self._done:self._done + n])
+        else:
+            out = [self._held.popleft() for _ in range(n)]
+        self._done += n
+        return out
 
 
 def _insert_bodies(conn: sqlite3.Connection, packer: Packer, new_rows: list[tuple[int, BodyRow]]) -> None:
