@@ -151,3 +151,25 @@ def test_prune_file_cache_keeps_listed_keys_and_their_helper_entries(store: Stor
     assert sorted(store.cached_facts(["a:1", "a:1:helpers:3,9", "a:1:windows", "b:1", "b:1:helpers:4",
                                       "b:1:windows", "c:1"])) == ["a:1", "a:1:helpers:3,9", "c:1"]
     assert store.prune_file_cache([]) == 3
+
+
+def test_related_ids_live_in_the_membership_row_so_a_reranked_site_shares_its_body(store: Store, db_path: Path) -> None:
+    first = _site(1)
+    first["errdex"]["related"] = ["00000000000000aa", "00000000000000bb"]
+    again = json.loads(json.dumps(first))
+    again["errdex"]["related"] = ["00000000000000cc"]
+    store.publish(make_meta("1.0"), [first], [])
+    store.publish(make_meta("1.1"), [again], [])
+    assert _count(db_path, "record_bodies") == 1        # only the ranking changed: one body
+    with sqlite3.connect(db_path) as conn:
+        assert sorted(r[0] for r in conn.execute("SELECT related FROM dataset_records")) == [
+            "00000000000000aa,00000000000000bb", "00000000000000cc"]
+    got = {r["errdex"]["related"][0]: r for r in store.iter_records()}
+    assert got["00000000000000aa"]["errdex"]["related"] == first["errdex"]["related"]
+    assert got["00000000000000cc"]["errdex"]["related"] == ["00000000000000cc"]
+    # the key keeps its place in `errdex`, as written
+    assert list(got["00000000000000cc"]["errdex"]) == [k for k in again["errdex"]]
+    none = _site(2)
+    none["errdex"]["related"] = []
+    store.publish(make_meta("1.2"), [none], [])
+    assert [r["errdex"]["related"] for r in store.iter_records("acme/widgets@1.2")] == [[]]

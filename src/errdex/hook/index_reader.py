@@ -29,8 +29,9 @@ from errdex.store import codec
 #: Migrations whose storage format `record_at` reads itself; POSITIONS marks the second format.
 KNOWN_MIGRATIONS = frozenset({"0001_initial", "0002_version_commits", "0003_enrichments",
                               "0004_positions_out_of_bodies", "0005_body_dicts", "0006_dataset_state",
-                              "0007_contentless_search"})
+                              "0007_contentless_search", "0008_related_out_of_bodies"})
 POSITIONS = "0004_positions_out_of_bodies"
+RELATED = "0008_related_out_of_bodies"   # errdex.related in the membership row (NULL: in the body)
 #: Fields kept relative to the line in the second format (`store.bodies.RELATIVE_FIELDS`).
 RELATIVE_FIELDS = ("sourceCodeStart", "sourceCodeEnd")
 
@@ -98,14 +99,17 @@ class IndexView:
             self._dicts_loaded = True
         at = "coalesce(dr.line_number, b.line_number)" if positions else "b.line_number"
         extra = "dr.line_number, dr.window_key" if positions else "NULL, NULL"
+        extra += ", dr.related" if RELATED in self.migrations else ", NULL"
         try:
             found = self._conn.execute(
                 f"SELECT b.body, b.body_hash, {extra} FROM dataset_records dr"
                 " JOIN record_bodies b ON b.key = dr.body_key"
                 f" WHERE dr.dataset_id = ? AND b.file_path = ? AND {at} <= ? ORDER BY {at}, b.key",
                 (row.id, rel_path, line)).fetchall()
-            for stored, digest, site_line, window_key in found:
+            for stored, digest, site_line, window_key, related in found:
                 body = _site(stored, site_line)
+                if related is not None and body.get("errdex").__class__ is dict:
+                    body["errdex"]["related"] = related.split(",") if related else []
                 start = body.get("lineNumber") or 0
                 end = (body.get("errdex") or {}).get("endLine") or start
                 if start <= line <= max(start, end):

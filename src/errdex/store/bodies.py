@@ -9,7 +9,9 @@ What moves when lines above a site are edited stays out of the body, so a
 site that only moved still shares its body with the previous version: the
 `lineNumber` goes to the membership row, `sourceCodeStart`/`sourceCodeEnd`
 and `errdex.endLine` are kept relative to it, and the `sourceCode` window is
-stored once per distinct text (`windows`). `restore_site` puts them back.
+stored once per distinct text (`windows`). What changes with the rest of the
+dataset rather than the site, `errdex.related`, goes to the membership row too.
+`restore_site` puts them back.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class EncodedBody:
     record_id: str
     line: int | None       # lineNumber, for the membership row (None: the body kept its own)
     window: str | None     # sourceCode, stored once per distinct text (None: the body kept its own)
+    related: str | None = None   # errdex.related, ids joined by "," (None: the body kept its own)
 
 
 def encode_body(record: dict[str, Any]) -> EncodedBody:
@@ -56,9 +59,10 @@ def encode_body(record: dict[str, Any]) -> EncodedBody:
     if has_errdex:
         body["errdex"] = record["errdex"]
     line, window = _take_positions(body)
+    related = _take_related(body)
     text = _json(body)
     digest = hashlib.sha256(text).digest()
-    return EncodedBody(body, text, digest, str(body.get("id") or ""), line, window)
+    return EncodedBody(body, text, digest, str(body.get("id") or ""), line, window, related)
 
 
 def _json(body: dict[str, Any]) -> bytes:
@@ -95,9 +99,24 @@ def _take_positions(body: dict[str, Any]) -> tuple[int | None, str | None]:
     return line, window
 
 
-def restore_site(stored: str | bytes, line: int | None, window: str | None) -> dict[str, Any]:
-    """The body with its line, absolute positions and window back (no dataset fields)."""
+def _take_related(body: dict[str, Any]) -> str | None:
+    """Take `errdex.related` out of `body` (a null keeps its place in the key order)."""
+    extra = body.get("errdex")
+    if extra.__class__ is not dict:
+        return None
+    related = extra.get("related")
+    if related.__class__ is not list or not all(i.__class__ is str and "," not in i for i in related):
+        return None
+    body["errdex"] = {**extra, "related": None}
+    return ",".join(related)
+
+
+def restore_site(stored: str | bytes, line: int | None, window: str | None,
+                 related: str | None = None) -> dict[str, Any]:
+    """The body with its line, absolute positions, window and related ids back (no dataset fields)."""
     body = json.loads(body_text(stored))
+    if related is not None and body.get("errdex").__class__ is dict:
+        body["errdex"]["related"] = related.split(",") if related else []
     if line is None:  # written before positions left the body, or a record without a line
         return body
     body["lineNumber"] = line
@@ -156,7 +175,7 @@ def _as_text(value: Any) -> str:
 
 
 def restore_record(stored: str | bytes, dataset: DatasetInfo, line: int | None = None,
-                   window: str | None = None) -> dict[str, Any]:
-    """The full record: body fields, positions and the dataset's values back in seed order."""
-    return in_seed_order(restore_site(stored, line, window), dataset.url_base, dataset.analyzed_sha,
+                   window: str | None = None, related: str | None = None) -> dict[str, Any]:
+    """The full record: body fields, positions, related ids and the dataset's values back in seed order."""
+    return in_seed_order(restore_site(stored, line, window, related), dataset.url_base, dataset.analyzed_sha,
                          dataset.analyzed_at)

@@ -40,8 +40,9 @@ class BodyRow(NamedTuple):
     window: Packed | None         # sourceCode, hashed and compressed (see `windows`)
     columns: tuple                # `body_columns`
     search: tuple                 # `search_columns`
-    text: str | None              # body JSON, while it is not packed yet
+    text: bytes | None            # body JSON, while it is not packed yet
     blob: bytes | None            # packed body (None: the publisher packs it if it is new)
+    related: str | None = None    # errdex.related for the membership row (see `bodies`)
 
 
 def body_row(record: dict[str, Any], packed_windows: Mapping[str, Packed], packer: Packer | None = None,
@@ -55,7 +56,7 @@ def body_row(record: dict[str, Any], packed_windows: Mapping[str, Packed], packe
         window = packed_windows.get(item.window) or pack_window(item.window)
     blob = packer.pack(item.text) if packer is not None else None
     return BodyRow(item.digest, item.record_id, item.line, window, body_columns(item.body),
-                   search_columns(item.body), None if blob is not None else item.text, blob)
+                   search_columns(item.body), None if blob is not None else item.text, blob, item.related)
 
 
 def row_chunks(records: Iterable[dict], size: int, packer: Packer,

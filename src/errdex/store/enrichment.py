@@ -52,7 +52,7 @@ class EnrichmentStore:
         """Distinct bodies (of one dataset, or all), by file and line, as stored."""
         scope, params = ("WHERE dr.dataset_id = ?", [dataset_id]) if dataset_id is not None else ("", [])
         # One membership per body (its latest) gives the line and window the body is shown with.
-        sql = ("SELECT b.body_hash, b.body, m.line_number, w.text FROM record_bodies b JOIN"
+        sql = ("SELECT b.body_hash, b.body, m.line_number, w.text, m.related FROM record_bodies b JOIN"
                " (SELECT dr.body_key, max(dr.dataset_id) AS dataset_id FROM dataset_records dr"
                f" {scope} GROUP BY dr.body_key) AS pick ON pick.body_key = b.key"
                " JOIN dataset_records m ON m.dataset_id = pick.dataset_id AND m.body_key = b.key"
@@ -61,8 +61,8 @@ class EnrichmentStore:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
-        for digest, body, line, window in self._conn.execute(sql, params):
-            yield RawRecord(bytes(digest), restore_site(body, line, window_text(window)))
+        for digest, body, line, window, related in self._conn.execute(sql, params):
+            yield RawRecord(bytes(digest), restore_site(body, line, window_text(window), related))
 
     def cached(self, hashes: Sequence[str], model: str, prompt_version: str) -> set[str]:
         """Which facts hashes already have an enrichment for this model and prompt."""

@@ -21,8 +21,8 @@ _TOKEN = re.compile(r"\w+")
 
 MEMBERS = "dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
 WINDOW = " LEFT JOIN source_windows w ON w.key = dr.window_key"
-#: What a full record is rebuilt from: stored body, dataset id, body hash, line, stored window.
-ROW_COLUMNS = "b.body, dr.dataset_id, b.body_hash, dr.line_number, w.text"
+#: What a full record is rebuilt from: stored body, dataset id, body hash, line, stored window, related ids.
+ROW_COLUMNS = "b.body, dr.dataset_id, b.body_hash, dr.line_number, w.text, dr.related"
 #: The site's line: in the membership row, or in the body for rows written before it moved there.
 _LINE = "coalesce(dr.line_number, b.line_number)"
 _RECENT = "d.published_at DESC, d.id DESC"
@@ -116,13 +116,13 @@ def search_ranked(
             SELECT rowid AS key, bm25(record_search, {weights}) AS rank
             FROM record_search WHERE record_search MATCH ?
         ), placed AS (
-            SELECT b.body, dr.dataset_id, b.body_hash, dr.line_number, dr.window_key, h.rank,
+            SELECT b.body, dr.dataset_id, b.body_hash, dr.line_number, dr.window_key, dr.related, h.rank,
                    row_number() OVER (PARTITION BY dr.record_id ORDER BY {_RECENT}) AS nth
             FROM hits h JOIN dataset_records dr ON dr.body_key = h.key
             JOIN record_bodies b ON b.key = h.key JOIN datasets d ON d.id = dr.dataset_id
             WHERE {condition}
         )
-        SELECT p.body, p.dataset_id, p.body_hash, p.line_number, w.text, p.rank
+        SELECT p.body, p.dataset_id, p.body_hash, p.line_number, w.text, p.related, p.rank
         FROM placed p LEFT JOIN source_windows w ON w.key = p.window_key
         WHERE p.nth = 1 ORDER BY p.rank LIMIT ?"""
     return conn.execute(sql, [match, *params, limit]).fetchall()

@@ -180,6 +180,16 @@ def _contentless_search(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE record_search_new RENAME TO record_search")
 
 
+def _related_out_of_bodies(conn: sqlite3.Connection) -> None:
+    """`errdex.related` moves to the membership row (ids joined by ","; the body keeps a null
+    in its place): ranking follows the rest of the dataset, so it changes from one version to the
+    next far more often than the site does, and a body that differed only there was stored again.
+
+    Rows written earlier keep NULL here and their complete bodies: both read alike.
+    """
+    conn.execute("ALTER TABLE dataset_records ADD COLUMN related TEXT")
+
+
 #: Every migration, in the order it is applied. Names are recorded in the file.
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_initial", _initial),
@@ -189,6 +199,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0005_body_dicts", _body_dicts),
     ("0006_dataset_state", _dataset_state),
     ("0007_contentless_search", _contentless_search),
+    ("0008_related_out_of_bodies", _related_out_of_bodies),
 )
 
 

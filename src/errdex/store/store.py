@@ -145,7 +145,7 @@ class Store:
         info = self._dataset_by_id()[dataset_id]
         rows = [*self._member_rows(dataset_id, "b.file_path", file_paths),
                 *self._member_rows(dataset_id, "dr.record_id", record_ids)]
-        return [restore_record(row[0], info, row[3], window_text(row[4])) for row in rows]
+        return [restore_record(row[0], info, row[3], window_text(row[4]), row[5]) for row in rows]
 
     def _member_rows(self, dataset_id: int, column: str, values: Sequence[str]) -> Iterator[tuple]:
         """`queries.ROW_COLUMNS` of one dataset's records whose `column` is one of `values`, in no order."""
@@ -167,7 +167,8 @@ class Store:
             " WHERE s.part = ?", (part,)).fetchall()
 
     def member_keys(self, dataset_id: int) -> dict[str, tuple[int, int | None]]:
-        """Record id -> (body key, window key): equal pairs in two datasets mean the same record."""
+        """Record id -> (body key, window key): equal pairs in two datasets mean the same site as stored
+        (only its `related` ids, kept in the membership row, may differ)."""
         rows = self._conn.execute(
             "SELECT record_id, body_key, window_key FROM dataset_records WHERE dataset_id = ?", (dataset_id,))
         return {rid: (body, window) for rid, body, window in rows}
@@ -293,7 +294,7 @@ class Store:
             if rows:
                 break
         infos = self._dataset_by_id()
-        return [{**self._envelope(row, infos[row[1]]), "score": -row[5]} for row in rows]
+        return [{**self._envelope(row, infos[row[1]]), "score": -row[6]} for row in rows]
 
     def _envelope(self, row: tuple, info: DatasetInfo) -> dict[str, Any]:
         return {"record": self._restore(row, info), "datasetVersion": info.published_at,
@@ -301,12 +302,12 @@ class Store:
 
     def _restore(self, row: tuple, info: DatasetInfo) -> dict[str, Any]:
         """The full record from `queries.ROW_COLUMNS`, with validated model prose laid over it."""
-        body, _, digest, line, window = row[:5]
+        body, _, digest, line, window, related = row[:6]
         try:
-            record = restore_record(body, info, line, window_text(window))
+            record = restore_record(body, info, line, window_text(window), related)
         except KeyError:  # packed with a dictionary another process added after we opened
             load_dicts(self._conn)
-            record = restore_record(body, info, line, window_text(window))
+            record = restore_record(body, info, line, window_text(window), related)
         return self.enrichments.overlay(bytes(digest), record)
 
     # --- summaries --------------------------------------------------------

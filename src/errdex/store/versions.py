@@ -31,12 +31,12 @@ def record_in_datasets(store: Store, record_id: str) -> list[tuple[DatasetInfo, 
     """The full record with this id in every dataset that holds it, in publish order."""
     infos = {info.id: info for info in store.datasets()}
     rows = store._conn.execute(
-        "SELECT dr.dataset_id, b.body, dr.line_number, w.text FROM dataset_records dr"
+        "SELECT dr.dataset_id, b.body, dr.line_number, w.text, dr.related FROM dataset_records dr"
         " JOIN record_bodies b ON b.key = dr.body_key"
         " LEFT JOIN source_windows w ON w.key = dr.window_key WHERE dr.record_id = ?"
         " ORDER BY dr.dataset_id", (record_id,))
-    return [(infos[ds], restore_record(body, infos[ds], line, window_text(window)))
-            for ds, body, line, window in rows]
+    return [(infos[ds], restore_record(body, infos[ds], line, window_text(window), related))
+            for ds, body, line, window, related in rows]
 
 
 def site_bodies(store: Store, dataset: DatasetInfo, only: set[str] | None = None) -> Iterator[dict[str, Any]]:
@@ -46,12 +46,12 @@ def site_bodies(store: Store, dataset: DatasetInfo, only: set[str] | None = None
     `only` limits it to those record ids (the others are not even decoded).
     """
     rows = store._conn.execute(
-        "SELECT dr.record_id, b.body, dr.line_number, w.text FROM dataset_records dr"
+        "SELECT dr.record_id, b.body, dr.line_number, w.text, dr.related FROM dataset_records dr"
         " JOIN record_bodies b ON b.key = dr.body_key"
         " LEFT JOIN source_windows w ON w.key = dr.window_key WHERE dr.dataset_id = ?", (dataset.id,))
-    for record_id, body, line, window in rows:
+    for record_id, body, line, window, related in rows:
         if only is None or record_id in only:
-            yield restore_site(body, line, window_text(window))
+            yield restore_site(body, line, window_text(window), related)
 
 
 

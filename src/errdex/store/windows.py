@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 
 from errdex.store.codec import deflate, inflate
 
-
 #: Stored bytes of a window the caller found already stored (`Store.stored_windows`): not carried around.
 #: Should it be gone by the time the publish runs (another writer dropped it), it is packed again.
 STORED = b""
