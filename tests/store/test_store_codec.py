@@ -85,3 +85,11 @@ def test_body_json_is_utf8_in_the_records_own_order():
     text = encode_body(record).text
     assert "naïve cell ≤ 512".encode() in text                 # not \\u escapes
     assert list(json.loads(text))[:3] == [k for k in record if k in json.loads(text)][:3]
+
+
+def test_ids_pack_to_eight_bytes_each_or_text_and_back():
+    ids = ["0123456789abcdef", "fedcba9876543210"]
+    assert codec.pack_ids(ids) == bytes.fromhex("0123456789abcdeffedcba9876543210")
+    for given in (ids, [], ["short", "not-hex-at-all!!"], ["0123456789ABCDEF"]):
+        assert codec.unpack_ids(codec.pack_ids(given)) == given
+    assert codec.pack_ids(["a,b"]) is None and codec.pack_ids([1]) is None

@@ -163,7 +163,7 @@ def test_related_ids_live_in_the_membership_row_so_a_reranked_site_shares_its_bo
     assert _count(db_path, "record_bodies") == 1        # only the ranking changed: one body
     with sqlite3.connect(db_path) as conn:
         assert sorted(r[0] for r in conn.execute("SELECT related FROM dataset_records")) == [
-            "00000000000000aa,00000000000000bb", "00000000000000cc"]
+            bytes.fromhex("00000000000000aa00000000000000bb"), bytes.fromhex("00000000000000cc")]   # 8 bytes an id
     got = {r["errdex"]["related"][0]: r for r in store.iter_records()}
     assert got["00000000000000aa"]["errdex"]["related"] == first["errdex"]["related"]
     assert got["00000000000000cc"]["errdex"]["related"] == ["00000000000000cc"]

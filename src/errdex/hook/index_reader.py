@@ -109,7 +109,7 @@ class IndexView:
             for stored, digest, site_line, window_key, related in found:
                 body = _site(stored, site_line)
                 if related is not None and body.get("errdex").__class__ is dict:
-                    body["errdex"]["related"] = related.split(",") if related else []
+                    body["errdex"]["related"] = codec.unpack_ids(related)
                 start = body.get("lineNumber") or 0
                 end = (body.get("errdex") or {}).get("endLine") or start
                 if start <= line <= max(start, end):

@@ -23,7 +23,7 @@ from typing import Any
 
 from errdex.models import SEED_FIELDS, DatasetInfo
 from errdex.seed import in_seed_order
-from errdex.store.codec import unpack
+from errdex.store.codec import pack_ids, unpack, unpack_ids
 
 #: Record fields whose value depends on the dataset, not on the error site.
 DATASET_FIELDS = frozenset({"githubUrl", "analyzedSha", "analyzedAt", "schemaVersion"})
@@ -46,7 +46,7 @@ class EncodedBody:
     record_id: str
     line: int | None       # lineNumber, for the membership row (None: the body kept its own)
     window: str | None     # sourceCode, stored once per distinct text (None: the body kept its own)
-    related: str | None = None   # errdex.related, ids joined by "," (None: the body kept its own)
+    related: str | bytes | None = None   # errdex.related, `codec.pack_ids` (None: the body kept its own)
 
 
 def encode_body(record: dict[str, Any]) -> EncodedBody:
@@ -99,24 +99,23 @@ def _take_positions(body: dict[str, Any]) -> tuple[int | None, str | None]:
     return line, window
 
 
-def _take_related(body: dict[str, Any]) -> str | None:
+def _take_related(body: dict[str, Any]) -> str | bytes | None:
     """Take `errdex.related` out of `body` (a null keeps its place in the key order)."""
     extra = body.get("errdex")
-    if extra.__class__ is not dict:
+    if extra.__class__ is not dict or extra.get("related").__class__ is not list:
         return None
-    related = extra.get("related")
-    if related.__class__ is not list or not all(i.__class__ is str and "," not in i for i in related):
-        return None
-    body["errdex"] = {**extra, "related": None}
-    return ",".join(related)
+    packed = pack_ids(extra["related"])
+    if packed is not None:
+        body["errdex"] = {**extra, "related": None}
+    return packed
 
 
 def restore_site(stored: str | bytes, line: int | None, window: str | None,
-                 related: str | None = None) -> dict[str, Any]:
+                 related: str | bytes | None = None) -> dict[str, Any]:
     """The body with its line, absolute positions, window and related ids back (no dataset fields)."""
     body = json.loads(body_text(stored))
     if related is not None and body.get("errdex").__class__ is dict:
-        body["errdex"]["related"] = related.split(",") if related else []
+        body["errdex"]["related"] = unpack_ids(related)
     if line is None:  # written before positions left the body, or a record without a line
         return body
     body["lineNumber"] = line
@@ -175,7 +174,7 @@ def _as_text(value: Any) -> str:
 
 
 def restore_record(stored: str | bytes, dataset: DatasetInfo, line: int | None = None,
-                   window: str | None = None, related: str | None = None) -> dict[str, Any]:
+                   window: str | None = None, related: str | bytes | None = None) -> dict[str, Any]:
     """The full record: body fields, positions, related ids and the dataset's values back in seed order."""
     return in_seed_order(restore_site(stored, line, window, related), dataset.url_base, dataset.analyzed_sha,
                          dataset.analyzed_at)

@@ -67,6 +67,29 @@ def unpack(stored: str | bytes) -> str:
     return zlib.decompress(stored[1:]).decode()
 
 
+def pack_ids(ids: list) -> str | bytes | None:
+    """Record ids for a membership row: 8 bytes each when all are 16 lower-case hex digits, else joined by ","
+    (None when they cannot be kept there: not all strings, or one holds a ",")."""
+    if all(i.__class__ is str and len(i) == 16 for i in ids):
+        joined = "".join(ids)
+        try:
+            packed = bytes.fromhex(joined)
+        except ValueError:
+            packed = None
+        if packed is not None and packed.hex() == joined:   # lower-case hex only: it reads back alike
+            return packed
+    if all(i.__class__ is str and "," not in i for i in ids):
+        return ",".join(ids)
+    return None
+
+
+def unpack_ids(stored: str | bytes) -> list[str]:
+    """`pack_ids` back."""
+    if stored.__class__ is str:
+        return stored.split(",") if stored else []
+    return [stored[i:i + 8].hex() for i in range(0, len(stored), 8)]
+
+
 def deflate(data: bytes) -> bytes:
     """One zstd frame (a source window, a file's cached facts)."""
     return _compressor(None).compress(data)

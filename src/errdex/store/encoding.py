@@ -42,7 +42,7 @@ class BodyRow(NamedTuple):
     search: tuple                 # `search_columns`
     text: bytes | None            # body JSON, while it is not packed yet
     blob: bytes | None            # packed body (None: the publisher packs it if it is new)
-    related: str | None = None    # errdex.related for the membership row (see `bodies`)
+    related: str | bytes | None = None   # errdex.related for the membership row (see `bodies`)
 
 
 def body_row(record: dict[str, Any], packed_windows: Mapping[str, Packed], packer: Packer | None = None,

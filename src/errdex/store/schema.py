@@ -181,7 +181,7 @@ def _contentless_search(conn: sqlite3.Connection) -> None:
 
 
 def _related_out_of_bodies(conn: sqlite3.Connection) -> None:
-    """`errdex.related` moves to the membership row (ids joined by ","; the body keeps a null
+    """`errdex.related` moves to the membership row (`codec.pack_ids`; the body keeps a null
     in its place): ranking follows the rest of the dataset, so it changes from one version to the
     next far more often than the site does, and a body that differed only there was stored again.
 
