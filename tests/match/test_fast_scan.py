@@ -82,7 +82,8 @@ def test_reused_answers_and_candidates_equal_per_line_explain(backend, tmp_path)
     assert {"r1", "r9"} <= bindings and len(bindings) == 14   # ANSI codes cleaned off the value
 
 
-def test_snapshot_next_to_the_index_answers_like_a_fresh_build(tmp_path):
+def _admit_db(tmp_path):
+    """A package whose one module raises through an f-string, indexed into tmp_path/errdex.db."""
     from errdex.pipeline import index_source
 
     src = tmp_path / "src" / "pkg"
@@ -92,6 +93,11 @@ def test_snapshot_next_to_the_index_answers_like_a_fresh_build(tmp_path):
         "def admit(rid, n):\n    raise RuntimeError(f'Request {rid} exceeded the token budget of {n}')\n")
     db = tmp_path / "errdex.db"
     index_source(str(src), db)
+    return db
+
+
+def test_snapshot_next_to_the_index_answers_like_a_fresh_build(tmp_path):
+    db = _admit_db(tmp_path)
     log = tmp_path / "run.log"
     log.write_text("x\nERROR RuntimeError: Request r5 exceeded the token budget of 9\n" * 3)
     first = scan(log, db=db)
@@ -130,15 +136,8 @@ def test_snapshot_next_to_the_index_answers_like_a_fresh_build(tmp_path):
 def test_a_cut_short_or_empty_snapshot_is_built_again(tmp_path):
     """The mapped snapshot checks that its records blob is whole; a damaged file is ignored."""
     from errdex.match.api import _CONTEXTS, _read_snapshot
-    from errdex.pipeline import index_source
 
-    src = tmp_path / "src" / "pkg"
-    (src / "pkg").mkdir(parents=True)
-    (src / "pkg" / "__init__.py").write_text("")
-    (src / "pkg" / "admit.py").write_text(
-        "def admit(rid, n):\n    raise RuntimeError(f'Request {rid} exceeded the token budget of {n}')\n")
-    db = tmp_path / "errdex.db"
-    index_source(str(src), db)
+    db = _admit_db(tmp_path)
     log = tmp_path / "run.log"
     log.write_text("ERROR RuntimeError: Request r5 exceeded the token budget of 9\n")
     first = [m.id for m in scan(log, db=db).occurrences]
