@@ -25,6 +25,8 @@ def ctx(request, tmp_path):
                     line=7, function="test_load", error_class="RuntimeError", tags=["test"]),
         make_record("out of memory", file_path="python/sglang/mem.py", line=3, function="alloc",
                     error_class="MemoryLimitError", bases=["RuntimeError", "Exception"]),
+        make_record("Generate subcommand is not yet supported for model: {model_path}",
+                    file_path="python/sglang/cli/generate.py", line=47, function="generate", error_class="Exception"),
     ]
     return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
 
@@ -38,6 +40,17 @@ def test_bare_line_binds_values_and_checks_condition(ctx):
     d = m.to_dict()
     assert {"id", "repo", "filePath", "lineNumber", "errorClass", "errorMessage", "score",
             "confidence", "via", "bindings", "conditionCheck", "logLine"} <= set(d)
+
+
+@pytest.mark.parametrize("line", [
+    "Exception: Generate subcommand is not yet supported for model: /m/llama",
+    "2026-01-01 12:00:00 ERROR [rank0] Exception: Generate subcommand is not yet supported for model: /m/llama",
+])
+def test_plain_exception_lines_are_error_lines(ctx, line):
+    """`raise Exception(...)` prints the bare base class; it is recognised like any other class."""
+    (m, *_) = explain(line, context=ctx)
+    assert (m.line_number, m.confidence, m.error_class) == (47, "high", "Exception")
+    assert m.bindings == {"model_path": "/m/llama"}
 
 
 def test_traceback_from_another_machine_resolves_by_frame_with_line_drift(ctx):

@@ -32,9 +32,10 @@ LOG_START = re.compile(
     r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b)"
 )
 _EXC_SUFFIX = r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Fault)"
-#: `Class: message` anywhere in a line (free text): the class must look like one.
+#: `Class: message` anywhere in a line (free text): the class must look like one, or be the plain
+#: `Exception` that `raise Exception(...)` prints (common in real code).
 LOOSE_EXCEPTION = re.compile(
-    r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*" + _EXC_SUFFIX + r")"
+    r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*" + _EXC_SUFFIX + r"|Exception))"
     r"(?:\((?P<inner>[\w.]*)\))?(?::(?:\s(?P<msg>.*))?$|\s*$)"
 )
 #: `Class: message` as the last line of a traceback: any dotted name.
