@@ -2,7 +2,7 @@
 
 import pytest
 
-from errdex.enrich.safe_eval import UNKNOWN, evaluate, free_names
+from errdex.safe_eval import UNKNOWN, evaluate, free_names
 from errdex.enrich.verify import repeats_error, verify_fields
 
 

@@ -2,7 +2,7 @@
 
 Each field is accepted or rejected with a short reason:
 - `contradicts-condition`: a value stated as triggering is ruled out by the
-  (exact) trigger condition, evaluated by `safe_eval` on the named values;
+  (exact) trigger condition, evaluated by `errdex.safe_eval` on the named values;
 - `unknown-class` / `unknown-file` / `unknown-line` / `unknown-function`:
   the prose names a class, file, line or function that is not the record's;
 - `code-does-not-parse`: exampleFix / validationCode is not valid Python;
@@ -21,7 +21,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from errdex.enrich.claims import trigger_claims
-from errdex.enrich.safe_eval import evaluate, free_names
+from errdex.safe_eval import evaluate, free_names
 
 _CODE_FIELDS = ("exampleFix", "validationCode")
 _LIST_FIELDS = ("solutions", "preventionTips")
