@@ -36,6 +36,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import bytecode_env  # noqa: E402
+
 CACHE = Path.home() / ".cache" / "errdex-tests"
 WHEEL = CACHE / "dl" / "sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl"
 DB = CACHE / "bench" / "sglang-0.5.23.db"
@@ -259,24 +262,8 @@ def cores_free(jobs: int) -> float:
     return jobs * alone / (time.perf_counter() - started)
 
 
-#: Environment of the errdex processes: as installed, with bytecode (see `bytecode_env`).
+#: Environment of the errdex processes: as installed, with bytecode (see `_common.bytecode_env`).
 ERRDEX_ENV: dict[str, str] | None = None
-
-
-def bytecode_env(enabled: bool) -> dict[str, str] | None:
-    """An environment whose Python processes read and write bytecode under
-    ~/.cache/errdex-tests/pyc, or None (inherit the caller's).
-
-    An installed errdex has its bytecode; a session with PYTHONDONTWRITEBYTECODE=1
-    and no __pycache__ in the checkout compiled every errdex module from source at
-    each start (~30 ms of a scan's ~0.1 s start-up), which no user pays. The prefix
-    keeps these files out of the checkout.
-    """
-    if not enabled:
-        return None
-    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(CACHE / "pyc"))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
 
 
 def errdex_scan(path: Path, db: Path, jobs: int) -> tuple[float, dict, int, float]:
