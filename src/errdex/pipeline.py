@@ -116,7 +116,8 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
         records = build_records(tree, sites, classes, modules, analyzed_at)
         # Identity first: `related` lists name records by their final ids.
         link_to_previous(store, tree.repo, tree.version, records)
-        # The rest of each record's analysis is done where the publish encodes it (`finish`).
+        # The rest of each record's analysis is done where the publish encodes it (`finish`):
+        # from here on `records` are complete only as stored.
         prepared = prepare_dataset(records, facts, cb) if analysis else None
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]

@@ -70,8 +70,10 @@ def row_chunks(records: Iterable[dict], size: int, packer: Packer,
     before the first chunk is handed out.
 
     `finish` completes each record first, where it is encoded: work that needs
-    nothing but the record then runs on every core, and a forked encoder's
-    completed copy is never sent back (the caller's records stay as given).
+    nothing but the record then runs on every core. A forked encoder completes
+    its own copy, which is never sent back, so the caller's records end up
+    completed or not depending on where each was encoded: only the stored
+    records are to be read afterwards.
     """
     packed = packed_windows or {}
     iterator = iter(records)

@@ -121,7 +121,8 @@ class Store:
         `packed_windows` maps source-window texts to (sha256, stored bytes) already
         computed elsewhere (`store.windows.pack_window`); the rest are packed here.
         `finish` completes each record right before it is encoded, possibly in a
-        forked encoder: the caller's records then stay as given (`encoding.row_chunks`).
+        forked encoder, so the caller's records are not all completed afterwards
+        (`encoding.row_chunks`): the stored records are.
         """
         dataset_id = publishing.publish_dataset(self._conn, meta, records, diagnostics, packed_windows, finish)
         return self._dataset_by_id()[dataset_id]
