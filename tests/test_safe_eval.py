@@ -20,6 +20,8 @@ from errdex.safe_eval import UNKNOWN, canonical, evaluate, lookups, parses
     ("1 < 'a'", {}, UNKNOWN),
     ("2 ** n > 10", {"n": 10 ** 6}, UNKNOWN),
     ("1 << n", {"n": 10 ** 6}, UNKNOWN),
+    ("len(s * n) > 5", {"s": "a", "n": 10 ** 12}, UNKNOWN),        # would build a terabyte string
+    ("len(n * s) > 5", {"s": "ab", "n": 3}, True),
     ("open('/etc/passwd')", {}, UNKNOWN),                         # only the listed pure helpers are called
     ("min(a, b, key=f)", {"a": 1, "b": 2}, UNKNOWN),
 ])

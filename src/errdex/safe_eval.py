@@ -9,8 +9,9 @@ A name, attribute, subscript or call takes its value from `values`, keyed by its
 canonical source text (`canonical`); a call to a known pure helper (`min`, `len`,
 `triton.cdiv`, ...) is computed; anything else is `UNKNOWN`. Three-valued logic
 keeps an unknown part from deciding: `and` is False when any part is False, `or`
-True when any part is True. Powers and shifts are capped so a condition cannot
-eat memory. No imports beyond the standard library: matching loads it at start-up.
+True when any part is True. Powers, shifts and repetitions are capped so a
+condition cannot eat memory. No imports beyond the standard library: matching
+loads it at start-up.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ _COMPARE = {
 }
 _MAX_POWER = 64        # keep `2 ** n` from eating memory
 _MAX_SHIFT = 256
+_MAX_REPEAT = 10_000   # keep `"a" * n` from eating memory
 #: Nodes that can stand for a bound value (a placeholder's source) or name a helper.
 _LOOKUP = (ast.Name, ast.Attribute, ast.Subscript, ast.Call)
 
@@ -202,6 +204,8 @@ class _Evaluator:
             return UNKNOWN
         if isinstance(node.op, ast.Mod) and (isinstance(left, str) or isinstance(right, str)):
             return UNKNOWN   # `"%s" % x` formats: not arithmetic
+        if isinstance(node.op, ast.Mult) and _repeats_too_much(left, right):
+            return UNKNOWN
         return _guard(op, left, right)
 
     def _compare(self, node: ast.Compare) -> Any:
@@ -219,6 +223,14 @@ class _Evaluator:
                     return False
             left = right
         return UNKNOWN if unknown else True
+
+
+def _repeats_too_much(left: Any, right: Any) -> bool:
+    """`seq * n` (either order) with a large n."""
+    for seq, n in ((left, right), (right, left)):
+        if isinstance(seq, (str, bytes, tuple, list)) and isinstance(n, int) and n > _MAX_REPEAT:
+            return True
+    return False
 
 
 def _truth(value: Any) -> Any:
