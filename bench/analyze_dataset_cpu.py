@@ -34,17 +34,17 @@ from _common import CACHE, sglang_tree
 def load(jobs: int):
     """(records, facts, linked Codebase) of sglang as `index_tree` has them right before `analyze_dataset`."""
     from errdex import pipeline
-    from errdex.records import build_records, fill_window
+    from errdex.records import build_records
     from errdex.store import Store
 
     tree = sglang_tree()
     db = CACHE / "bench" / "analyze_dataset_cpu.db"
     db.parent.mkdir(parents=True, exist_ok=True)
     with Store.open(db) as store:
-        facts, texts, keys, _, _ = pipeline._extract_all(tree, store, jobs, lambda *a: None, True)
-        sites, classes, cb = pipeline.link(facts, tree, store, keys)
-    for site in sites:
-        fill_window(site, texts[site.file_path])
+        got = pipeline._extract_all(tree, store, jobs, lambda *a: None, True)
+        facts = got.files
+        sites, classes, cb = pipeline.link(facts, tree, store, got.keys)
+        got.fill_windows(sites, store)
     modules = {f.file_path: f.module for f in facts}
     return build_records(tree, sites, classes, modules, "2026-01-01T00:00:00Z"), facts, cb
 

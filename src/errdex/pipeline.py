@@ -30,6 +30,7 @@ from errdex.extract.files import (
     decode_source,
     extract_file,
     extract_file_lines,
+    key_of,
 )
 from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
@@ -50,8 +51,10 @@ from errdex.versions.identity import link_to_previous
 ProgressFn = Callable[[str, int, int], None]
 _BATCH = 24  # files per worker task: large enough to amortise pickling, small enough to balance
 _READ_GROUP = 4 * _BATCH  # files read and looked up in the cache between checks for finished batches
-#: Per-file windows packed by the workers: {site line: (sha256 digest, stored bytes)}.
+#: Per-file windows packed: {site line: (sha256 digest, stored bytes)}.
 PackedWindows = dict[int, tuple[bytes, bytes]]
+#: Per-file windows cut by the workers: {site line: (start, end, text, sha256 digest, stored bytes)}.
+Windows = dict[int, tuple[int, int, str, bytes, bytes]]
 
 
 @dataclass(slots=True)
@@ -107,10 +110,11 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
             return IndexReport(delta.dataset, len(tree.files), len(delta.changed), delta.records,
                                store.diagnostics(delta.dataset.name), time.perf_counter() - started, True)
         stats = stat_files(tree)
-        facts, texts, keys, extracted, packed = _extract_all(tree, store, jobs, progress, analysis)
+        got = _extract_all(tree, store, jobs, progress, analysis)
+        facts, keys = got.files, got.keys
         prune_cache(store, tree.repo, keys.values())   # before the publish, which reuses the freed pages
         sites, classes, cb = link(facts, tree, store, keys if analysis else None)
-        by_text = _fill_windows(sites, texts, packed, store)
+        by_text = got.fill_windows(sites, store)
         progress("records", 0, 1)
         modules = {f.file_path: f.module for f in facts}
         records = build_records(tree, sites, classes, modules, analyzed_at)
@@ -133,52 +137,29 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
                                              prepared.keys if prepared else None))
         progress("publish", 1, 1)
         if keep is not None:
-            keep.append((facts, texts, sites, records, packed, by_text, cb))
-    return IndexReport(info, len(tree.files), extracted, len(records), diagnostics,
+            keep.append((got, sites, records, by_text, cb))
+    return IndexReport(info, len(tree.files), got.extracted, len(records), diagnostics,
                        time.perf_counter() - started)
 
 
-def _fill_windows(sites: list[ErrorSite], texts: dict[str, list[str]], packed: dict[str, PackedWindows],
-                  store) -> dict[str, tuple[bytes, bytes]]:
-    """Fill each site's window; return, by text, the windows the publish need not compress.
-
-    Those are the workers' packs (hashed and compressed in parallel) and, for files that
-    came from the cache, the windows the index already stores (found by digest, which is
-    cheap, so the cache need not keep a second compressed copy of every window).
-    """
-    by_text: dict[str, tuple[bytes, bytes]] = {}
-    unpacked: dict[bytes, str] = {}
-    for site in sites:
-        fill_window(site, texts[site.file_path])
-        pack = packed.get(site.file_path, {}).get(site.line)
-        if pack is not None:
-            by_text[site.source_code] = pack
-        elif site.source_code is not None and site.source_code not in by_text:
-            unpacked[hashlib.sha256(site.source_code.encode()).digest()] = site.source_code
-    for digest in store.stored_windows(list(unpacked)):
-        by_text[unpacked[digest]] = (digest, STORED)
-    return by_text
-
-
-def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn, analysis: bool
-                 ) -> tuple[list[FileFacts], dict[str, list[str]], dict[str, str], int, dict[str, PackedWindows]]:
+def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn, analysis: bool) -> _Gathered:
     """Facts for every file: from the cache when the content is known, else from the workers.
 
-    Also each extracted file's windows as the workers packed them (hashed and compressed),
-    when they read the same bytes as this process did. Files are read and looked up in the
-    cache a group at a time while the workers already extract the misses of earlier groups.
+    With anything in the cache, files are read and keyed here a group at a time (while
+    the workers extract the misses of earlier groups). An empty cache (a new index file)
+    can hold nothing: then this process reads no file, and the workers key what they read.
     """
     root = str(tree.root)
     pkg_dirs = frozenset(f.rsplit("/", 1)[0] if "/" in f else "" for f in tree.files if f.endswith("__init__.py"))
-    got = _Gathered({f: module_name(f, pkg_dirs) for f in tree.files}, analysis)
+    got = _Gathered(root, {f: module_name(f, pkg_dirs) for f in tree.files}, analysis,
+                    cold=store.file_cache_size() == 0)
     total = len(tree.files)
-    groups = (got.read_group(root, tree.files[i:i + _READ_GROUP], store) for i in range(0, total, _READ_GROUP))
+    groups = (got.read_group(tree.files[i:i + _READ_GROUP], store) for i in range(0, total, _READ_GROUP))
     fresh: dict[str, bytes] = {}
-    for rel, blob, wblob in _run_workers(root, groups, jobs, analysis):
+    for rel, key, blob, wblob in _run_workers(root, groups, jobs, analysis):
         got.extracted += 1
-        key = got.keys[rel]
         fresh[key] = blob
-        got.add(rel, unpack_facts(blob), wblob)
+        got.add(rel, key, unpack_facts(blob), wblob)
         if len(fresh) >= 200:
             store.put_cached_facts(fresh)
             fresh = {}
@@ -186,30 +167,37 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
     if fresh:
         store.put_cached_facts(fresh)
     progress("extract", len(got.facts), total)
-    return [got.facts[rel] for rel in tree.files], got.texts, got.keys, got.extracted, got.packed
+    got.files = [got.facts[rel] for rel in tree.files]
+    return got
 
 
 @dataclass
 class _Gathered:
-    """Per file, what `_extract_all` has so far: bytes, cache key, facts, packed windows, lines."""
+    """Per file, what `_extract_all` has: cache key, facts, and what windows are cut from.
 
+    A window comes from the worker that parsed the file (`windows`: bounds, text and its
+    packing, consistent with the facts) or else from the file's lines (`texts`: files
+    that came from the cache, and helper-call sites, which the workers cannot foresee).
+    """
+
+    root: str
     modules: dict[str, str]
     analysis: bool
+    cold: bool                      # the cache is empty: nothing is read here
     raw: dict[str, bytes] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
     facts: dict[str, FileFacts] = field(default_factory=dict)
-    packed: dict[str, PackedWindows] = field(default_factory=dict)
-    texts: dict[str, list[str]] = field(default_factory=dict)   # lines of files with sites or helper calls
+    windows: dict[str, Windows] = field(default_factory=dict)
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    files: list[FileFacts] = field(default_factory=list)   # every file's facts, in tree order, once done
     extracted: int = 0
 
-    def read_group(self, root: str, group: Sequence[str], store) -> list[tuple[str, str]]:
+    def read_group(self, group: Sequence[str], store) -> list[tuple[str, str]]:
         """Read and key `group`, take what the cache knows; return the (path, module) items to extract."""
+        if self.cold:
+            return [(rel, self.modules[rel]) for rel in group]
         for rel in group:
-            try:
-                data = Path(root, rel).read_bytes()
-            except OSError:
-                data = b""
-            self.raw[rel] = data
+            self.raw[rel] = data = self._read(rel)
             self.keys[rel] = cache_key(rel, self.modules[rel], data, self.analysis)
         cached = store.cached_facts([self.keys[rel] for rel in group])
         misses = []
@@ -218,22 +206,56 @@ class _Gathered:
             if blob is None:
                 misses.append((rel, self.modules[rel]))
             else:
-                self.add(rel, unpack_facts(blob), None)
+                self.facts[rel] = unpack_facts(blob)
         return misses
 
-    def add(self, rel: str, facts: FileFacts, wblob: bytes | None) -> None:
-        """Keep one file's facts, and a worker's packed windows when it read the same bytes as this process did."""
+    def add(self, rel: str, key: str, facts: FileFacts, wblob: bytes | None) -> None:
+        """A worker's facts, keyed by what it read (the file may have changed since this process read it)."""
+        self.keys[rel] = key
         self.facts[rel] = facts
-        data = self.raw[rel]
-        if facts.sites or facts.helper_calls:
-            self.texts[rel] = decode_source(data).split("\n")
-        if wblob is not None and facts.sha256 == hashlib.sha256(data).hexdigest():
-            self.packed[rel] = pickle.loads(wblob)
+        self.raw.pop(rel, None)
+        if wblob is not None:
+            self.windows[rel] = pickle.loads(wblob)
+
+    def fill_windows(self, sites: list[ErrorSite], store) -> dict[str, tuple[bytes, bytes]]:
+        """Fill each site's window; return, by text, the windows the publish need not compress.
+
+        Those are the workers' packs (hashed and compressed in parallel) and the windows the
+        index already stores (found by digest, which is cheap, so the cache need not keep a
+        second compressed copy of every window).
+        """
+        by_text: dict[str, tuple[bytes, bytes]] = {}
+        unpacked: dict[bytes, str] = {}
+        for site in sites:
+            cut = self.windows.get(site.file_path, {}).get(site.line)
+            if cut is not None:
+                site.source_start, site.source_end, site.source_code, digest, blob = cut
+                by_text[site.source_code] = (digest, blob)
+                continue
+            fill_window(site, self._lines(site.file_path))
+            if site.source_code is not None and site.source_code not in by_text:
+                unpacked[hashlib.sha256(site.source_code.encode()).digest()] = site.source_code
+        for digest in store.stored_windows(list(unpacked)):
+            by_text[unpacked[digest]] = (digest, STORED)
+        return by_text
+
+    def _lines(self, rel: str) -> list[str]:
+        lines = self.texts.get(rel)
+        if lines is None:
+            data = self.raw.pop(rel, None)
+            lines = self.texts[rel] = decode_source(data if data is not None else self._read(rel)).split("\n")
+        return lines
+
+    def _read(self, rel: str) -> bytes:
+        try:
+            return Path(self.root, rel).read_bytes()
+        except OSError:
+            return b""
 
 
 def _worker_batch(root: str, batch: list[tuple[str, str]], analysis: bool, in_pool: bool = True
-                  ) -> list[tuple[str, bytes, bytes | None]]:
-    """(path, compressed facts, pickled packed windows or None) per file.
+                  ) -> list[tuple[str, str, bytes, bytes | None]]:
+    """(path, cache key, compressed facts, pickled windows or None) per file.
 
     A pool worker (forked while the collector is paused) frees the batch's few
     cycles (analysis makes some) with one young-generation pass at the end.
@@ -243,16 +265,27 @@ def _worker_batch(root: str, batch: list[tuple[str, str]], analysis: bool, in_po
     with collector_paused():
         for rel, module in batch:
             facts, lines = extract_file_lines(root, rel, module, analyze=analyze, calls=analysis)
-            windows = _pack_windows(facts, lines)
-            out.append((rel, pack_facts(facts),
+            windows = _cut_windows(facts, lines)
+            out.append((rel, key_of(rel, module, facts.sha256, analysis), pack_facts(facts),
                         pickle.dumps(windows, pickle.HIGHEST_PROTOCOL) if windows else None))
     if in_pool:
         gc.collect(1)
     return out
 
 
+def _cut_windows(facts: FileFacts, lines: list[str]) -> Windows:
+    """Each site's window, hashed and compressed here, in parallel, rather than in the serial publish."""
+    if not lines:
+        return {}
+    out: Windows = {}
+    for line in {s.line for s in facts.sites}:
+        start, end, text = window_of(line, lines)
+        out[line] = (start, end, text, *pack_window(text))
+    return out
+
+
 def _pack_windows(facts: FileFacts, lines: list[str]) -> PackedWindows:
-    """Hash and compress each site's window here, in parallel, rather than in the serial publish."""
+    """Hash and compress each site's window (the in-place re-index packs its few files with it)."""
     if not lines:
         return {}
     return {line: pack_window(window_of(line, lines)[2]) for line in {s.line for s in facts.sites}}

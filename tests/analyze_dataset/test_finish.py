@@ -17,7 +17,7 @@ import pytest
 
 from errdex import pipeline
 from errdex.analyze.dataset import analyze_dataset, prepare_dataset
-from errdex.records import build_records, fill_window
+from errdex.records import build_records
 from errdex.sources import resolve_source
 from errdex.store import Store, codec, encoding, publish
 
@@ -91,10 +91,10 @@ def stage(tmp_path_factory):
         p.write_text(textwrap.dedent(text))
     tree = resolve_source(str(src), repo="o/pkg", version="1")
     with Store.open(root / "facts.db") as store:
-        facts, texts, keys, _, _ = pipeline._extract_all(tree, store, 1, lambda *a: None, True)
-        sites, classes, cb = pipeline.link(facts, tree, store, keys)
-    for site in sites:
-        fill_window(site, texts[site.file_path])
+        got = pipeline._extract_all(tree, store, 1, lambda *a: None, True)
+        facts = got.files
+        sites, classes, cb = pipeline.link(facts, tree, store, got.keys)
+        got.fill_windows(sites, store)
     modules = {f.file_path: f.module for f in facts}
     return build_records(tree, sites, classes, modules, "2026-01-01T00:00:00Z"), facts, cb
 

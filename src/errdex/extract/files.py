@@ -23,9 +23,13 @@ _PY2_HINTS = ("Missing parentheses in call to 'print'", "Missing parentheses in 
 
 def cache_key(rel_path: str, module: str, data: bytes, analysis: bool = True) -> str:
     """Per-file cache key: content plus everything else the facts depend on."""
-    h = hashlib.sha256(f"{EXTRACTOR_VERSION}\0{rel_path}\0{module}\0{int(analysis)}\0".encode())
-    h.update(data)
-    return h.hexdigest()
+    return key_of(rel_path, module, hashlib.sha256(data).hexdigest(), analysis)
+
+
+def key_of(rel_path: str, module: str, sha256: str, analysis: bool = True) -> str:
+    """`cache_key` from the content's sha256 (hex), as `FileFacts.sha256` holds it: a worker keys
+    what it parsed without hashing the bytes twice."""
+    return hashlib.sha256(f"{EXTRACTOR_VERSION}\0{rel_path}\0{module}\0{int(analysis)}\0{sha256}".encode()).hexdigest()
 
 
 def extract_file(root: str, rel_path: str, module: str, *, analyze: SiteAnalyzer | None = None,
