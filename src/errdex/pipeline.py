@@ -34,7 +34,7 @@ from errdex.extract.files import (
 )
 from errdex.extract.link import Codebase, helper_sites
 from errdex.extract.scope import module_name
-from errdex.extract.wire import pack_facts, unpack_facts
+from errdex.extract.wire import cached_facts_or_none, pack_facts, unpack_facts
 from errdex.models import (
     DatasetInfo,
     DatasetMeta,
@@ -203,10 +203,11 @@ class _Gathered:
         misses = []
         for rel in group:
             blob = cached.get(self.keys[rel])
-            if blob is None:
+            facts = cached_facts_or_none(blob) if blob is not None else None
+            if facts is None:
                 misses.append((rel, self.modules[rel]))
             else:
-                self.facts[rel] = unpack_facts(blob)
+                self.facts[rel] = facts
         return misses
 
     def add(self, rel: str, key: str, facts: FileFacts, wblob: bytes | None) -> None:

@@ -83,3 +83,24 @@ def test_cached_files_reuse_stored_windows_without_a_second_copy(tmp_path, monke
                             " JOIN datasets d ON d.id = r.dataset_id ORDER BY 2, 1").fetchall()
     by_version = {v: {(rid, key) for ver, rid, key in rows if ver == v} for v in ("1", "2")}
     assert by_version["1"] == by_version["2"] and all(key is not None for _, _, key in rows)
+
+
+def test_a_damaged_cache_entry_is_extracted_again_not_trusted(tmp_path):
+    from errdex.store import Store
+
+    src = write_sample(tmp_path / "src", FILES)
+    db = tmp_path / "x.db"
+    index_source(str(src), db, jobs=1, repo="acme/shop", version="1")
+    with Store.open(db, readonly=True) as store:
+        before = sorted(store.iter_records(), key=lambda r: r["id"])
+    with sqlite3.connect(db) as conn:
+        damaged = conn.execute("SELECT key FROM file_cache WHERE key NOT LIKE '%:%' LIMIT 2").fetchall()
+        conn.execute("UPDATE file_cache SET facts = ? WHERE key = ?", (b"\x28\xb5\x2f\xfd garbage", damaged[0][0]))
+        conn.execute("UPDATE file_cache SET facts = ? WHERE key = ?", (b"not even a frame", damaged[1][0]))
+    report = index_source(str(src), db, jobs=1, repo="acme/shop", version="1", full=True)
+    assert report.extracted == 2                       # the two damaged files, parsed again
+    with Store.open(db, readonly=True) as store:
+        after = sorted(store.iter_records(), key=lambda r: r["id"])
+        assert store._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert [{k: v for k, v in r.items() if k != "analyzedAt"} for r in after] == \
+        [{k: v for k, v in r.items() if k != "analyzedAt"} for r in before]

@@ -13,7 +13,7 @@ from collections import defaultdict
 
 from errdex.delta.state import Manifest
 from errdex.extract.link import Codebase
-from errdex.extract.wire import unpack_facts
+from errdex.extract.wire import cached_facts_or_none
 from errdex.models import FileFacts
 
 
@@ -40,9 +40,10 @@ class FactsLoader:
             return self.override[rel]
         key = self.entries[rel].key
         blob = self.store.cached_facts([key]).get(key)
-        if blob is None:
+        facts = cached_facts_or_none(blob) if blob is not None else None
+        if facts is None:
             raise MissingFacts(rel)
-        return unpack_facts(blob)
+        return facts
 
     def load_for(self, name: str) -> None:
         """Load every module whose name is a dotted prefix of `name`."""

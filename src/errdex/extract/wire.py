@@ -54,6 +54,16 @@ def pack_facts(facts: FileFacts) -> bytes:
     return deflate(buf.getbuffer())
 
 
+def cached_facts_or_none(blob: bytes) -> FileFacts | None:
+    """`unpack_facts`, or None for a cache entry that no longer decodes (damaged, or from a
+    build whose classes changed): the file is then extracted again, never trusted."""
+    try:
+        facts = unpack_facts(blob)
+    except Exception:  # noqa: BLE001 - any failure to decode is a miss, whatever raised it
+        return None
+    return facts if isinstance(facts, FileFacts) else None
+
+
 def unpack_facts(blob: bytes) -> FileFacts:
     """Facts back from `pack_facts` (or from a default pickle of FileFacts; zlib-compressed in older files)."""
     return pickle.loads(inflate(blob))
