@@ -14,7 +14,6 @@ import multiprocessing
 import os
 import pickle
 import time
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -44,6 +43,7 @@ from errdex.models import (
     SourceTree,
 )
 from errdex.records import build_records, fill_window, url_base, window_of
+from errdex.store.codec import deflate, inflate
 from errdex.store.windows import STORED, pack_window
 from errdex.versions.identity import link_to_previous
 
@@ -51,8 +51,6 @@ from errdex.versions.identity import link_to_previous
 ProgressFn = Callable[[str, int, int], None]
 _BATCH = 24  # files per worker task: large enough to amortise pickling, small enough to balance
 _READ_GROUP = 4 * _BATCH  # files read and looked up in the cache between checks for finished batches
-#: Per-file windows packed: {site line: (sha256 digest, stored bytes)}.
-PackedWindows = dict[int, tuple[bytes, bytes]]
 #: Per-file windows cut by the workers: {site line: (start, end, text, sha256 digest, stored bytes)}.
 Windows = dict[int, tuple[int, int, str, bytes, bytes]]
 
@@ -285,13 +283,6 @@ def _cut_windows(facts: FileFacts, lines: list[str]) -> Windows:
     return out
 
 
-def _pack_windows(facts: FileFacts, lines: list[str]) -> PackedWindows:
-    """Hash and compress each site's window (the in-place re-index packs its few files with it)."""
-    if not lines:
-        return {}
-    return {line: pack_window(window_of(line, lines)[2]) for line in {s.line for s in facts.sites}}
-
-
 def _run_workers(root: str, groups: Iterable[list[tuple[str, str]]], jobs: int | None, analysis: bool
                  ) -> Iterator[tuple[str, bytes, bytes | None]]:
     """Yield `_worker_batch` results for the items of each group, in order.
@@ -369,8 +360,8 @@ def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[
             found = {c.site.line: (c.site.condition, c.site.guard, c.site.condition_exact, c.site.condition_reason,
                                    c.site.feeding, c.site.condition_calls)
                      for c in again.helper_calls if c.site.line in lines}
-            blob = fresh[hkeys[rel]] = zlib.compress(pickle.dumps(found), 1)
-        found = pickle.loads(zlib.decompress(blob))
+            blob = fresh[hkeys[rel]] = deflate(pickle.dumps(found))
+        found = pickle.loads(inflate(blob))
         for s in group:
             if s.line in found:
                 (s.condition, s.guard, s.condition_exact, s.condition_reason, s.feeding,

@@ -189,7 +189,7 @@ def _changed_facts(store, tree: SourceTree, old: FactsLoader, files: dict[str, F
 def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, list[str]]], keys: dict[str, str],
                      loader: FactsLoader, analyzed_at: str, analysis: bool) -> tuple[list[dict], dict]:
     """The changed files' records, linked through the lazily loaded name tables (ids as built)."""
-    from errdex.pipeline import _analyze_helper_calls, _pack_windows
+    from errdex.pipeline import _analyze_helper_calls, _cut_windows
 
     file_facts = [f for f, _ in facts.values()]
     sites: list[ErrorSite] = [s for f in file_facts for s in f.sites]
@@ -199,11 +199,11 @@ def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, 
     sites.extend(through)
     windows = {}
     for f, lines in facts.values():
-        packed = _pack_windows(f, lines)
+        cut = _cut_windows(f, lines)
         for s in (x for x in sites if x.file_path == f.file_path):
             fill_window(s, lines)
-            if s.line in packed:
-                windows[s.source_code] = packed[s.line]
+            if s.line in cut:
+                windows[s.source_code] = cut[s.line][3:]
     classes = {s.class_ref: loader.cb.class_info(s.class_ref) for s in sites if s.class_ref}
     modules = {f.file_path: f.module for f in file_facts}
     return build_records(tree, sites, classes, modules, analyzed_at), windows

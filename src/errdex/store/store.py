@@ -20,7 +20,7 @@ from errdex.store.codec import load_dicts
 from errdex.store.connection import StoreError, open_connection
 from errdex.store.enrichment import EnrichmentStore
 from errdex.store.queries import RecordFilter
-from errdex.store.windows import window_text
+from errdex.store.windows import stored_keys, window_text
 
 _ID_LENGTH = 16
 _HEX = frozenset("0123456789abcdef")
@@ -74,12 +74,7 @@ class Store:
 
     def stored_windows(self, digests: Sequence[bytes]) -> list[bytes]:
         """Which of these source-window digests (sha256) the index stores already."""
-        found: list[bytes] = []
-        for start in range(0, len(digests), 500):
-            part = digests[start:start + 500]
-            found += [row[0] for row in self._conn.execute(
-                f"SELECT hash FROM source_windows WHERE hash IN ({','.join('?' * len(part))})", part)]
-        return found
+        return list(stored_keys(self._conn, digests))
 
     def prune_cached_facts(self, keep_suffix: str) -> int:
         """Forget cached results whose key does not end with `keep_suffix` (old extractor versions)."""

@@ -87,12 +87,18 @@ class WindowWriter:
         return keys
 
     def _load_known(self, digests: list[bytes]) -> None:
-        unique = list(dict.fromkeys(digests))
-        for start in range(0, len(unique), 500):
-            part = unique[start:start + 500]
-            marks = ",".join("?" * len(part))
-            self._known.update(self._conn.execute(
-                f"SELECT hash, key FROM source_windows WHERE hash IN ({marks})", part).fetchall())
+        self._known.update(stored_keys(self._conn, digests))
+
+
+def stored_keys(conn: sqlite3.Connection, digests: Sequence[bytes]) -> dict[bytes, int]:
+    """Key of each of these window digests (sha256) the file stores already."""
+    unique = list(dict.fromkeys(digests))
+    found: dict[bytes, int] = {}
+    for start in range(0, len(unique), 500):
+        part = unique[start:start + 500]
+        found.update(conn.execute(
+            f"SELECT hash, key FROM source_windows WHERE hash IN ({','.join('?' * len(part))})", part).fetchall())
+    return found
 
 
 def window_text(stored: bytes | None) -> str | None:
