@@ -97,11 +97,26 @@ def index_tree(tree: SourceTree, db_path: str | Path, *, jobs: int | None = None
 
 def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progress: ProgressFn | None,
                 analysis: bool, full: bool, keep: list | None = None) -> IndexReport:
+    """A new index file is built aside and moved in whole (`store.aside`); an existing one is
+    written in one journaled transaction."""
+    from errdex.store.aside import build_aside
+
+    db_path = Path(db_path)
+    if not db_path.exists():
+        report = build_aside(db_path, lambda private: _index_into(
+            tree, private, jobs, progress, analysis, full, keep, unjournaled=True))
+        if report is not None:
+            return report
+    return _index_into(tree, db_path, jobs, progress, analysis, full, keep)
+
+
+def _index_into(tree: SourceTree, db_path: Path, jobs: int | None, progress: ProgressFn | None,
+                analysis: bool, full: bool, keep: list | None = None, unjournaled: bool = False) -> IndexReport:
     from errdex.store import Store
 
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
-    with Store.open(db_path) as store:
+    with Store.open(db_path, unjournaled=unjournaled) as store:
         analyzed_at = _now()
         delta = None if full else reindex(tree, store, analysis, analyzed_at)
         if delta is not None:

@@ -38,10 +38,15 @@ class Store:
 
     @classmethod
     def open(cls, path: str | Path, *, readonly: bool = False,
-             timeout_ms: int | None = None) -> Store:
-        """Open (and when writable, create and migrate) the index at `path`."""
+             timeout_ms: int | None = None, unjournaled: bool = False) -> Store:
+        """Open (and when writable, create and migrate) the index at `path`.
+
+        `unjournaled` is for a file being built aside (`store.aside`) only: a crash mid-write
+        damages an unjournaled file, which is why no one else may see it until it is complete.
+        """
         path = Path(path)
-        return cls(open_connection(path, readonly=readonly, timeout_ms=timeout_ms), path, readonly)
+        return cls(open_connection(path, readonly=readonly, timeout_ms=timeout_ms, unjournaled=unjournaled),
+                   path, readonly)
 
     def close(self) -> None:
         self._conn.close()

@@ -1,0 +1,81 @@
+"""A new index file is built aside and moved in whole: nothing half-written is ever at the path."""
+
+import os
+import sqlite3
+
+import pytest
+
+import errdex.pipeline as pipeline
+from errdex.pipeline import index_source
+from errdex.sources import resolve_source
+from errdex.store import Store
+from errdex.store.aside import build_aside
+
+from .conftest import write_sample
+from .test_reindex_delta import FILES
+
+
+def _records(db):
+    with Store.open(db, readonly=True) as store:
+        return sorted((r["id"], r["errorMessage"]) for d in store.datasets()
+                      for r in store.iter_records(f"{d.repo}@{d.version}"))
+
+
+def test_a_new_file_equals_one_written_in_place(tmp_path):
+    src = write_sample(tmp_path / "src", FILES)
+    fresh, existing = tmp_path / "fresh.db", tmp_path / "existing.db"
+    Store.open(existing).close()                      # an empty index: the journaled path
+    index_source(str(src), fresh, jobs=1, repo="acme/shop", version="1")
+    index_source(str(src), existing, jobs=1, repo="acme/shop", version="1")
+    assert _records(fresh) == _records(existing) != []
+    with sqlite3.connect(fresh) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)   # OFF is not kept in the file
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []   # no private file left
+    index_source(str(src), fresh, jobs=1, repo="acme/shop", version="2")      # later runs: WAL, as ever
+    assert len(_records(fresh)) == 2 * len(_records(existing))
+
+
+def test_a_failed_build_leaves_nothing_at_the_path(tmp_path, monkeypatch):
+    src = write_sample(tmp_path / "src", FILES)
+    db = tmp_path / "sub" / "x.db"
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("publish failed")
+
+    monkeypatch.setattr(pipeline, "build_records", broken)
+    with pytest.raises(RuntimeError, match="publish failed"):
+        index_source(str(src), db, jobs=1, repo="acme/shop", version="1")
+    assert list(db.parent.iterdir()) == []
+
+
+def test_a_file_created_meanwhile_is_never_replaced(tmp_path):
+    db = tmp_path / "x.db"
+
+    def build(private):
+        private.write_bytes(b"ours")
+        db.write_bytes(b"theirs")                     # another process got there first
+        return "built"
+
+    assert build_aside(db, build) is None             # the caller then writes into theirs
+    assert db.read_bytes() == b"theirs"
+    assert [p.name for p in tmp_path.iterdir()] == ["x.db"]
+
+
+def test_an_index_created_meanwhile_gets_the_dataset_the_ordinary_way(tmp_path, monkeypatch):
+    src = write_sample(tmp_path / "src", FILES)
+    other = write_sample(tmp_path / "other", {"lib/a.py": "def f(x):\n    raise KeyError(f'no {x}')\n"})
+    db = tmp_path / "x.db"
+    real = pipeline._index_into
+
+    def racing(tree, path, *args, **kwargs):
+        if kwargs.get("unjournaled") and not db.exists():   # someone indexes another repo meanwhile
+            real(resolve_source(str(other), repo="acme/other", version="1"), db, 1, None, True, False)
+        return real(tree, path, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_index_into", racing)
+    index_source(str(src), db, jobs=1, repo="acme/shop", version="1")
+    with Store.open(db, readonly=True) as store:
+        assert sorted((d.repo, d.version) for d in store.datasets()) == [("acme/other", "1"), ("acme/shop", "1")]
+    assert not any(p.name.startswith(".") for p in tmp_path.iterdir())
+    assert os.path.getsize(db) > 0
