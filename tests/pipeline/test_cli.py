@@ -109,3 +109,21 @@ def test_killed_index_keeps_previous_dataset(tmp_path):
     subprocess.run(cmd + ["--version", "2"], check=True, env=env, capture_output=True, timeout=300)
     rows = dict(sqlite3.connect(db).execute("SELECT version, record_count FROM datasets").fetchall())
     assert rows == {"1": count, "2": count - per_file + 1}
+
+
+def test_index_ends_with_the_collector_still_off(sample, tmp_path, monkeypatch):
+    """Re-enabled before the exit, the collector would sweep the run's whole heap once; embedded, it comes back on."""
+    import gc
+
+    from click.testing import CliRunner
+
+    import errdex.cli.index as index_cli
+    from errdex.cli import main
+
+    seen = []
+    monkeypatch.setattr(index_cli, "end_without_teardown", lambda command: seen.append(gc.isenabled()))
+    assert gc.isenabled()
+    result = CliRunner().invoke(main, ["index", str(sample), "--db", str(tmp_path / "e.db"), "-q"])
+    assert result.exit_code == 0, result.output
+    assert seen == [False]
+    assert gc.isenabled()
