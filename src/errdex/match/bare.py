@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence
 
-from errdex.match.patterns import MessageHit, RecordRef, _normalized_chunks, normalize_space, verify_full
+from errdex.match.patterns import MessageHit, RecordRef, normalized_chunks, normalize_space, verify_full
 
 #: Candidate ids an answer names (the count says how many there are in all).
 MAX_CANDIDATE_IDS = 5
@@ -48,7 +48,7 @@ def bare_table(records: Sequence[RecordRef]) -> BareTable:
     for rec in records:
         if not is_bare(rec):
             continue
-        shape = tuple(_normalized_chunks(rec))   # what verification reads
+        shape = tuple(normalized_chunks(rec))   # what verification reads
         own = _last(rec.error_class or "")
         for name in class_names(rec):
             own_ids, other_ids = by_name[name].setdefault(shape, ([], []))
@@ -104,7 +104,7 @@ def find_bare(table: BareTable, records: Sequence[RecordRef], error_class: str |
 
 def _fit(rec: RecordRef, text: str) -> MessageHit | None:
     """The template read over the whole text; `{x}` alone (most of them) fits any text."""
-    chunks = _normalized_chunks(rec)
+    chunks = normalized_chunks(rec)
     if len(chunks) == 2 and not chunks[0] and not chunks[1]:
         return MessageHit(rec, "full", [text], 0, len(text))
     hit = verify_full(rec, text)

@@ -96,6 +96,19 @@ def parse_at(lines: list[str], i: int, first_line: int = 1) -> ParsedBlock | Non
 
 
 def _parse_line(line: str, i: int, first_line: int) -> ParsedBlock | None:
+    event = line_event(line, first_line + i)
+    return ParsedBlock([event], {i}, True) if event is not None else None
+
+
+def opens_block(line: str) -> bool:
+    """Whether `parse_at` could read more than this one line from here (a traceback
+    header, a frame, a pytest `E` line); when not, `line_event` is its answer."""
+    return _HEADER_TEXT in line or _FRAME_TEXT in line or line.startswith("E  ")
+
+
+def line_event(line: str, log_line: int) -> ErrorEvent | None:
+    """The event of a line that opens no block (see `opens_block`): `Class: message`
+    found anywhere in it, or None."""
     parsed = parse_exception_line(line, strict=False)
     if parsed is None:
         return None
@@ -105,8 +118,7 @@ def _parse_line(line: str, i: int, first_line: int) -> ParsedBlock | None:
     if at:  # warnings.showwarning: "path.py:12: UserWarning: message"
         frames.append(Frame(at.group("path"), int(at.group("line"))))
     kind = "warning" if cls and cls.endswith("Warning") else "line"
-    event = ErrorEvent(cls, message, frames, first_line + i, kind=kind)
-    return ParsedBlock([event], {i}, True)
+    return ErrorEvent(cls, message, frames, log_line, kind=kind)
 
 
 class _BlockLines:

@@ -277,22 +277,84 @@ def verify_full(record: RecordRef, message: str) -> MessageHit | None:
     group as `(.+?)` does (shortest first), without compiling a regex per
     template: a fresh process scanning a log meets thousands of templates.
     """
-    chunks = _normalized_chunks(record)
-    budget = [_MATCH_BUDGET]
-    values = _place(message, chunks, 0, 0, True, budget) if message.startswith(chunks[0]) else None
-    kind = "full"
+    found = place_template(normalized_chunks(record), message)
+    if found is None:
+        return None
+    return MessageHit(record, found[0], found[1], record.literal_length, len(message))
+
+
+def place_template(chunks: list[str], message: str) -> tuple[str, list[str]] | None:
+    """`verify_full`'s (kind, values) for normalised chunks: the same for every record
+    sharing them (a log scan verifies such a group once).
+
+    Each attempt is one leftmost placement (`_place`); the answers are those of
+    the backtracking matcher this replaced, work budget included: when the
+    whole-message attempt fails and a contained one exists, that matcher's
+    failed search is replayed (`_spent`) to know whether its budget was left.
+    """
+    if message.startswith(chunks[0]):
+        values = _place(message, chunks, 0, True)
+        if values is not None and _steps(chunks, True) <= _MATCH_BUDGET:
+            return "full", values
+        anchored_tried = True
+    else:
+        anchored_tried = False
+    first = chunks[0]
+    at = message.find(first) if first else 0
+    values = _place(message, chunks, at, False) if at >= 0 else None
     if values is None:
-        kind = "contained"
-        values = _search(message, chunks, budget)
-        if values is None:
-            return None
-    return MessageHit(record, kind, values, record.literal_length, len(message))
+        return None
+    steps = _steps(chunks, False)
+    if steps and anchored_tried and _MATCH_BUDGET - _spent(message, chunks) < steps:
+        return None   # the backtracking matcher ran out of budget before its contained search
+    return "contained", values
 
 
+#: Placement attempts the former backtracking matcher allowed per message (see `_spent`).
 _MATCH_BUDGET = 5000
 
 
-def _normalized_chunks(record: RecordRef) -> list[str]:
+def _steps(chunks: list[str], anchored: bool) -> int:
+    """Budget units a successful leftmost placement cost the backtracking matcher: one per
+    value it searched for (a last value running to the text's end is not searched)."""
+    last = len(chunks) - 1
+    if last == 0:
+        return 0
+    return last - 1 if anchored or not chunks[last] else last
+
+
+def _spent(message: str, chunks: list[str]) -> int:
+    """Budget units the backtracking matcher spent failing to place the template on the
+    whole message (its search, replayed: rare, and cheap for all but odd templates)."""
+    budget = [_MATCH_BUDGET]
+    _backtrack(message, chunks, 0, 0, budget)
+    return _MATCH_BUDGET - budget[0]
+
+
+def _backtrack(message: str, chunks: list[str], i: int, start: int, budget: list[int]) -> list[str] | None:
+    """The former anchored matcher, kept only to count its work for `_spent`."""
+    pos = start + len(chunks[i])
+    if i == len(chunks) - 1:
+        return [] if pos == len(message) else None
+    nxt = chunks[i + 1]
+    if i + 1 == len(chunks) - 1:
+        if not nxt:
+            return [message[pos:]] if len(message) > pos else None
+        end = len(message) - len(nxt)
+        return [message[pos:end]] if end > pos and message.endswith(nxt) else None
+    j = message.find(nxt, pos + 1) if nxt else pos + 1
+    while 0 <= j <= len(message) and (nxt or j < len(message)):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        rest = _backtrack(message, chunks, i + 1, j, budget)
+        if rest is not None:
+            return [message[pos:j]] + rest
+        j = message.find(nxt, j + 1) if nxt else j + 1
+    return None
+
+
+def normalized_chunks(record: RecordRef) -> list[str]:
     """Chunks with whitespace runs as one space and outer edges stripped; computed once per record."""
     chunks = record.norm_chunks
     if chunks is None:
@@ -303,43 +365,45 @@ def _normalized_chunks(record: RecordRef) -> list[str]:
     return chunks
 
 
-def _search(message: str, chunks: list[str], budget: list[int]) -> list[str] | None:
-    """Leftmost placement of the template inside the message; a trailing value runs to the end."""
-    first = chunks[0]
-    if not first:
-        return _place(message, chunks, 0, 0, False, budget)
-    at = message.find(first)
-    while at >= 0:
-        found = _place(message, chunks, 0, at, False, budget)
-        if found is not None:
-            return found
-        at = message.find(first, at + 1)
-    return None
+def _place(message: str, chunks: list[str], start: int, anchored: bool) -> list[str] | None:
+    """Values for the groups, chunk 0 sitting at `start`, as the regex reading of each group
+    as `(.+?)` gives them (shortest first, backtracking), or None.
 
-
-def _place(message: str, chunks: list[str], i: int, start: int, anchored: bool,
-           budget: list[int]) -> list[str] | None:
-    """Values for groups after chunk i (which sits at `start`), or None."""
-    pos = start + len(chunks[i])
-    if i == len(chunks) - 1:
-        return [] if (pos == len(message) or not anchored) else None
-    nxt = chunks[i + 1]
-    last = i + 1 == len(chunks) - 1
-    if last and (anchored or not nxt):
-        if not nxt:
-            return [message[pos:]] if len(message) > pos else None
-        end = len(message) - len(nxt)
-        return [message[pos:end]] if end > pos and message.endswith(nxt) else None
-    j = message.find(nxt, pos + 1) if nxt else pos + 1
-    while 0 <= j <= len(message) and (nxt or j < len(message)):
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        rest = _place(message, chunks, i + 1, j, anchored, budget)
-        if rest is not None:
-            return [message[pos:j]] + rest
-        j = message.find(nxt, j + 1) if nxt else j + 1
-    return None
+    Each chunk goes at its leftmost place at least one character after the
+    previous one; that placement is the one the regex tries first, and when it
+    fails every other fails too: any other puts each chunk at or after its
+    leftmost place, and the constraints left (a later chunk found after it, the
+    last one ending the text, a value at least one character long) only get
+    harder as a chunk moves right. So no backtracking is needed.
+    """
+    values: list[str] = []
+    pos = start + len(chunks[0])
+    last = len(chunks) - 1
+    size = len(message)
+    for i in range(1, last + 1):
+        nxt = chunks[i]
+        if i == last and (anchored or not nxt):   # the last value runs up to the text's end
+            if not nxt:
+                if size <= pos:
+                    return None
+                values.append(message[pos:])
+                return values
+            end = size - len(nxt)
+            if end <= pos or not message.endswith(nxt):
+                return None
+            values.append(message[pos:end])
+            return values
+        if nxt:
+            j = message.find(nxt, pos + 1)
+            if j < 0:
+                return None
+        else:
+            j = pos + 1
+            if j >= size:
+                return None
+        values.append(message[pos:j])
+        pos = j + len(nxt)
+    return values if (pos == size or not anchored) else None
 
 
 def verify_prefix(record: RecordRef, message: str) -> MessageHit | None:

@@ -19,7 +19,8 @@ from typing import BinaryIO, Callable
 from errdex.collector import collector_paused
 from errdex.match.api import MatchContext, load_context
 from errdex.match.encode import FragmentCache, encode_occurrences, report_json
-from errdex.match.events import ErrorEvent, bare_message, parse_at
+from errdex.match.events import ErrorEvent, bare_message, line_event, opens_block, parse_at
+from errdex.match.linematch import LineMatcher
 from errdex.match.resolve import Match, match_event
 from errdex.match.text import clean_line, normalize_unknown
 
@@ -210,6 +211,7 @@ class BlockScanner:
         self.events = 0
         self.matched = 0
         self._answers: dict[tuple, object] = {}   # frame-less event text -> matches or unknown key
+        self._lines = LineMatcher(ctx.engine)
 
     def block(self, block: bytes, final: bool) -> int | None:
         """Scan one block; return the offset to carry over, or None."""
@@ -280,9 +282,14 @@ class BlockScanner:
         if end < 0:
             end = block.find(b"\n", start)
         line = clean_line(block[start: end if end >= 0 else len(block)].decode("utf-8", "replace"))
-        parsed = parse_at([line], 0, self.next_line + line_idx)
-        if parsed is not None and parsed.events:
-            return parsed.events[0], line
+        if not opens_block(line):   # most flagged lines: `parse_at` would come to the same
+            event = line_event(line, self.next_line + line_idx)
+            if event is not None:
+                return event, line
+        else:
+            parsed = parse_at([line], 0, self.next_line + line_idx)
+            if parsed is not None and parsed.events:
+                return parsed.events[0], line
         if candidates:
             return ErrorEvent(None, bare_message(line), [], self.next_line + line_idx, kind="line"), line
         return None
@@ -298,8 +305,10 @@ class BlockScanner:
             if known is not None:
                 self._reuse(event, known)
                 return
-        matches = match_event(event, self.ctx.index, self.ctx.engine, top_only=True,
-                              hint=hint, seen_in=seen_in)
+        matches = self._lines.match(event, hint, seen_in) if hint and seen_in is not None else None
+        if matches is None:
+            matches = match_event(event, self.ctx.index, self.ctx.engine, top_only=True,
+                                  hint=hint, seen_in=seen_in)
         if matches:
             self.matched += 1
             if self.fragments is not None:

@@ -1,0 +1,138 @@
+"""A log scan's common case, matched with per-record memos: one frame-less event on one
+flagged line whose candidates the block scan already found.
+
+`LineMatcher.match` answers exactly as `resolve.match_event(..., top_only=True)`
+would, or returns None when the event is not that case (no verified hit, hits
+of the wrong class only, text not verbatim in the line, a frame, an assert),
+and the caller takes the general path. What it saves per line:
+
+* records sharing a template (after whitespace normalisation) are verified
+  once per event, not once each (some lines have 50 candidates, of a handful
+  of templates);
+* what a record contributes to a message match's score and confidence (its
+  literal length, placeholders, test flag) is derived once per record; the
+  per-line arithmetic repeats `resolve._score` step for step (same floats);
+* a record's placeholder expressions are built once.
+
+The per-line arithmetic mirrors `resolve._score` and `resolve._confidence` for
+`via == "message"`; `tests/match/test_linematch.py` holds the two together.
+"""
+
+from __future__ import annotations
+
+from errdex.match.engine import PatternEngine
+from errdex.match.events import ErrorEvent
+from errdex.match.patterns import RecordRef, normalize_space, normalized_chunks, place_template
+from errdex.match.resolve import (
+    HIGH_MIN_COVERAGE, HIGH_MIN_LITERAL, HIGH_MIN_LITERAL_CLASSLESS, Match, _KIND_SCORE, class_agrees,
+)
+
+
+class _Plan:
+    """One record's constants for message matches."""
+
+    __slots__ = ("rec", "template", "literal", "literal_term", "groups_term", "is_test", "expressions")
+
+    def __init__(self, rec: RecordRef, template: int) -> None:
+        self.rec, self.template = rec, template
+        self.literal = rec.literal_length
+        self.literal_term = min(10.0, self.literal / 10.0)
+        self.groups_term = 0.5 * len(rec.groups)
+        self.is_test = rec.is_test
+        self.expressions: dict[int, dict[str, str]] = {}   # values bound -> expressions
+
+
+class LineMatcher:
+    """Memos for one scan's single-line events (an engine's records are fixed)."""
+
+    def __init__(self, engine: PatternEngine) -> None:
+        self.engine = engine
+        self.records = engine.records
+        self._plans: dict[int, _Plan] = {}
+        self._templates: dict[tuple[str, ...], int] = {}
+
+    def match(self, event: ErrorEvent, hint: set[int], seen_in: str) -> list[Match] | None:
+        """`match_event(event, ..., top_only=True, hint=hint, seen_in=seen_in)`, or None
+        when that would take a path other than verified message candidates."""
+        if event.frames or event.failing_expr is not None or not event.message:
+            return None
+        text = normalize_space(event.message)
+        if not text or text not in seen_in:
+            return None
+        found = self._verified(event.error_class, text, sorted(hint) if len(hint) > 1 else hint)
+        if not found:
+            return None
+        length, primary = max(1, len(text)), event.primary
+        graded = []
+        for plan, kind, _values, agrees in found:
+            # resolve._score for a message hit, step for step (the same float operations)
+            score = 0.0
+            score += _KIND_SCORE.get(kind, 0.0)
+            if agrees:
+                score += 10.0
+            coverage = plan.literal / length
+            score += 10.0 * min(1.0, coverage) + plan.literal_term
+            score -= plan.groups_term
+            if plan.is_test:
+                score -= 15.0
+            if not primary:
+                score -= 3.0
+            high = kind == "full" and coverage >= HIGH_MIN_COVERAGE and \
+                plan.literal >= (HIGH_MIN_LITERAL if agrees else HIGH_MIN_LITERAL_CLASSLESS)
+            graded.append((round(score, 2), "high" if high else "low"))
+        if len(found) == 1:
+            return [_to_match(found[0], graded[0], event)]
+        top = max(score for score, _ in graded)
+        matches, ids = [], set()
+        for item, grade in zip(found, graded):   # the top score's ties, one per record id
+            if grade[0] == top and item[0].rec.id not in ids:
+                ids.add(item[0].rec.id)
+                matches.append(_to_match(item, grade, event))
+        return matches
+
+    def _verified(self, cls: str | None, text: str, candidates) -> list[tuple]:
+        """(plan, kind, values, class agreement) of each candidate whose template the text
+        holds and whose class does not disagree, in candidate order."""
+        plans, memo, engine = self._plans, self.engine.agree_memo, self.engine
+        placed: dict[int, tuple[str, list[str]] | None] = {}
+        found = []
+        for idx in candidates:
+            plan = plans.get(idx)
+            if plan is None:
+                plan = self._plan(idx)
+            outcome = placed.get(plan.template, _UNSEEN)
+            if outcome is _UNSEEN:
+                outcome = placed[plan.template] = place_template(normalized_chunks(plan.rec), text)
+            if outcome is None:
+                continue
+            key = (cls, plan.rec.idx)   # resolve._agrees's memo, shared
+            agrees = memo.get(key, _UNSEEN)
+            if agrees is _UNSEEN:
+                agrees = memo[key] = class_agrees(cls, plan.rec)
+            if agrees is not False:
+                found.append((plan, outcome[0], outcome[1], agrees))
+        return found
+
+    def _plan(self, idx: int) -> _Plan:
+        rec = self.records[idx]
+        template = self._templates.setdefault(tuple(normalized_chunks(rec)), len(self._templates))
+        plan = self._plans[idx] = _Plan(rec, template)
+        return plan
+
+
+def _to_match(found: tuple, graded: tuple[float, str], event: ErrorEvent) -> Match:
+    plan, kind, values, _agrees = found
+    rec = plan.rec
+    bindings = dict(zip(rec.groups, values))
+    expressions = plan.expressions.get(len(values))
+    if expressions is None:
+        placeholders = rec.placeholders
+        expressions = plan.expressions[len(values)] = {k: placeholders.get(k, k) for k in bindings}
+    return Match(
+        rec.id, rec.repo, rec.file_path, rec.line, rec.error_class, rec.error_message, graded[0],
+        graded[1], "message", bindings, dict(expressions), kind,
+        None, event.log_line, event.chain, event.primary, rec.dataset,
+    )
+
+
+_UNSEEN = object()
