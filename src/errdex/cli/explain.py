@@ -126,6 +126,7 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
     # The scan's objects are acyclic and the process ends after the report: a
     # collection when the scan turned the collector back on cost ~0.07 s.
     gc.disable()
+    _keep_freed_memory()
     source = sys.stdin.buffer if log == "-" else log
     show_bar = not as_json and log != "-" and sys.stderr.isatty()
     try:
@@ -157,6 +158,23 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
     end_without_teardown("scan")
 
 
+
+
+def _keep_freed_memory() -> None:
+    """glibc's malloc keeps freed blocks for reuse, for this process (and its scan workers).
+
+    A scan reads 8 MB blocks; by default each fresh one is mapped from the
+    OS and faulted in page by page again (~0.02 s CPU per 50 MB of log). The
+    process ends after the report, so holding on to the memory costs nothing.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-1, 1 << 30)   # M_TRIM_THRESHOLD: never give the heap's top back
+        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD (its maximum): 8 MB blocks come from the heap
+    except (OSError, AttributeError):   # not glibc: nothing to tune
+        pass
 
 
 def _write_json(text: str) -> None:
