@@ -33,9 +33,9 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "11"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
+_SLIM_VERSION = "12"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
 # 9: per-literal line pieces; 10: the records blob follows the marshalled header, mapped, not read;
-# 11: the header holds the key its file name spreads
+# 11: the header holds the key its file name spreads; 12: the engine's size (databases loaded on first use)
 
 
 @dataclass(slots=True)

@@ -238,15 +238,16 @@ class _HyperscanBackend:
         self.pieces: list[tuple[bytes, ...]] = [pieces[e] for e in exprs]
         self.literal_exprs: list[tuple[int, ...]] = [tuple(sorted(expr_id[e] for e in literals[lit]))
                                                      for lit in sorted(literals)]
-        self.prefix_targets: list[tuple[int, ...]] = [tuple(v) for v in prefix.values()]
+        self._prefix_targets: list[tuple[int, ...]] | None = [tuple(v) for v in prefix.values()]
         flags = [0] * len(exprs)
         self.marker_base = len(exprs)
         for name in MARKER_NAMES:
             exprs.append(MARKERS[name].encode())
             flags.append(hyperscan.HS_FLAG_MULTILINE)
         self.loaded_from_cache = True
-        self.db = self._load_or_compile(exprs, flags, cache_dir)
-        self.prefix_db = self._load_or_compile(list(prefix), [0] * len(prefix), cache_dir) if prefix else None
+        self._db = self._load_or_compile(exprs, flags, cache_dir)
+        self._prefix_db = self._load_or_compile(list(prefix), [0] * len(prefix), cache_dir) if prefix else None
+        self._packed = None
         exprs, flags = _prefilter_expressions(literals)
         self.pre_marker_base = len(literals)
         self.pre_db = self._load_or_compile(exprs, flags, cache_dir)
@@ -262,33 +263,53 @@ class _HyperscanBackend:
             "db": hyperscan.dumpb(self.db),
             "prefix_db": hyperscan.dumpb(self.prefix_db) if self.prefix_db is not None else None,
             "pre_db": hyperscan.dumpb(self.pre_db), "pre_marker_base": self.pre_marker_base,
-            "pieces": self.pieces, "literal_exprs": self.literal_exprs,
+            "pieces": self.pieces, "literal_exprs": self.literal_exprs, "size_bytes": self.size_bytes,
         }
+
+    # The line-regex and prefix databases serve pasted text and the rare log event the
+    # block scan's candidates do not cover: a scan of a clean log never needs them, so a
+    # snapshot's are loaded on first use (~6 ms of a fresh process's start-up).
+    @property
+    def db(self):
+        if self._db is None:
+            self._db = _loaded(self._packed[0])
+        return self._db
+
+    @property
+    def prefix_db(self):
+        if self._prefix_db is None and self._packed is not None and self._packed[1] is not None:
+            self._prefix_db = _loaded(self._packed[1])
+        return self._prefix_db
+
+    @property
+    def prefix_targets(self) -> list[tuple[int, ...]]:
+        if self._prefix_targets is None:
+            self._prefix_targets = [tuple(t) for t in self._packed[2]]
+        return self._prefix_targets
 
     def _restore(self, snap: dict) -> bool:
         """Take a snapshot's databases; False when it does not fit this build."""
         version = hyperscan.__version__ if hasattr(hyperscan, "__version__") else ""
         if (snap.get("hyperscan") != version or snap.get("count") != self.engine.count
                 or tuple(snap.get("markers") or ()) != MARKER_NAMES or not snap.get("pre_db")
-                or "literal_exprs" not in snap):
+                or "literal_exprs" not in snap or "size_bytes" not in snap):
             return False
-        try:
-            self.db = _loaded(snap["db"])
-            self.prefix_db = _loaded(snap["prefix_db"]) if snap["prefix_db"] is not None else None
+        try:   # the prefilter now (it proves the snapshot fits this platform), the others on first use
             self.pre_db = _loaded(snap["pre_db"])
             self.pre_marker_base = snap["pre_marker_base"]
         except Exception:  # foreign platform or a damaged file: build again
             return False
+        self._db = self._prefix_db = self._prefix_targets = None
+        self._packed = (snap["db"], snap["prefix_db"], snap["prefix_targets"])
         self.targets = snap["targets"]
         self.pieces = snap["pieces"]
         self.literal_exprs = snap["literal_exprs"]
-        self.prefix_targets = [tuple(t) for t in snap["prefix_targets"]]
         self.marker_base = snap["marker_base"]
         self.patterns = snap.get("patterns", 0)
         self.tokens = snap.get("tokens")
         self.bare = snap.get("bare")
         self.loaded_from_cache = True
-        self.size_bytes = sum(db.size() for db in (self.db, self.prefix_db, self.pre_db) if db is not None)
+        self.size_bytes = snap["size_bytes"]
         return True
 
     def _load_or_compile(self, exprs, flags, cache_dir: Path | None):
