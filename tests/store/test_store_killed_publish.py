@@ -1,8 +1,9 @@
 """A publish killed mid-transaction leaves the file as it was before.
 
 The publish runs in a child process whose records iterator announces when it
-is halfway (after whole chunks were written, spilled to the WAL by a tiny page
-cache) and then sleeps; the test SIGKILLs it there and reopens the file.
+is halfway and then sleeps; once whole chunks were written (by the publish's
+writer thread, spilled to the WAL by a tiny page cache) the test SIGKILLs it
+and reopens the file.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -52,7 +54,11 @@ def _run_and_kill(tmp_path: Path, db_path: Path, version: str, total: int) -> in
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "HALF"
-        wal_size = (db_path.parent / (db_path.name + "-wal")).stat().st_size
+        wal = db_path.parent / (db_path.name + "-wal")
+        deadline = time.monotonic() + 10   # the publish's writer thread runs the queued inserts meanwhile
+        while wal.stat().st_size <= 1_000_000 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        wal_size = wal.stat().st_size
         with Store.open(db_path, readonly=True) as reader:  # a reader still sees the old state
             assert [d.name for d in reader.datasets()] == ["acme/widgets@1.0"]
         os.kill(child.pid, signal.SIGKILL)

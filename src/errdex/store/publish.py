@@ -25,6 +25,7 @@ from errdex.store.codec import Packer
 from errdex.store.encoding import BodyRow, Finish, row_chunks
 from errdex.store.schema import utc_now
 from errdex.store.windows import WindowWriter, collect_windows
+from errdex.store.writer import StatementWriter
 
 #: Records encoded and written per round trip inside the publish transaction.
 PUBLISH_CHUNK = 2000
@@ -156,31 +157,40 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
     """Write bodies (new ones only) and membership rows; return the membership count.
 
     Records are encoded chunk by chunk (`encoding.row_chunks`: by forked processes for
-    a large publish) while this process writes the chunks already encoded.
+    a large publish) while this process assigns keys, and a writer thread runs the inserts
+    of the chunks before (`StatementWriter`). Keys of bodies this publish inserted are kept
+    here, so the file is read (after the writer caught up) only when it held bodies before.
     """
     next_key = conn.execute("SELECT coalesce(max(key), 0) + 1 FROM record_bodies").fetchone()[0]
+    stored_before = next_key > 1
+    ours: dict[bytes, int] = {}
     members: set[int] = set()
-    windows = WindowWriter(conn)
-    packer = Packer(conn)
-    behind = _RecordsBehind(records)
-    with closing(row_chunks(behind.source, PUBLISH_CHUNK, packer, packed_windows, finish)) as chunks:
-        for rows in chunks:
-            known = _known_keys(conn, [row.digest for row in rows])
-            chunk = behind.take(len(rows))
-            window_keys = windows.keys_packed([row.window for row in rows], lambda j, c=chunk: c[j].get("sourceCode"))
-            new_rows: list[tuple[int, BodyRow]] = []
-            member_rows: list[tuple] = []
-            for row, window_key in zip(rows, window_keys):
-                key = known.get(row.digest)
-                if key is None:
-                    key = known[row.digest] = next_key
-                    next_key += 1
-                    new_rows.append((key, row))
-                if key not in members:
-                    members.add(key)
-                    member_rows.append((dataset_id, key, row.record_id, row.line, window_key, row.related))
-            _insert_bodies(conn, packer, new_rows)
-            conn.executemany(_INSERT_MEMBER, member_rows)
+    with StatementWriter(conn) as writer:
+        windows = WindowWriter(conn, run=writer.run, sync=writer.idle)
+        packer = Packer(conn)
+        behind = _RecordsBehind(records)
+        with closing(row_chunks(behind.source, PUBLISH_CHUNK, packer, packed_windows, finish)) as chunks:
+            for rows in chunks:
+                stored: dict[bytes, int] = {}
+                if stored_before:
+                    writer.idle()
+                    stored = _known_keys(conn, [row.digest for row in rows if row.digest not in ours])
+                chunk = behind.take(len(rows))
+                window_keys = windows.keys_packed([row.window for row in rows],
+                                                  lambda j, c=chunk: c[j].get("sourceCode"))
+                new_rows: list[tuple[int, BodyRow]] = []
+                member_rows: list[tuple] = []
+                for row, window_key in zip(rows, window_keys):
+                    key = ours.get(row.digest) or stored.get(row.digest)
+                    if key is None:
+                        key = ours[row.digest] = next_key
+                        next_key += 1
+                        new_rows.append((key, row))
+                    if key not in members:
+                        members.add(key)
+                        member_rows.append((dataset_id, key, row.record_id, row.line, window_key, row.related))
+                _insert_bodies(writer, packer, new_rows)
+                writer.run(_INSERT_MEMBER, member_rows)
     return len(members)
 
 
@@ -207,13 +217,15 @@ class _RecordsBehind:
         return out
 
 
-def _insert_bodies(conn: sqlite3.Connection, packer: Packer, new_rows: list[tuple[int, BodyRow]]) -> None:
+def _insert_bodies(writer: StatementWriter, packer: Packer, new_rows: list[tuple[int, BodyRow]]) -> None:
     """Bodies not stored yet, packed here unless an encoder already did."""
     unpacked = [row.text for _, row in new_rows if row.blob is None]
+    if unpacked and packer.dictionary is None:
+        writer.idle()   # packing may make (and so insert) the file's dictionary
     packed = iter(packer.pack_all(unpacked)) if unpacked else iter(())
-    conn.executemany(_INSERT_BODY, [(key, row.digest, row.blob if row.blob is not None else next(packed),
-                                     row.record_id, *row.columns) for key, row in new_rows])
-    conn.executemany(_INSERT_SEARCH, [(key, *row.search) for key, row in new_rows])
+    writer.run(_INSERT_BODY, [(key, row.digest, row.blob if row.blob is not None else next(packed),
+                               row.record_id, *row.columns) for key, row in new_rows])
+    writer.run(_INSERT_SEARCH, [(key, *row.search) for key, row in new_rows])
 
 
 def _known_keys(conn: sqlite3.Connection, digests: list[bytes]) -> dict[bytes, int]:

@@ -17,6 +17,7 @@ from errdex.store.codec import deflate, inflate
 #: Stored bytes of a window the caller found already stored (`Store.stored_windows`): not carried around.
 #: Should it be gone by the time the publish runs (another writer dropped it), it is packed again.
 STORED = b""
+_INSERT = "INSERT INTO source_windows (key, hash, text) VALUES (?, ?, ?)"
 
 
 def pack_window(text: str) -> tuple[bytes, bytes]:
@@ -28,12 +29,18 @@ def pack_window(text: str) -> tuple[bytes, bytes]:
 class WindowWriter:
     """Keys for windows inside one publish transaction, inserting the texts not yet stored."""
 
-    def __init__(self, conn: sqlite3.Connection, packed: Mapping[str, tuple[bytes, bytes]] | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, packed: Mapping[str, tuple[bytes, bytes]] | None = None, *,
+                 run: Callable[[str, list], None] | None = None, sync: Callable[[], None] | None = None) -> None:
         """`packed`: windows already hashed and compressed (by the indexing workers, with
-        `pack_window`), by text; the others are packed here."""
+        `pack_window`), by text; the others are packed here. `run(sql, rows)` executes the
+        inserts (default: now; a publish hands them to its `StatementWriter`), and `sync()`
+        is called before this writer reads the file itself."""
         self._conn = conn
         self._packed = packed or {}
+        self._run = run or conn.executemany
+        self._sync = sync or (lambda: None)
         self._next_key = conn.execute("SELECT coalesce(max(key), 0) + 1 FROM source_windows").fetchone()[0]
+        self._stored_before = self._next_key > 1   # else every known window is one this writer inserted
         self._known: dict[bytes, int] = {}
 
     def keys(self, windows: Sequence[str | None]) -> list[int | None]:
@@ -55,7 +62,7 @@ class WindowWriter:
                 blob = pack[1] if pack is not None else deflate(window.encode())
                 rows.append((key, digest, blob))
             keys.append(key)
-        self._conn.executemany("INSERT INTO source_windows (key, hash, text) VALUES (?, ?, ?)", rows)
+        self._run(_INSERT, rows)
         return keys
 
     def keys_packed(self, packs: Sequence[tuple[bytes, bytes] | None],
@@ -83,11 +90,13 @@ class WindowWriter:
                 self._next_key += 1
                 rows.append((key, pack[0], blob))
             keys.append(key)
-        self._conn.executemany("INSERT INTO source_windows (key, hash, text) VALUES (?, ?, ?)", rows)
+        self._run(_INSERT, rows)
         return keys
 
     def _load_known(self, digests: list[bytes]) -> None:
-        self._known.update(stored_keys(self._conn, digests))
+        if self._stored_before and digests:
+            self._sync()
+            self._known.update(stored_keys(self._conn, digests))
 
 
 def stored_keys(conn: sqlite3.Connection, digests: Sequence[bytes]) -> dict[bytes, int]:
