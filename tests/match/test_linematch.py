@@ -1,0 +1,222 @@
+"""The scan's fast paths answer as the general ones: `LineMatcher` against `match_event`,
+`line_event` against `parse_at`, the leftmost template placement against the
+backtracking matcher it replaced, and a whole scan with and without the fast path."""
+
+import random
+
+import pytest
+
+from errdex.match import MatchContext, scan
+from errdex.match.events import line_event, opens_block, parse_at
+from errdex.match.linematch import LineMatcher
+from errdex.match.patterns import place_template
+from errdex.match.resolve import match_event
+from errdex.match.scan import BlockScanner
+from errdex.match.text import clean_line
+
+from .conftest import make_record
+
+SHARED = "Expected {n} experts per rank, got {m}"
+
+
+def _records():
+    return [
+        # one template, three records (two library sites and a test): verified once per line
+        make_record(SHARED, file_path="pkg/moe/a.py", line=10),
+        make_record(SHARED, file_path="pkg/moe/b.py", line=20, error_class="RuntimeError",
+                    bases=["RuntimeError", "Exception"]),
+        make_record(SHARED, file_path="tests/test_moe.py", line=30, tags=["test"]),
+        # the same literal with a different shape: the literal is on the line, the pattern may not be
+        make_record("Expected {n} experts per rank", file_path="pkg/moe/c.py", line=40),
+        make_record("Request {rid} exceeded the token budget of {n}", file_path="pkg/admit.py",
+                    line=50, error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+        make_record("{a}{b} is not a valid shard spec for {name}", file_path="pkg/shard.py", line=60,
+                    error_class=None),
+        make_record("Unknown quantization method {method}", file_path="pkg/quant.py", line=70,
+                    error_class="KeyError", bases=["LookupError", "Exception"]),
+    ]
+
+
+LINES = [
+    "2024-01-01 00:00:01 ERROR w: ValueError: Expected 8 experts per rank, got 7",
+    "2024-01-01 00:00:01 ERROR w: RuntimeError: Expected 8 experts per rank, got 7",
+    "2024-01-01 00:00:01 ERROR w: Exception: Expected 8 experts per rank, got 7",
+    "ERROR ValueError: Expected 8 experts per rank",
+    "ERROR ValueError: wrapped: Expected 4 experts per rank, got 2 (retrying)",
+    "ERROR TypeError: Expected 8 experts per rank, got 7",                 # no record of this class
+    "ERROR ValueError: Expected  8 experts per rank,  got 7",              # double spaces
+    "ERROR Expected 8 experts per rank, got 7 ValueError: something else",  # literal before the class
+    "ERROR RuntimeError: Request r1 exceeded the token budget of 4096",
+    "ERROR RuntimeError: Request r1 exceeded the token budget of 4096",    # repeated
+    "ERROR RuntimeError: Request exceeded the token budget of 4096",      # literal there, pattern not
+    "ERROR RuntimeError: Request r1 exceeded the token budget of ",        # line regex there, template not
+    "ERROR Request r1 exceeded the token budget of 5 RuntimeError: other",
+    "ERROR KeyError: Unknown quantization method 'fp3'",
+    "ERROR ValueError: xy is not a valid shard spec for w1",
+    "WARN UserWarning: Expected 2 experts per rank, got 1",
+    "ERROR MyError: Request r2 exceeded the token budget of 1",
+]
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    return MatchContext.from_records(_records(), cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_line_matcher_equals_match_event_where_it_answers(ctx):
+    fast = LineMatcher(ctx.engine)
+    answered = 0
+    for number, raw in enumerate(LINES, 1):
+        hits = ctx.engine.scan_block(raw.encode())
+        line = clean_line(raw)
+        event = line_event(line, number)
+        if event is None or 0 not in hits:
+            continue
+        hint = hits[0].candidates
+        slow = match_event(event, ctx.index, ctx.engine, top_only=True, hint=hint, seen_in=line)
+        got = fast.match(event, hint, line) if hint else None
+        if got is not None:
+            answered += 1
+            assert got == slow, raw
+            assert [m.to_dict() for m in got] == [m.to_dict() for m in slow], raw
+    assert answered >= 9
+
+
+def test_line_matcher_declines_what_it_does_not_cover(ctx):
+    fast = LineMatcher(ctx.engine)
+    for raw in ("ERROR Request r1 exceeded the token budget of 5 RuntimeError: other",   # not in the message
+                "ERROR RuntimeError: Request r1 exceeded the token budget of "):       # the line regex only
+        event = line_event(raw, 1)
+        hint = ctx.engine.scan_block(raw.encode())[0].candidates
+        assert hint and fast.match(event, hint, raw) is None
+    raw = "ERROR TypeError: Expected 8 experts per rank, got 7"            # only other classes' records
+    event = line_event(raw, 1)
+    assert fast.match(event, ctx.engine.scan_block(raw.encode())[0].candidates, raw) is None
+
+
+def test_scan_with_and_without_the_fast_path(ctx, tmp_path, monkeypatch):
+    rng = random.Random(3)
+    lines = [rng.choice(LINES) if rng.random() < 0.3 else f"INFO step {i} ok" for i in range(400)]
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(lines) + "\n")
+    calls = []
+    real = LineMatcher.match
+
+    def counted(self, *args):
+        found = real(self, *args)
+        calls.append(found is not None)
+        return found
+
+    monkeypatch.setattr(LineMatcher, "match", counted)
+    fast = scan(log, context=ctx, chunk_size=2048).to_dict()
+    assert sum(calls) >= 6   # the distinct lines it covers (repeats reuse the first answer)
+    monkeypatch.setattr(LineMatcher, "match", lambda self, *args: None)
+    slow = scan(log, context=ctx, chunk_size=2048).to_dict()
+    for report in (fast, slow):
+        report.pop("stats")
+    assert fast == slow
+    assert len(fast["occurrences"]) > 60
+
+
+@pytest.mark.parametrize("line", [
+    "ERROR ValueError: Expected 8 experts per rank, got 7",
+    "pkg/a.py:12: UserWarning: careful",
+    "Traceback (most recent call last):",
+    '  File "/x/pkg/a.py", line 3, in f',
+    "E       ValueError: boom",
+    "E   ",
+    "E  assert 1 == 2",
+    "Error",
+    "ERROR: nothing here",
+    "[rank0]: RayTaskError(ValueError): Expected 1 experts per rank, got 2",
+])
+def test_line_event_is_parse_at_for_lines_that_open_no_block(line):
+    parsed = parse_at([line], 0, 7)
+    if opens_block(line):
+        return
+    event = line_event(line, 7)
+    assert (event is None) == (parsed is None)
+    if event is not None:
+        assert parsed.events == [event] and parsed.consumed == {0} and parsed.complete
+
+
+def test_opens_block_marks_what_parse_at_reads_as_blocks():
+    assert opens_block("Traceback (most recent call last):")
+    assert opens_block('  File "a.py", line 1, in f')
+    assert opens_block("E   x") and not opens_block("E x") and not opens_block("ERROR x")
+
+
+def _backtracking(chunks, message):
+    """The matcher `place_template` replaced (shortest values first, backtracking, a budget of
+    5000 placements per message shared by the whole and the contained attempt): the oracle."""
+    budget = [5000]
+
+    def place(i, start, anchored):
+        pos = start + len(chunks[i])
+        if i == len(chunks) - 1:
+            return [] if (pos == len(message) or not anchored) else None
+        nxt = chunks[i + 1]
+        if i + 1 == len(chunks) - 1 and (anchored or not nxt):
+            if not nxt:
+                return [message[pos:]] if len(message) > pos else None
+            end = len(message) - len(nxt)
+            return [message[pos:end]] if end > pos and message.endswith(nxt) else None
+        j = message.find(nxt, pos + 1) if nxt else pos + 1
+        while 0 <= j <= len(message) and (nxt or j < len(message)):
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            rest = place(i + 1, j, anchored)
+            if rest is not None:
+                return [message[pos:j]] + rest
+            j = message.find(nxt, j + 1) if nxt else j + 1
+        return None
+
+    if message.startswith(chunks[0]):
+        values = place(0, 0, True)
+        if values is not None:
+            return "full", values
+    if not chunks[0]:
+        values = place(0, 0, False)
+        return ("contained", values) if values is not None else None
+    at = message.find(chunks[0])
+    while at >= 0:
+        values = place(0, at, False)
+        if values is not None:
+            return "contained", values
+        at = message.find(chunks[0], at + 1)
+    return None
+
+
+@pytest.mark.parametrize("alphabet,longest", [("ab c", 14), ("aab", 40)])
+def test_leftmost_placement_answers_as_the_backtracking_matcher(alphabet, longest):
+    rng = random.Random(len(alphabet))
+    kinds = set()
+    for _ in range(20000):
+        chunks = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 3)))
+                  for _ in range(rng.randint(1, 8))]
+        message = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, longest)))
+        expected = _backtracking(chunks, message)
+        assert place_template(chunks, message) == expected, (chunks, message)
+        kinds.add(expected[0] if expected else None)
+    assert kinds == {"full", "contained", None}
+
+
+def test_budget_the_backtracking_matcher_ran_out_of_is_kept():
+    # Its whole-message search spends the budget; the contained match after it is then not found.
+    chunks, message = ["b", "", "", "bb", "", "", "a"], "bababbaaabbaaabbbbaababab"
+    assert _backtracking(chunks, message) is None
+    assert place_template(chunks, message) is None
+    assert place_template(chunks[:4], message) == _backtracking(chunks[:4], message) is not None
+
+
+def test_block_scanner_takes_the_fast_path_for_plain_error_lines(ctx):
+    from errdex.match.scan import ScanReport
+
+    scanner = BlockScanner(ctx, ScanReport())
+    seen = []
+    real = scanner._lines.match
+    scanner._lines.match = lambda *args: seen.append(real(*args)) or seen[-1]
+    scanner.block(("\n".join(LINES[:3]) + "\n").encode(), final=True)
+    assert len(seen) == 3 and all(found is not None for found in seen)
+    assert sorted({m.log_line for m in scanner.report.occurrences}) == [1, 2, 3]
