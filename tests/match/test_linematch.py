@@ -220,3 +220,22 @@ def test_block_scanner_takes_the_fast_path_for_plain_error_lines(ctx):
     scanner.block(("\n".join(LINES[:3]) + "\n").encode(), final=True)
     assert len(seen) == 3 and all(found is not None for found in seen)
     assert sorted({m.log_line for m in scanner.report.occurrences}) == [1, 2, 3]
+
+
+def test_token_candidates_of_short_texts_equal_the_automatons(tmp_path):
+    from errdex.match.engine import _TokenCandidates
+
+    records = _records() + [make_record(t, file_path=f"pkg/m{i}.py", line=i) for i, t in enumerate(
+        ["shape (2, 3) {x} mismatch", "got 4096 tokens for {n}", "{a} -> {b} failed: 1e-05"])]
+    ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="hyperscan")
+    automaton = _TokenCandidates(ctx.engine.token_table())
+    rng = random.Random(9)
+    words = ["4096", "(2,", "3)", "experts", "rank,", "->", "1e-05", "xExpectedy", "quantization", "budget"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 6))) for _ in range(300)]
+    texts.append("x" * 200 + "budget")   # past the look-up limit: the automaton is built and used
+    found_any = 0
+    for text in texts:
+        expected = automaton.candidates(text)
+        assert ctx.engine._token_candidates(text) == expected, text
+        found_any += bool(expected)
+    assert found_any > 100 and ctx.engine._fallback is not None
