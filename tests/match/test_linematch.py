@@ -239,3 +239,33 @@ def test_token_candidates_of_short_texts_equal_the_automatons(tmp_path):
         assert ctx.engine._token_candidates(text) == expected, text
         found_any += bool(expected)
     assert found_any > 100 and ctx.engine._fallback is not None
+
+
+def _interleaved_log(rng):
+    """Tracebacks of rank 0 with other ranks' lines between their lines (0 to 260 of them)."""
+    lines = []
+    for n in range(12):
+        gap = lambda: [f"[rank1]: step {rng.randint(0, 99)} ok" for _ in range(rng.choice([0, 1, 3, 150, 199, 260]))]
+        lines += [f"[rank0]: Traceback (most recent call last):", *gap(),
+                  f'[rank0]:   File "/srv/pkg/admit.py", line 50, in admit', *gap(),
+                  f"[rank0]: RuntimeError: Request r{n} exceeded the token budget of {n}", *gap()]
+        if n % 3 == 0:
+            lines += ["[rank0]: more detail of the message", *gap(),
+                      "[rank0]: During handling of the above exception, another exception occurred:", *gap()]
+            lines += ["[rank0]: Traceback (most recent call last):", f"[rank0]: ValueError: Expected {n} experts per rank, got 1"]
+    return lines
+
+
+def test_skipping_other_processes_lines_in_one_loop_answers_as_the_walk(ctx, tmp_path, monkeypatch):
+    from errdex.match import events
+
+    lines = _interleaved_log(random.Random(4))
+    log = tmp_path / "ranks.log"
+    log.write_text("\n".join(lines) + "\n")
+    quick = (events.parse_events(lines), scan(log, context=ctx, chunk_size=4096).to_dict())
+    monkeypatch.setattr(events, "_WALK_BEFORE_SEARCH", 10 ** 9)   # never leave the line-by-line walk
+    walked = (events.parse_events(lines), scan(log, context=ctx, chunk_size=4096).to_dict())
+    for report in (quick[1], walked[1]):
+        report.pop("stats")
+    assert quick == walked
+    assert len(quick[0]) >= 12 and any(e.chain for e in quick[0])

@@ -32,6 +32,9 @@ _PYTEST_AT = re.compile(r"^(?P<path>\S[^:]*\.py):(?P<line>\d+): (?P<cls>[A-Za-z_
 _PYTEST_SECTION = re.compile(r"^(?:_{3,}|={3,})")
 _WARNING_AT = re.compile(r"(?P<path>\S+\.py):(?P<line>\d+):\s*$")
 MAX_BLOCK_LINES = 2000
+#: Lines of other processes a traceback block looks past for its next line.
+MAX_SKIPPED = 200
+_WALK_BEFORE_SEARCH = 2
 MAX_MESSAGE_LINES = 20
 
 
@@ -131,15 +134,35 @@ class _BlockLines:
         self.consumed: set[int] = {start}
 
     def next(self) -> tuple[int, str] | None:
-        """The next line of this block, skipping other processes' lines."""
+        """The next line of this block, skipping (up to MAX_SKIPPED) other processes' lines."""
         skipped = 0
-        while self.pos + 1 < len(self.lines) and skipped < 200:
+        while self.pos + 1 < len(self.lines) and skipped < MAX_SKIPPED:
             self.pos += 1
             line = self.lines[self.pos]
             body = self._body(line)
             if body is not None:
                 return self.pos, body
             skipped += 1
+            if skipped == _WALK_BEFORE_SEARCH and self.prefix_re is not None:
+                return self._search_on(MAX_SKIPPED - skipped)
+        return None
+
+    def _search_on(self, allowed: int) -> tuple[int, str] | None:
+        """The rest of `next`'s walk in one tight loop over the lines it would read (a
+        traceback's end is often followed by hundreds of other processes' lines, and
+        `next` is asked three times there); the same answer, position and lines read."""
+        lines = self.lines
+        first = self.pos + 1
+        stop = min(len(lines), first + allowed)
+        if first >= stop:
+            return None
+        match = self.prefix_re.match
+        for at, line in enumerate(list.__getitem__(lines, slice(first, stop)), first):   # unwatched: below
+            if match(line):
+                self.pos = at
+                return at, self._body(lines[at])
+        self.pos = stop - 1
+        lines[self.pos]   # the walk's last read, for a caller watching which lines were read
         return None
 
     def peek(self) -> tuple[int, str] | None:

@@ -105,7 +105,7 @@ class RecordRef:
     @property
     def literal_length(self) -> int:
         if self.literal_len < 0:
-            self.literal_len = sum(len(c.strip()) for c in self.chunks)
+            self.literal_len = sum(map(len, map(str.strip, self.chunks)))
         return self.literal_len
 
     @property
@@ -358,11 +358,17 @@ def normalized_chunks(record: RecordRef) -> list[str]:
     """Chunks with whitespace runs as one space and outer edges stripped; computed once per record."""
     chunks = record.norm_chunks
     if chunks is None:
-        chunks = [_WS.sub(" ", c) for c in record.chunks]
+        chunks = [_single_spaced(c) for c in record.chunks]
         chunks[0] = chunks[0].lstrip()
         chunks[-1] = chunks[-1].rstrip()
         record.norm_chunks = chunks
     return chunks
+
+
+def _single_spaced(text: str) -> str:
+    """Whitespace runs as one space; most chunks have none but single spaces (every
+    other whitespace character is unprintable), and skip the regex."""
+    return text if text.isprintable() and "  " not in text else _WS.sub(" ", text)
 
 
 def _place(message: str, chunks: list[str], start: int, anchored: bool) -> list[str] | None:

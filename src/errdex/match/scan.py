@@ -262,9 +262,13 @@ class BlockScanner:
         size = FIRST_WINDOW_BYTES
         while True:   # a small window first: decoding 1 MB per traceback made traceback-heavy logs crawl
             end = block.find(b"\n", start + size, hard_end) + 1 if start + size < hard_end else 0
-            window = block[back:end or hard_end].decode("utf-8", "replace").split("\n")
+            text = block[back:end or hard_end].decode("utf-8", "replace")
+            window = text.split("\n")
             whole = not end or len(window) > limit
-            lines = _Watched(clean_line(line) for line in window[:limit])
+            if "\x1b" in text or "\r" in text:
+                lines = _Watched(clean_line(line) for line in window[:limit])
+            else:   # nothing to clean: clean_line would return every line as it is
+                lines = _Watched(window[:limit] if len(window) > limit else window)
             parsed = parse_at(lines, before, first)
             if whole or lines.deepest < len(lines) - 1:   # the parse never reached the window's end
                 break
