@@ -12,12 +12,10 @@ from __future__ import annotations
 import marshal
 import mmap
 import os
-import traceback
 import zlib
 from array import array
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
@@ -25,6 +23,9 @@ from errdex.match.events import ErrorEvent, bare_message, parse_events
 from errdex.match.patterns import RecordRef
 from errdex.match.resolve import Match, RecordIndex, match_event
 from errdex.match.text import split_clean_lines
+
+if TYPE_CHECKING:   # pathlib (and traceback) are imported where used: ~4 ms of every scan's start-up
+    from pathlib import Path
 
 DB_ENV = "ERRDEX_DB"
 
@@ -63,31 +64,33 @@ _CONTEXTS: dict[tuple, MatchContext] = {}
 
 
 def default_db() -> Path:
+    from pathlib import Path
+
     return Path(os.environ.get(DB_ENV) or "errdex.db")
 
 
 def load_context(db: str | os.PathLike | None = None, dataset: str | list[str] | None = None,
                  backend: str = "auto") -> MatchContext:
     """The (cached) context for a db file and datasets (default: newest of each repo)."""
-    path = Path(db) if db is not None else default_db()
-    if not path.exists():
+    path = os.fspath(db if db is not None else default_db())
+    if not os.path.exists(path):
         raise IndexMissingError(f"no index at {path}: run `errdex index SOURCE` first")
     wanted = [dataset] if isinstance(dataset, str) else sorted(dataset or [])
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, tuple(wanted), backend)
+    stat = os.stat(path)
+    key = (os.path.realpath(path), stat.st_mtime_ns, stat.st_size, tuple(wanted), backend)
     ctx = _CONTEXTS.get(key)
     if ctx is None:
         ctx = _CONTEXTS[key] = _context_from_disk(path, wanted, key, backend)
     return ctx
 
 
-def _context_from_disk(path: Path, wanted: list[str], key: tuple, backend: str) -> MatchContext:
+def _context_from_disk(path: str, wanted: list[str], key: tuple, backend: str) -> MatchContext:
     """From the snapshot next to the index when it is current, else from the store (then saved)."""
-    cache_dir = Path(str(path) + ".engine")
+    cache_dir = path + ".engine"
     # The file name only spreads keys: the header repeats the key, so a clash reads as a miss
     # (zlib: hashlib's OpenSSL import was ~3 ms of every scan's start-up).
     named = repr((_SLIM_VERSION,) + key).encode()
-    snap_path = cache_dir / f"context-{zlib.crc32(named):08x}{zlib.adler32(named):08x}.marshal"
+    snap_path = os.path.join(cache_dir, f"context-{zlib.crc32(named):08x}{zlib.adler32(named):08x}.marshal")
     snap = _read_snapshot(snap_path)
     if snap is not None and snap.get("key") != named:
         snap = None
@@ -108,7 +111,7 @@ def _context_from_disk(path: Path, wanted: list[str], key: tuple, backend: str) 
     return ctx
 
 
-def _read_snapshot(path: Path) -> dict | None:
+def _read_snapshot(path: str | Path) -> dict | None:
     """A context snapshot: the header's length (8 bytes), the marshalled header (compiled
     databases as bytes, record offsets), then the records blob (marshalled tuples end to end).
 
@@ -136,7 +139,10 @@ def _read_snapshot(path: Path) -> dict | None:
     return snap
 
 
-def _write_snapshot(path: Path, snap: dict, db_mtime_ns: int) -> None:
+def _write_snapshot(path: str | Path, snap: dict, db_mtime_ns: int) -> None:
+    from pathlib import Path
+
+    path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _drop_stale(path.parent, db_mtime_ns)
@@ -198,7 +204,7 @@ class LazyRecords(Sequence):
         return (self[i] for i in range(self._count))
 
 
-def _load_refs(path: Path, wanted: list[str]) -> tuple[list[RecordRef], list[str]]:
+def _load_refs(path: str, wanted: list[str]) -> tuple[list[RecordRef], list[str]]:
     from errdex.store import Store
 
     store = Store.open(path, readonly=True)
@@ -228,6 +234,8 @@ def _default_datasets(store) -> list[str]:
 
 def text_of(text_or_exception: str | BaseException) -> str:
     if isinstance(text_or_exception, BaseException):
+        import traceback
+
         exc = text_or_exception
         return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return text_or_exception

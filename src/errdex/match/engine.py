@@ -27,13 +27,16 @@ import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from errdex.match.bare import BareTable, bare_table
 from errdex.match.patterns import (
     MessageHit, RecordRef, hs_escape, line_chunks, line_has, line_literal, line_regex, longest_token,
     normalize_space, prefix_key, verify_full, verify_prefix, LINE_SPACE,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 try:  # hyperscan ships wheels for x86-64 Linux only
     import hyperscan
@@ -338,7 +341,9 @@ class _HyperscanBackend:
 
     def _load_or_compile(self, exprs, flags, cache_dir: Path | None):
         import hashlib   # compiling only: a scan loads its databases from the context snapshot
+        from pathlib import Path
 
+        cache_dir = Path(cache_dir) if cache_dir else None
         ids = list(range(len(exprs)))
         digest = hashlib.sha256()
         for expr, flag in zip(exprs, flags):

@@ -13,7 +13,6 @@ import io
 import os
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import BinaryIO, Callable
 
 from errdex.collector import collector_paused
@@ -112,7 +111,7 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
     report = ScanReport()
     with collector_paused():  # acyclic small objects: ~10% of a big scan otherwise
         if isinstance(path_or_stream, (str, os.PathLike)):
-            total = Path(path_or_stream).stat().st_size
+            total = os.stat(path_or_stream).st_size
             ranges = parallel.plan_ranges(path_or_stream, total, chunk_size, jobs, split_threshold)
             if len(ranges) > 1:
                 done, counts = total, parallel.scan_ranges(ctx, path_or_stream, ranges, chunk_size,
