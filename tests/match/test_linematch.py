@@ -1,6 +1,8 @@
 """The scan's fast paths answer as the general ones: `LineMatcher` against `match_event`,
 `line_event` against `parse_at`, the leftmost template placement against the
-backtracking matcher it replaced, and a whole scan with and without the fast path."""
+backtracking matcher it replaced, a whole scan with and without the fast path, token
+candidates by substring look-up against the automaton, and a traceback block's
+skipping of other processes' lines against the line-by-line walk."""
 
 import random
 

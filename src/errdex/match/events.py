@@ -34,7 +34,7 @@ _WARNING_AT = re.compile(r"(?P<path>\S+\.py):(?P<line>\d+):\s*$")
 MAX_BLOCK_LINES = 2000
 #: Lines of other processes a traceback block looks past for its next line.
 MAX_SKIPPED = 200
-_WALK_BEFORE_SEARCH = 2
+_WALK_BEFORE_SEARCH = 2   # foreign lines walked one by one before `_rest_of_walk` takes over
 MAX_MESSAGE_LINES = 20
 
 
@@ -144,10 +144,10 @@ class _BlockLines:
                 return self.pos, body
             skipped += 1
             if skipped == _WALK_BEFORE_SEARCH and self.prefix_re is not None:
-                return self._search_on(MAX_SKIPPED - skipped)
+                return self._rest_of_walk(MAX_SKIPPED - skipped)
         return None
 
-    def _search_on(self, allowed: int) -> tuple[int, str] | None:
+    def _rest_of_walk(self, allowed: int) -> tuple[int, str] | None:
         """The rest of `next`'s walk in one tight loop over the lines it would read (a
         traceback's end is often followed by hundreds of other processes' lines, and
         `next` is asked three times there); the same answer, position and lines read."""
