@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from errdex.analyze.dataset import prepare_dataset
 from errdex.collector import collector_paused
 from errdex.delta.reindex import full_state, prune_cache, reindex, stat_files
 from errdex.extract.files import (
@@ -135,7 +134,7 @@ def _index_into(tree: SourceTree, db_path: Path, jobs: int | None, progress: Pro
         link_to_previous(store, tree.repo, tree.version, records)
         # The rest of each record's analysis is done where the publish encodes it (`finish`):
         # from here on `records` are complete only as stored.
-        prepared = prepare_dataset(records, facts, cb) if analysis else None
+        prepared = _prepare(records, facts, cb) if analysis else None
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]
         diagnostics += [Diagnostic(path, reason, reason) for path, reason in tree.skipped]
@@ -383,6 +382,13 @@ def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[
                  s.condition_calls) = found[s.line]
     if fresh:
         store.put_cached_facts(fresh)
+
+
+def _prepare(records: list[dict], facts: list[FileFacts], cb: Codebase):
+    """`analyze.dataset.prepare_dataset`, imported only when analysing: a catalog run skips its imports."""
+    from errdex.analyze.dataset import prepare_dataset
+
+    return prepare_dataset(records, facts, cb)
 
 
 def _now() -> str:
