@@ -62,8 +62,8 @@ class FragmentCache:
     fields only within one index, so nothing is kept across scans."""
 
     def __init__(self) -> None:
-        self.heads: dict[tuple[str, str], str] = {}        # (record id, dataset) -> its fields, opened
-        self.exprs: dict[tuple[str, str, int], str] = {}   # (record id, dataset, values bound) -> expressions
+        # (record id, dataset) -> (its fields, opened; {values bound: its expressions})
+        self.records: dict[tuple[str, str], tuple[str, dict[int, str]]] = {}
 
     def fragment(self, m: Match) -> str:
         """`json.dumps(m.to_dict())` minus the log line and the closing brace; the record's own
@@ -72,16 +72,20 @@ class FragmentCache:
             d = m.to_dict()
             d.pop("logLine", None)
             return json.dumps(d)[:-1]
-        head = self.heads.get((m.id, m.dataset))
-        if head is None:
-            head = self.heads[(m.id, m.dataset)] = _record_head(m)
-        key = (m.id, m.dataset, len(m.bindings))   # the record and the bound names fix the expressions
-        exprs = self.exprs.get(key)
+        known = self.records.get((m.id, m.dataset))
+        if known is None:
+            known = self.records[(m.id, m.dataset)] = (_record_head(m), {})
+        head, by_count = known
+        exprs = by_count.get(len(m.bindings))   # the record and the bound names fix the expressions
         if exprs is None:
-            exprs = self.exprs[key] = _str_dict(m.expressions)
-        return (f'{head}, "score": {m.score!r}, "confidence": {_word(m.confidence)}, "via": {_word(m.via)}, '
+            exprs = by_count[len(m.bindings)] = _str_dict(m.expressions)
+        words = _WORDS
+        confidence, via, kind = words.get(m.confidence), words.get(m.via), words.get(m.match_kind)
+        if confidence is None or via is None or kind is None:
+            confidence, via, kind = _word(m.confidence), _word(m.via), _word(m.match_kind)
+        return (f'{head}, "score": {m.score!r}, "confidence": {confidence}, "via": {via}, '
                 f'"bindings": {_str_dict(m.bindings)}, "expressions": {exprs}, '
-                f'"matchKind": {_word(m.match_kind)}, "chain": {int(m.chain)}, '
+                f'"matchKind": {kind}, "chain": {int(m.chain)}, '
                 f'"primary": {"true" if m.primary else "false"}')
 
 
@@ -90,8 +94,8 @@ _WORDS: dict[str, str] = {}   # confidence, via, match kind -> JSON string (the 
 
 def _record_head(m: Match) -> str:
     """The record's own fields as `json.dumps` writes them, opened (no closing brace)."""
-    fields = (m.id, m.repo, m.file_path, m.error_message)
-    if all(type(v) is str for v in fields) and type(m.line_number) is int \
+    if type(m.id) is str and type(m.repo) is str and type(m.file_path) is str \
+            and type(m.error_message) is str and type(m.line_number) is int \
             and (m.error_class is None or type(m.error_class) is str):
         quote = encode_basestring_ascii
         cls = "null" if m.error_class is None else quote(m.error_class)

@@ -31,10 +31,10 @@ from errdex.match.resolve import (
 class _Plan:
     """One record's constants for message matches."""
 
-    __slots__ = ("rec", "template", "literal", "literal_term", "groups_term", "is_test", "expressions")
+    __slots__ = ("rec", "chunks", "template", "literal", "literal_term", "groups_term", "is_test", "expressions")
 
-    def __init__(self, rec: RecordRef, template: int) -> None:
-        self.rec, self.template = rec, template
+    def __init__(self, rec: RecordRef, chunks: list[str], template: int) -> None:
+        self.rec, self.chunks, self.template = rec, chunks, template
         self.literal = rec.literal_length
         self.literal_term = min(10.0, self.literal / 10.0)
         self.groups_term = 0.5 * len(rec.groups)
@@ -102,7 +102,7 @@ class LineMatcher:
                 plan = self._plan(idx)
             outcome = placed.get(plan.template, _UNSEEN)
             if outcome is _UNSEEN:
-                outcome = placed[plan.template] = place_template(normalized_chunks(plan.rec), text)
+                outcome = placed[plan.template] = place_template(plan.chunks, text)
             if outcome is None:
                 continue
             key = (cls, plan.rec.idx)   # resolve._agrees's memo, shared
@@ -115,8 +115,9 @@ class LineMatcher:
 
     def _plan(self, idx: int) -> _Plan:
         rec = self.records[idx]
-        template = self._templates.setdefault(tuple(normalized_chunks(rec)), len(self._templates))
-        plan = self._plans[idx] = _Plan(rec, template)
+        chunks = normalized_chunks(rec)
+        template = self._templates.setdefault(tuple(chunks), len(self._templates))
+        plan = self._plans[idx] = _Plan(rec, chunks, template)
         return plan
 
 
