@@ -182,9 +182,14 @@ def _fall_through_preceding(walk: _PathWalk, block: list[ast.stmt], element: ast
 
 
 def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
-    exits = walk.flow.stmt_exits(stmt)
-    bound = walk.flow.bound(stmt)
+    flow = walk.flow
+    exits = flow.stmt_exits(stmt)
+    bound = flow.bound(stmt)
     walk.rebind(bound)
+    if is_const(exits.next, True):   # most statements: no guard, so no own-guard question either
+        if exits.approx:
+            walk.note(*exits.approx)
+        return
     walk.add(exits.next, exits.approx, own=not _raise_only_check(stmt))
     stale = bound and expr_names(exits.next) & bound
     if stale and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):

@@ -18,7 +18,8 @@ and are left out.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from keyword import iskeyword
 from dataclasses import dataclass
 
 from errdex.analyze.exprs import side_memo, side_table
@@ -174,8 +175,8 @@ class _BlockDefinitions:
         self.ends = [0]
         self.positions = {id(s): i for i, s in enumerate(block)}
 
-    def before(self, element: ast.AST) -> list[_Definition]:
-        """Definitions of the statements before `element` (all of them if it is not in the block)."""
+    def count_before(self, element: ast.AST) -> int:
+        """How many definitions the statements before `element` make (all of the block's if it is not in it)."""
         block = self.block
         position = self.positions.get(id(element))
         limit = position if position is not None and block[position] is element else len(block)
@@ -183,24 +184,10 @@ class _BlockDefinitions:
         while len(ends) <= limit:
             flat.extend(_statement_definitions(block[len(ends) - 1]))
             ends.append(len(flat))
-        return flat[:ends[limit]]
+        return ends[limit]
 
 
 _BLOCKS = side_table()
-
-
-def _dominating_definitions(scope: ast.AST, path: Sequence[ast.AST]) -> list[_Definition]:
-    found: list[_Definition] = []
-    block: list[ast.AST] | None = getattr(scope, "body", None)
-    for index, element in enumerate(path):
-        if block and block[0] is not element:   # nothing precedes a block's first statement
-            found.extend(side_memo(_BLOCKS, block, _BlockDefinitions).before(element))
-        child = path[index + 1] if index + 1 < len(path) else None
-        if child is None:
-            break
-        found.extend(_entry_definitions(element, child))
-        block = _child_block(element, child)
-    return found
 
 
 def _child_block(element: ast.AST, child: ast.AST) -> list[ast.AST] | None:
@@ -215,7 +202,8 @@ def _needed(names: Iterable[str]) -> set[str]:
     need: set[str] = set()
     for name in names:
         if name.isidentifier():
-            need.add(name)
+            if not iskeyword(name):   # no definition binds a keyword: it could never feed anything
+                need.add(name)
             continue
         try:
             need |= read_chains(ast.parse(name, mode="eval"))
@@ -228,23 +216,41 @@ def _reach(need: set[str]) -> set[str]:
     """`need` and every dotted prefix of its chains: what a definition must bind to feed it."""
     reach = set(need)
     for name in need:
-        dot = name.find(".")
-        while dot != -1:
-            reach.add(name[:dot])
-            dot = name.find(".", dot + 1)
+        if "." in name:
+            dot = name.find(".")
+            while dot != -1:
+                reach.add(name[:dot])
+                dot = name.find(".", dot + 1)
     return reach
 
 
-def _survives(name: str, kills: set[str]) -> bool:
-    """`name` is not a killed name nor inside one (`self.n.k` after `self.n = ...`)."""
-    if name in kills:
-        return False
-    dot = name.find(".")
-    while dot != -1:
-        if name[:dot] in kills:
-            return False
-        dot = name.find(".", dot + 1)
-    return True
+def _surviving(need: set[str], kills: set[str]) -> set[str]:
+    """The needed names that are neither killed nor inside a killed one (`self.n.k` after `self.n = ...`).
+
+    `kills` holds only names of the reach: a needed name's prefixes are all in it.
+    """
+    inside = tuple(f"{k}." for k in kills)
+    return {n for n in need if n not in kills and not n.startswith(inside)}
+
+
+def _dominating_in_reverse(scope: ast.AST, path: Sequence[ast.AST]) -> Iterator[_Definition]:
+    """The definitions that dominate the site, last first (block prefixes are read in place, not copied)."""
+    groups: list[tuple[list[_Definition], int]] = []
+    block: list[ast.AST] | None = getattr(scope, "body", None)
+    for index, element in enumerate(path):
+        if block and block[0] is not element:   # nothing precedes a block's first statement
+            definitions = side_memo(_BLOCKS, block, _BlockDefinitions)
+            groups.append((definitions.flat, definitions.count_before(element)))
+        child = path[index + 1] if index + 1 < len(path) else None
+        if child is None:
+            break
+        entry = _entry_definitions(element, child)
+        if entry:
+            groups.append((entry, len(entry)))
+        block = _child_block(element, child)
+    for definitions, count in reversed(groups):
+        for position in range(count - 1, -1, -1):
+            yield definitions[position]
 
 
 def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]) -> list[str]:
@@ -254,20 +260,20 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
         return []
     reach = _reach(need)
     kept: list[_Definition] = []
-    for definition in reversed(_dominating_definitions(scope, path)):
+    for definition in _dominating_in_reverse(scope, path):
         defines = definition.cached_defines
         if reach.isdisjoint(definition.defines() if defines is None else defines):
             continue
         kept.append(definition)
         kills = definition.kills()
-        before = len(need)
-        if kills:
-            need = {n for n in need if _survives(n, kills)}
-        if len(need) == before:   # nothing dropped: the reach only grows by the new names'
+        dead = kills & reach if kills else kills
+        if not dead:   # nothing dropped: the reach only grows by the new names'
             added = definition.uses() - need
-            need |= added
-            reach |= _reach(added)
+            if added:
+                need |= added
+                reach |= _reach(added)
         else:
+            need = _surviving(need, dead)
             need |= definition.uses()
             reach = _reach(need)
         if len(kept) >= MAX_FEEDING:

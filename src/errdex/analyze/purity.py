@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import ast
 
-from errdex.analyze.exprs import memo
+_PURE = "_errdex_pure"
 
 
 def is_pure(node: ast.AST) -> bool:
-    """Whether evaluating `node` twice must give the same value (memoised)."""
-    pure = node.__dict__.get("_errdex_pure")
-    return pure if pure is not None else memo(node, "_errdex_pure", _is_pure)
+    """Whether evaluating `node` twice must give the same value (memoised on the node)."""
+    values = node.__dict__
+    pure = values.get(_PURE)
+    if pure is None:
+        pure = values[_PURE] = _is_pure(node)
+    return pure
 
 
 def _is_pure(node: ast.AST) -> bool:

@@ -32,7 +32,7 @@ import ast
 import operator
 from collections.abc import Iterable
 
-from errdex.analyze.exprs import expr_key, memo, side_memo, side_table
+from errdex.analyze.exprs import expr_key, side_memo, side_table
 from errdex.analyze.intervals import _as_bounds, merge_bounds
 from errdex.analyze.purity import is_pure
 from errdex.analyze.source import node_text
@@ -324,8 +324,11 @@ def _join(terms: list[ast.expr], op: type, empty: ast.expr) -> ast.expr:
 
 def render(node: ast.expr) -> str:
     """Source text of a guard, parenthesised only where precedence needs it (memoised)."""
-    text = node.__dict__.get("_errdex_text")
-    return text if text is not None else memo(node, "_errdex_text", _render)
+    values = node.__dict__
+    text = values.get("_errdex_text")
+    if text is None:
+        text = values["_errdex_text"] = _render(node)
+    return text
 
 
 def _render(node: ast.expr) -> str:
