@@ -173,7 +173,7 @@ def _keep_freed_memory() -> None:
         libc = ctypes.CDLL(None)
         libc.mallopt(-1, 1 << 30)   # M_TRIM_THRESHOLD: never give the heap's top back
         libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD (its maximum): 8 MB blocks come from the heap
-    except (OSError, AttributeError):   # not glibc: nothing to tune
+    except Exception:   # not glibc (no mallopt, or no C library to open): nothing to tune
         pass
 
 
