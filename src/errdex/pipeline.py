@@ -146,7 +146,8 @@ def _index_into(tree: SourceTree, db_path: Path, jobs: int | None, progress: Pro
         info = store.publish(meta, records, diagnostics, packed_windows=by_text,
                              finish=prepared.finish if prepared else None)
         store.save_state(info.id, full_state(tree, stats, keys, modules, records, analysis,
-                                             prepared.keys if prepared else None))
+                                             prepared.keys if prepared else None,
+                                             store.related_lists(info.id) if prepared else None))
         progress("publish", 1, 1)
         if keep is not None:
             keep.append((got, sites, records, by_text, cb))

@@ -57,10 +57,10 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
 
 
 def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None) -> Prepared:
-    """What needs the whole dataset, now: callers, entry points and `related` for every record.
+    """What needs the whole dataset, now: callers and entry points for every record.
 
-    Returns, with the call facts, `finish`, which fills the rest of one record (tags,
-    backgroundTag, the prose and code fields) from that record alone. The publish
+    Returns, with the call facts, `finish`, which fills the rest of one record (`related`,
+    from the ranking keys of all, then tags, backgroundTag, the prose and code fields). The publish
     calls it where it encodes each record (`Store.publish(finish=...)`), so that
     work runs on every core inside the encoders the publish forks anyway. Run here
     (`analyze_dataset`) or in an encoder, `finish` fills a record alike.
@@ -71,12 +71,13 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
         reach: dict = {}
         keys = [RelatedKey.of(r) for r in records]
         index = RelatedIndex(keys)
-        for i, record in enumerate(records):
+        for record in records:
             fill_reach(record, site_qualname(record), graph, reach)
-            related = index.related(i)
-            record["errdex"]["related"] = related   # its provenance comes last, in `finish`, as `fill_record` orders it
+        position = {id(record): i for i, record in enumerate(records)}   # the same objects in a forked encoder
 
     def finish(record: dict) -> None:
+        # Ranking needs every record's key but nothing else of the dataset: it runs here, on every core.
+        record["errdex"]["related"] = index.related(position[id(record)])
         fill_own(record, site_qualname(record), method_of)
         record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
 

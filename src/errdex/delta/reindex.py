@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import pickle
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from errdex.analyze.related import RelatedIndex, RelatedKey
@@ -341,12 +341,14 @@ def _patched(store, dataset_id: int, patches: dict[str, dict]) -> list[dict]:
 
 def full_state(tree: SourceTree, stats: dict[str, tuple[int, int] | None], keys: dict[str, str],
                modules: dict[str, str], records: list[dict], analysis: bool,
-               related_keys: list[RelatedKey] | None = None) -> dict[str, bytes]:
-    """The state a full index leaves for the next re-index, as stored parts (`related_keys`: the records', if known)."""
+               related_keys: list[RelatedKey] | None = None,
+               related_lists: Mapping[str, Sequence[str]] | None = None) -> dict[str, bytes]:
+    """The state a full index leaves for the next re-index, as stored parts (`related_keys`: the records',
+    if known; `related_lists`: their `related` ids by record id, as stored, else read from the records)."""
     files = {rel: FileEntry(keys[rel], *(stats.get(rel) or (-1, -1)), modules[rel]) for rel in tree.files}
     parts = {"manifest": dumps(Manifest(analysis, tree_fingerprint(tree), files))}
     if analysis:
-        parts["related"] = pack_related(related_rows(records, related_keys))
+        parts["related"] = pack_related(related_rows(records, related_keys, related_lists))
     return parts
 
 

@@ -21,6 +21,7 @@ import hashlib
 import os
 import pickle
 import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -91,9 +92,13 @@ def source_path(tree: SourceTree, file_path: str) -> str:
     return file_path
 
 
-def related_rows(records: list[dict], keys: list[RelatedKey] | None = None) -> list[RelatedRow]:
-    """Rows for records in dataset order, once their `related` lists are filled (`keys`: theirs, if known)."""
+def related_rows(records: list[dict], keys: list[RelatedKey] | None = None,
+                 lists: Mapping[str, Sequence[str]] | None = None) -> list[RelatedRow]:
+    """Rows for records in dataset order (`keys`: theirs, if known), with their `related` lists: from
+    `lists` by id when given (as stored: a publish fills them in its encoders), else from the records."""
     keys = keys if keys is not None else [RelatedKey.of(r) for r in records]
+    if lists is not None:
+        return [RelatedRow(r["id"], tuple(lists.get(r["id"]) or ()), tuple(k)) for r, k in zip(records, keys)]
     return [RelatedRow(r["id"], tuple(r["errdex"].get("related") or ()), tuple(k)) for r, k in zip(records, keys)]
 
 

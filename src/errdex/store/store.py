@@ -16,7 +16,7 @@ from errdex.models import DatasetInfo, DatasetMeta, Diagnostic
 from errdex.store import publish as publishing
 from errdex.store import queries, state
 from errdex.store.bodies import restore_record
-from errdex.store.codec import load_dicts
+from errdex.store.codec import load_dicts, unpack_ids
 from errdex.store.connection import StoreError, open_connection
 from errdex.store.enrichment import EnrichmentStore
 from errdex.store.queries import RecordFilter
@@ -173,6 +173,12 @@ class Store:
         rows = self._conn.execute(
             "SELECT record_id, body_key, window_key FROM dataset_records WHERE dataset_id = ?", (dataset_id,))
         return {rid: (body, window) for rid, body, window in rows}
+
+    def related_lists(self, dataset_id: int) -> dict[str, list[str]]:
+        """Record id -> its stored `related` ids (kept in the membership rows; see `bodies`)."""
+        rows = self._conn.execute(
+            "SELECT record_id, related FROM dataset_records WHERE dataset_id = ? AND related IS NOT NULL", (dataset_id,))
+        return {rid: unpack_ids(related) for rid, related in rows}
 
     def records_by_ids(self, dataset_id: int, ids: Sequence[str]) -> list[dict[str, Any]]:
         """Full records (as `iter_records` gives them) of these ids in one dataset, in no order."""
