@@ -184,3 +184,23 @@ def test_a_snapshot_under_another_keys_name_is_not_used(tmp_path):
     shutil.copy2(kept, new)   # the old index's snapshot under the new key's name
     _CONTEXTS.clear()
     assert [m.log_line for m in scan(log, db=db).occurrences] == [1, 2]
+
+
+def test_a_snapshot_loads_the_line_and_prefix_databases_only_when_asked(tmp_path):
+    db = _admit_db(tmp_path)
+    log = tmp_path / "run.log"
+    log.write_text("x\nERROR RuntimeError: Request r5 exceeded the token budget of 9\n")
+    scan(log, db=db)   # writes the snapshot
+    code = ("import sys, json; from errdex.match import explain, scan; from errdex.match.api import load_context;"
+            "c = load_context(sys.argv[1]); b = c.engine._backend; r = scan(sys.argv[2], context=c);"
+            "before = [b._db is None, b._prefix_db is None, len(r.occurrences)];"
+            "m = explain('Request r7 exceeded the token budget of 1', context=c);"
+            "print(json.dumps(before + [b._db is None, c.engine.stats.size_bytes, m[0].bindings]))")
+    out = subprocess.run([sys.executable, "-c", code, str(db), str(log)], capture_output=True, text=True,
+                         check=True).stdout
+    import json
+
+    db_unloaded, prefix_unloaded, found, still_unloaded, size, bindings = json.loads(out)
+    assert db_unloaded and prefix_unloaded and found == 1   # a clean log's scan never needs them
+    assert not still_unloaded and size == load_context(db).engine.stats.size_bytes > 0
+    assert bindings == {"rid": "r7", "n": "1"}
