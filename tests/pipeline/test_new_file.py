@@ -79,3 +79,20 @@ def test_an_index_created_meanwhile_gets_the_dataset_the_ordinary_way(tmp_path, 
         assert sorted((d.repo, d.version) for d in store.datasets()) == [("acme/other", "1"), ("acme/shop", "1")]
     assert not any(p.name.startswith(".") for p in tmp_path.iterdir())
     assert os.path.getsize(db) > 0
+
+
+def test_a_killed_run_s_private_file_is_removed_by_the_next_build(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)                               # a process that has exited
+    stale = tmp_path / f".x.db.building-{pid}"
+    stale.write_bytes(b"half a file")
+    running = tmp_path / f".x.db.building-{os.getppid()}-journal"   # a live process's: kept until it ends
+    running.write_bytes(b"")
+    other = tmp_path / ".y.db.building-1"
+    other.write_bytes(b"another index's")
+    assert build_aside(tmp_path / "x.db", lambda private: (private.write_bytes(b"new"), "ok")[1]) == "ok"
+    assert (tmp_path / "x.db").read_bytes() == b"new"
+    assert not stale.exists() and running.exists() and other.exists()
