@@ -63,25 +63,9 @@ class LineMatcher:
         if not found:
             return None
         length, primary = max(1, len(text)), event.primary
-        graded = []
-        for plan, kind, _values, agrees in found:
-            # resolve._score for a message hit, step for step (the same float operations)
-            score = 0.0
-            score += _KIND_SCORE.get(kind, 0.0)
-            if agrees:
-                score += 10.0
-            coverage = plan.literal / length
-            score += 10.0 * min(1.0, coverage) + plan.literal_term
-            score -= plan.groups_term
-            if plan.is_test:
-                score -= 15.0
-            if not primary:
-                score -= 3.0
-            high = kind == "full" and coverage >= HIGH_MIN_COVERAGE and \
-                plan.literal >= (HIGH_MIN_LITERAL if agrees else HIGH_MIN_LITERAL_CLASSLESS)
-            graded.append((round(score, 2), "high" if high else "low"))
         if len(found) == 1:
-            return [_to_match(found[0], graded[0], event)]
+            return [_to_match(found[0], _grade(found[0], length, primary), event)]
+        graded = [_grade(item, length, primary) for item in found]
         top = max(score for score, _ in graded)
         matches, ids = [], set()
         for item, grade in zip(found, graded):   # the top score's ties, one per record id
@@ -93,7 +77,7 @@ class LineMatcher:
     def _verified(self, cls: str | None, text: str, candidates) -> list[tuple]:
         """(plan, kind, values, class agreement) of each candidate whose template the text
         holds and whose class does not disagree, in candidate order."""
-        plans, memo, engine = self._plans, self.engine.agree_memo, self.engine
+        plans, memo = self._plans, self.engine.agree_memo
         placed: dict[int, tuple[str, list[str]] | None] = {}
         found = []
         for idx in candidates:
@@ -119,6 +103,26 @@ class LineMatcher:
         template = self._templates.setdefault(tuple(chunks), len(self._templates))
         plan = self._plans[idx] = _Plan(rec, chunks, template)
         return plan
+
+
+def _grade(found: tuple, length: int, primary: bool) -> tuple[float, str]:
+    """(score, confidence): `resolve._score` and `resolve._confidence` for a message hit,
+    step for step (the same float operations, so the same rounded scores)."""
+    plan, kind, _values, agrees = found
+    score = 0.0
+    score += _KIND_SCORE.get(kind, 0.0)
+    if agrees:
+        score += 10.0
+    coverage = plan.literal / length
+    score += 10.0 * min(1.0, coverage) + plan.literal_term
+    score -= plan.groups_term
+    if plan.is_test:
+        score -= 15.0
+    if not primary:
+        score -= 3.0
+    high = kind == "full" and coverage >= HIGH_MIN_COVERAGE and \
+        plan.literal >= (HIGH_MIN_LITERAL if agrees else HIGH_MIN_LITERAL_CLASSLESS)
+    return round(score, 2), "high" if high else "low"
 
 
 def _to_match(found: tuple, graded: tuple[float, str], event: ErrorEvent) -> Match:
