@@ -248,8 +248,8 @@ def _interleaved_log(rng):
     lines = []
     for n in range(12):
         gap = lambda: [f"[rank1]: step {rng.randint(0, 99)} ok" for _ in range(rng.choice([0, 1, 3, 150, 199, 260]))]
-        lines += [f"[rank0]: Traceback (most recent call last):", *gap(),
-                  f'[rank0]:   File "/srv/pkg/admit.py", line 50, in admit', *gap(),
+        lines += ["[rank0]: Traceback (most recent call last):", *gap(),
+                  '[rank0]:   File "/srv/pkg/admit.py", line 50, in admit', *gap(),
                   f"[rank0]: RuntimeError: Request r{n} exceeded the token budget of {n}", *gap()]
         if n % 3 == 0:
             lines += ["[rank0]: more detail of the message", *gap(),

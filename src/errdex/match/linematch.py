@@ -22,16 +22,26 @@ from __future__ import annotations
 
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent
-from errdex.match.patterns import RecordRef, normalize_space, normalized_chunks, place_template
+from errdex.match.patterns import (
+    RecordRef,
+    normalize_space,
+    normalized_chunks,
+    place_template,
+)
 from errdex.match.resolve import (
-    HIGH_MIN_COVERAGE, HIGH_MIN_LITERAL, HIGH_MIN_LITERAL_CLASSLESS, Match, _KIND_SCORE, class_agrees,
+    _KIND_SCORE,
+    HIGH_MIN_COVERAGE,
+    HIGH_MIN_LITERAL,
+    HIGH_MIN_LITERAL_CLASSLESS,
+    Match,
+    class_agrees,
 )
 
 
 class _Plan:
     """One record's constants for message matches."""
 
-    __slots__ = ("rec", "chunks", "template", "literal", "literal_term", "groups_term", "is_test", "expressions")
+    __slots__ = ("chunks", "expressions", "groups_term", "is_test", "literal", "literal_term", "rec", "template")
 
     def __init__(self, rec: RecordRef, chunks: list[str], template: int) -> None:
         self.rec, self.chunks, self.template = rec, chunks, template
