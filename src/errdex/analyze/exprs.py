@@ -81,19 +81,36 @@ def expr_key(node: ast.AST) -> str:
     elif kind is ast.Constant:
         key = f"C{type(node.value).__name__}:{node.value!r}"
     elif not node._fields:   # operators and contexts
-        key = f"({kind.__name__})"
+        key = _leaf_key(kind)
     else:
         parts = [kind.__name__]
         for field in node._fields:
             value = values.get(field)
-            if isinstance(value, ast.AST):
-                parts.append(_child_key(value))
-            elif value.__class__ is list:
+            if value.__class__ is list:
                 parts.append("[" + ",".join([_child_key(v) if isinstance(v, ast.AST) else repr(v) for v in value]) + "]")
+            elif isinstance(value, ast.AST):
+                child = value.__class__
+                if child is ast.Name:
+                    parts.append(f"N{value.id}")
+                elif not value._fields:
+                    parts.append(_LEAF_KEYS.get(child) or _leaf_key(child))
+                else:
+                    parts.append(expr_key(value))
             else:
                 parts.append(repr(value))
         key = "(" + " ".join(parts) + ")"
     values[_KEY] = key
+    return key
+
+
+#: Keys of operators and contexts, which have no fields: one string per kind.
+_LEAF_KEYS: dict[type, str] = {}
+
+
+def _leaf_key(kind: type) -> str:
+    key = _LEAF_KEYS.get(kind)
+    if key is None:
+        key = _LEAF_KEYS[kind] = f"({kind.__name__})"
     return key
 
 
@@ -103,7 +120,7 @@ def _child_key(node: ast.AST) -> str:
     if kind is ast.Name:
         return f"N{node.id}"
     if not node._fields:
-        return f"({kind.__name__})"
+        return _LEAF_KEYS.get(kind) or _leaf_key(kind)
     return expr_key(node)
 
 

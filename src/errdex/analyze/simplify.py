@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from errdex.analyze.exprs import expr_key, side_memo, side_table
 from errdex.analyze.intervals import _as_bounds, merge_bounds
 from errdex.analyze.purity import is_pure
-from errdex.analyze.source import node_text
+from errdex.analyze.source import node_text, unparse
 
 TRUE = ast.Constant(True)
 FALSE = ast.Constant(False)
@@ -332,19 +332,26 @@ def render(node: ast.expr) -> str:
 
 
 def _render(node: ast.expr) -> str:
-    kind = type(node)
-    if kind is ast.BoolOp:
+    kind = node.__class__
+    if kind is ast.Name:
+        return node.id   # what slicing and unparsing both give
+    positioned = hasattr(node, "lineno")
+    if kind is ast.Compare:
+        if len(node.ops) == 1 and not positioned:
+            return f"{_compared_text(node.left)} {_OP_TEXT[node.ops[0].__class__]} {_compared_text(node.comparators[0])}"
+    elif kind is ast.BoolOp:
         sep = " and " if isinstance(node.op, ast.And) else " or "
-        return sep.join(_operand_text(v) for v in node.values)
-    if kind is ast.UnaryOp and isinstance(node.op, ast.Not) and not hasattr(node, "lineno"):
-        operand = node.operand
-        text = render(operand)
-        return f"not ({text})" if isinstance(operand, _LOOSER_THAN_NOT) else f"not {text}"
-    if kind is ast.Compare and len(node.ops) == 1 and not hasattr(node, "lineno"):
-        return f"{_compared_text(node.left)} {_OP_TEXT[type(node.ops[0])]} {_compared_text(node.comparators[0])}"
-    if (kind is ast.Call and len(node.args) == 1 and not node.keywords
-            and isinstance(node.args[0], ast.GeneratorExp)):
-        return f"{node_text(node.func)}{ast.unparse(node.args[0])}"
+        return sep.join([_operand_text(v) for v in node.values])
+    elif kind is ast.UnaryOp:
+        if isinstance(node.op, ast.Not) and not positioned:
+            operand = node.operand
+            text = render(operand)
+            return f"not ({text})" if isinstance(operand, _LOOSER_THAN_NOT) else f"not {text}"
+    elif kind is ast.Call:
+        if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp):
+            return f"{node_text(node.func)}{ast.unparse(node.args[0])}"
+    if not positioned:
+        return unparse(node)   # what `node_text` falls back to for a node the analysis built
     return node_text(node)
 
 
@@ -354,12 +361,14 @@ _OP_TEXT: dict[type, str] = {
     ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
     ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
 }
+#: Kinds written in parentheses around a comparison operator (a `not` too, see `_compared_text`).
+_PARENTHESISED_IN_COMPARE = frozenset({*_LOOSER_THAN_NOT, ast.Compare})
 
 
 def _compared_text(node: ast.expr) -> str:
-    text = render(node)
-    if isinstance(node, (*_LOOSER_THAN_NOT, ast.Compare)) or (
-            isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+    text = node.__dict__.get("_errdex_text") or render(node)
+    kind = node.__class__
+    if kind in _PARENTHESISED_IN_COMPARE or (kind is ast.UnaryOp and isinstance(node.op, ast.Not)):
         return f"({text})"
     return text
 
