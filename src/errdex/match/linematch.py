@@ -20,6 +20,7 @@ The per-line arithmetic mirrors `resolve._score` and `resolve._confidence` for
 
 from __future__ import annotations
 
+from errdex.match.builtin_messages import interpreter_shaped
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent
 from errdex.match.patterns import (
@@ -74,8 +75,8 @@ class LineMatcher:
             return None
         length, primary = max(1, len(text)), event.primary
         if len(found) == 1:
-            return [_to_match(found[0], _grade(found[0], length, primary), event)]
-        graded = [_grade(item, length, primary) for item in found]
+            return [_to_match(found[0], _grade(found[0], length, primary, event), event)]
+        graded = [_grade(item, length, primary, event) for item in found]
         top = max(score for score, _ in graded)
         matches, ids = [], set()
         for item, grade in zip(found, graded):   # the top score's ties, one per record id
@@ -115,7 +116,7 @@ class LineMatcher:
         return plan
 
 
-def _grade(found: tuple, length: int, primary: bool) -> tuple[float, str]:
+def _grade(found: tuple, length: int, primary: bool, event: ErrorEvent) -> tuple[float, str]:
     """(score, confidence): `resolve._score` and `resolve._confidence` for a message hit,
     step for step (the same float operations, so the same rounded scores)."""
     plan, kind, _values, agrees = found
@@ -132,6 +133,8 @@ def _grade(found: tuple, length: int, primary: bool) -> tuple[float, str]:
         score -= 3.0
     high = kind == "full" and coverage >= HIGH_MIN_COVERAGE and \
         plan.literal >= (HIGH_MIN_LITERAL if agrees else HIGH_MIN_LITERAL_CLASSLESS)
+    if high and interpreter_shaped(event.error_class, event.message):   # as `resolve._confidence`
+        high = False
     return round(score, 2), "high" if high else "low"
 
 

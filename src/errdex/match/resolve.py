@@ -30,6 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
+from errdex.match.builtin_messages import interpreter_shaped
 from errdex.match.bare import find_bare
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent, Frame
@@ -370,10 +371,10 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         return "low"
     if hit.kind == "full" and hit.coverage >= HIGH_MIN_COVERAGE and \
             hit.literal_covered >= (HIGH_MIN_LITERAL if agrees else HIGH_MIN_LITERAL_CLASSLESS):
-        return "high"
+        return "low" if interpreter_shaped(event.error_class, event.message) else "high"
     if hit.kind == "prefix" and agrees and hit.literal_covered >= HIGH_MIN_LITERAL_PREFIX \
             and hit.coverage >= HIGH_MIN_COVERAGE:
-        return "high"
+        return "low" if interpreter_shaped(event.error_class, event.message) else "high"
     return "low"
 
 
