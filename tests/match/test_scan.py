@@ -60,6 +60,29 @@ def test_chunk_size_does_not_change_the_answer(ctx, tmp_path):
     assert len(answers[64]) == len([i for i in range(400) if i % 37 == 0])
 
 
+def test_a_traceback_s_message_does_not_swallow_later_error_lines_of_the_same_level(ctx, tmp_path):
+    """`<time> ERROR ` prefixes every error line of such a log: the traceback's message may continue on
+    the next line only, not on the next ERROR line hundreds of lines down (it hid real errors)."""
+    lines = _traceback("2026-11-29 20:00:00 ERROR ")
+    expected = {len(lines): "sglang/kernels/fused.py"}
+    for i in range(1, 400):
+        if i % 50 == 0:
+            lines.append(f"2026-11-29 20:05:{i % 60:02d},{i:03d} ERROR worker: RuntimeError: "
+                         f"Request r{i} exceeded the token budget of 4096")
+            expected[len(lines)] = "sglang/sched.py"
+        else:
+            lines.append(f"2026-11-29 20:05:{i % 60:02d},{i:03d} INFO scheduler: step {i}")
+    log = tmp_path / "errors.log"
+    log.write_text("\n".join(lines) + "\n")
+    answers = {}
+    for size in (256, 4096, 1 << 20):   # where a read block ends changes nothing
+        report = scan(log, context=ctx, chunk_size=size)
+        answers[size] = {m.log_line: m.file_path for m in report.occurrences}
+        (tb,) = [m for m in report.occurrences if m.file_path == "sglang/kernels/fused.py"]
+        assert tb.bindings == {"K": "5", "BK": "8"}
+    assert answers[256] == answers[4096] == answers[1 << 20] == expected
+
+
 def test_scan_reads_a_stream(ctx):
     import io
 

@@ -230,11 +230,17 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
 
 
 def _continuation(block: _BlockLines, message: str) -> str:
-    """Further lines of a multi-line exception message."""
+    """Further lines of a multi-line exception message: the lines right after it only.
+
+    Frames may be looked for past other processes' lines, a message's next line is
+    not: with a prefix as common as `<time> ERROR`, the search would take other
+    error lines hundreds of lines further down for the message's continuation
+    (and hide them from the scan).
+    """
     parts = [message]
     for _ in range(MAX_MESSAGE_LINES):
         item = block.peek()
-        if item is None:
+        if item is None or item[0] != block.pos + 1:
             break
         idx, body = item
         stripped = body.strip()
