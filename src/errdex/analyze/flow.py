@@ -70,6 +70,14 @@ FALLS_THROUGH = Exits(TRUE, FALSE, FALSE)
 _PLAIN = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass, ast.Import, ast.ImportFrom,
                     ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Delete, ast.Global, ast.Nonlocal})
 LEAVES = Exits(FALSE, FALSE, FALSE)
+_FOR = (ast.For, ast.AsyncFor)
+_TRY = (ast.Try, ast.TryStar)
+#: Compound statements that may turn out quiet (see `FlowAnalyzer._quiet`), with their statement lists.
+_QUIET_BLOCKS: dict[type, tuple[str, ...]] = {
+    ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
+    ast.With: ("body",), ast.AsyncWith: ("body",),
+    ast.Try: ("body", "handlers", "orelse", "finalbody"), ast.TryStar: ("body", "handlers", "orelse", "finalbody"),
+}
 
 
 def _merge(*groups: tuple[str, ...]) -> tuple[str, ...]:
@@ -189,8 +197,12 @@ class FlowAnalyzer:
         reached, brk, cont, approx = TRUE, FALSE, FALSE, ()
         for stmt in stmts:
             exits = self.stmt_exits(stmt)
-            if exits is FALLS_THROUGH and reached is TRUE and brk is FALSE and cont is FALSE:
-                continue   # what the joins below would give: the state stays as it is
+            if reached is TRUE and brk is FALSE and cont is FALSE:   # nothing has left the block yet
+                if exits is FALLS_THROUGH:
+                    continue   # what the joins below would give: the state stays as it is
+                if exits is LEAVES:   # `raise`/`return` first: the joins give FALSE three times
+                    reached = FALSE
+                    break
             approx = _merge(approx, exits.approx)
             brk = disjoin([brk, conjoin([reached, exits.brk])])
             cont = disjoin([cont, conjoin([reached, exits.cont])])
@@ -211,6 +223,8 @@ class FlowAnalyzer:
 
     def _compute(self, stmt: ast.stmt) -> Exits:
         if stmt.__class__ in _PLAIN:
+            return FALLS_THROUGH
+        if stmt.__class__ in _QUIET_BLOCKS and self._quiet(stmt):
             return FALLS_THROUGH
         if isinstance(stmt, (ast.Return, ast.Raise)):
             return LEAVES
@@ -234,9 +248,45 @@ class FlowAnalyzer:
             return self._match_exits(stmt)
         return FALLS_THROUGH
 
+    def _quiet(self, stmt: ast.stmt) -> bool:
+        """Nothing in the compound `stmt` can leave it or guard its end: its exits are FALLS_THROUGH.
+
+        What the full computation gives for such a statement (every join of
+        TRUE/FALSE folds back to them), found by walking statement lists only.
+        Loops over literals (unrolling may note an approximation), `while`
+        and `match` are always computed.
+        """
+        kind = stmt.__class__
+        if kind in _PLAIN:
+            return True
+        if kind is ast.Expr:
+            return dotted_call_name(stmt.value) not in NO_RETURN_CALLS
+        fields = _QUIET_BLOCKS.get(kind)
+        if fields is None:
+            return False
+        known = self._stmt_cache.get(id(stmt))
+        if known is not None:
+            return known is FALLS_THROUGH
+        if kind in _FOR and literal_elements(stmt.iter) is not None:
+            return False
+        for field in fields:
+            for child in getattr(stmt, field):
+                if kind in _TRY and field == "handlers":
+                    if not all(self._quiet(c) for c in child.body):
+                        return False
+                elif not self._quiet(child):
+                    return False
+        self._stmt_cache[id(stmt)] = FALLS_THROUGH
+        return True
+
     def _if_exits(self, stmt: ast.If) -> Exits:
         test = simplify(stmt.test)
         body, orelse = self.block_exits(stmt.body), self.block_exits(stmt.orelse)
+        if not stmt.orelse and is_const(body.next, False) and is_const(body.brk, False) \
+                and is_const(body.cont, False):
+            # `if t: raise ...`: what `branch` gives for a body that only leaves and no else
+            return Exits(conjoin([negate(test), orelse.next]), body.brk, body.cont,
+                         _merge(body.approx, orelse.approx))
         return Exits(
             branch(test, body.next, orelse.next),
             branch(test, body.brk, orelse.brk),

@@ -239,19 +239,22 @@ def _dedupe(parts: list[ast.expr]) -> tuple[list[ast.expr], bool]:
     """Drop repeated pure terms; report whether a pure term meets its negation."""
     seen: set[str] = set()
     kept: list[ast.expr] = []
+    pure_kept: list[ast.expr] = []
     for part in parts:
         if not is_pure(part):
             kept.append(part)
             continue
-        key = _key(part)
+        key = expr_key(part)
         if key in seen:
             continue
         seen.add(key)
         kept.append(part)
-    kinds = {part.__class__ for part in kept if is_pure(part)}
-    for part in kept:
-        if is_pure(part) and _negation_kind(part) in kinds and _key(negate(part)) in seen:
-            return kept, True
+        pure_kept.append(part)
+    if len(pure_kept) > 1:   # a lone pure term cannot meet its own negation: it is never its own
+        kinds = {part.__class__ for part in pure_kept}
+        for part in pure_kept:
+            if _negation_kind(part) in kinds and expr_key(negate(part)) in seen:
+                return kept, True
     return kept, False
 
 
