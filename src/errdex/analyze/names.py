@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from errdex.analyze.exprs import child_nodes
 from errdex.analyze.source import walrus_free
 from errdex.extract.scope import dotted_source
 
@@ -128,7 +127,7 @@ def dotted(expr: ast.AST) -> str | None:
 
 
 def read_chains(expr: ast.AST) -> set[str]:
-    """Names and the longest attribute chains an expression reads (`self.n`)."""
+    """Names and the longest attribute chains an expression reads (`self.n`), with every chain's prefixes."""
     found: set[str] = set()
     stack = [expr]
     while stack:
@@ -137,9 +136,25 @@ def read_chains(expr: ast.AST) -> set[str]:
         if kind is ast.Name:
             found.add(node.id)
             continue
-        if kind is ast.Attribute:
-            chain = dotted(node)
-            if chain is not None:
+        if kind is ast.Attribute:   # `a.b.c` gives a, a.b and a.b.c; a chain on anything else, its base's
+            attrs = []
+            while node.__class__ is ast.Attribute:
+                attrs.append(node.attr)
+                node = node.value
+            if node.__class__ is ast.Name:
+                chain = node.id
                 found.add(chain)
-        stack.extend(child_nodes(node))
+                for attr in reversed(attrs):
+                    chain = f"{chain}.{attr}"
+                    found.add(chain)
+            else:
+                stack.append(node)
+            continue
+        values = node.__dict__
+        for field in node._fields:   # operators and contexts (no fields) read nothing
+            value = values.get(field)
+            if value.__class__ is list:
+                stack.extend([v for v in value if isinstance(v, ast.AST) and v._fields])
+            elif isinstance(value, ast.AST) and value._fields:
+                stack.append(value)
     return found
