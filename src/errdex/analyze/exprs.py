@@ -128,7 +128,11 @@ _NO_NAMES: frozenset[str] = frozenset()
 
 
 def expr_names(node: ast.AST) -> frozenset[str]:
-    """Identifiers an expression mentions (`Name` nodes, any context)."""
+    """Identifiers an expression mentions (`Name` nodes, any context); memoised on the node.
+
+    The subtree is walked in one loop (a memoised subtree is taken whole);
+    its inner nodes are not memoised one by one: most are never asked about.
+    """
     values = node.__dict__
     cached = values.get(_NAMES)
     if cached is not None:
@@ -140,13 +144,21 @@ def expr_names(node: ast.AST) -> frozenset[str]:
         names = _NO_NAMES
     else:
         found: set[str] = set()
-        for field in node._fields:   # `child_nodes`, inlined: this runs for every guard node
-            value = values.get(field)
-            for child in (value if value.__class__ is list else (value,)):
-                if child.__class__ is ast.Name:
-                    found.add(child.id)
-                elif isinstance(child, ast.AST) and child._fields:
-                    found |= expr_names(child)
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            fields = current.__dict__
+            for field in current._fields:
+                value = fields.get(field)
+                for child in (value if value.__class__ is list else (value,)):
+                    if child.__class__ is ast.Name:
+                        found.add(child.id)
+                    elif isinstance(child, ast.AST) and child._fields:
+                        known = child.__dict__.get(_NAMES)
+                        if known is None:
+                            stack.append(child)
+                        elif known:
+                            found |= known
         names = frozenset(found)
     values[_NAMES] = names
     return names

@@ -95,8 +95,14 @@ def bound_names(stmt: ast.AST, cache: dict[int, frozenset[str]] | None = None) -
         hit = cache.get(id(stmt))
         if hit is not None:
             return hit
-    if stmt.__class__ in _BINDS_NOTHING or (stmt.__class__ is ast.Expr and walrus_free()):
+    kind = stmt.__class__
+    if kind in _BINDS_NOTHING or (kind is ast.Expr and walrus_free()):
         return _NOTHING   # most statements of a function: skip the generator and the block fields
+    if kind is ast.Assign and len(stmt.targets) == 1 and stmt.targets[0].__class__ is ast.Name and walrus_free():
+        result = frozenset((stmt.targets[0].id,))   # `x = ...`, the commonest binding
+        if cache is not None:
+            cache[id(stmt)] = result
+        return result
     names = set(own_bindings(stmt))
     if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
         for field in _BLOCK_FIELDS:
