@@ -43,6 +43,7 @@ from errdex.models import (
 )
 from errdex.records import build_records, fill_window, url_base, window_of
 from errdex.store.codec import deflate, inflate
+from errdex.store.aside import Build
 from errdex.store.windows import STORED, pack_window
 from errdex.versions.identity import link_to_previous
 
@@ -102,20 +103,21 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
 
     db_path = Path(db_path)
     if not db_path.exists():
-        report = build_aside(db_path, lambda private: _index_into(
-            tree, private, jobs, progress, analysis, full, keep, unjournaled=True))
+        report = build_aside(db_path, lambda work: _index_into(
+            tree, work.private, jobs, progress, analysis, full, keep, aside=work))
         if report is not None:
             return report
     return _index_into(tree, db_path, jobs, progress, analysis, full, keep)
 
 
 def _index_into(tree: SourceTree, db_path: Path, jobs: int | None, progress: ProgressFn | None,
-                analysis: bool, full: bool, keep: list | None = None, unjournaled: bool = False) -> IndexReport:
+                analysis: bool, full: bool, keep: list | None = None, aside: Build | None = None) -> IndexReport:
+    """`aside`: the new file is being built aside (unjournaled); told when the publish starts."""
     from errdex.store import Store
 
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
-    with Store.open(db_path, unjournaled=unjournaled) as store:
+    with Store.open(db_path, unjournaled=aside is not None) as store:
         analyzed_at = _now()
         delta = None if full else reindex(tree, store, analysis, analyzed_at)
         if delta is not None:
@@ -143,6 +145,8 @@ def _index_into(tree: SourceTree, db_path: Path, jobs: int | None, progress: Pro
                            url_base=url_base(tree), analyzed_at=analyzed_at, file_count=len(tree.files),
                            extra={"root": str(tree.root), "permalinkRef": tree.permalink_ref})
         progress("publish", 0, 1)
+        if aside is not None:
+            aside.unsafe_from_here()
         info = store.publish(meta, records, diagnostics, packed_windows=by_text,
                              finish=prepared.finish if prepared else None)
         store.save_state(info.id, full_state(tree, stats, keys, modules, records, analysis,

@@ -36,15 +36,37 @@ def test_a_new_file_equals_one_written_in_place(tmp_path):
     assert len(_records(fresh)) == 2 * len(_records(existing))
 
 
-def test_a_failed_build_leaves_nothing_at_the_path(tmp_path, monkeypatch):
+def test_a_run_failing_before_the_publish_keeps_its_per_file_results(tmp_path, monkeypatch):
     src = write_sample(tmp_path / "src", FILES)
     db = tmp_path / "sub" / "x.db"
 
     def broken(*args, **kwargs):
-        raise RuntimeError("publish failed")
+        raise KeyboardInterrupt   # say, Ctrl-C once every file was extracted
 
     monkeypatch.setattr(pipeline, "build_records", broken)
-    with pytest.raises(RuntimeError, match="publish failed"):
+    with pytest.raises(KeyboardInterrupt):
+        index_source(str(src), db, jobs=1, repo="acme/shop", version="1")
+    assert [p.name for p in db.parent.iterdir()] == ["x.db"]
+    with Store.open(db, readonly=True) as store:
+        assert store.datasets() == [] and store.file_cache_size() > 0
+    monkeypatch.undo()
+    report = index_source(str(src), db, jobs=1, repo="acme/shop", version="1")
+    assert report.extracted == 0 and report.records > 0          # every file came from the kept results
+
+
+def test_a_run_failing_in_the_publish_leaves_nothing_at_the_path(tmp_path, monkeypatch):
+    src = write_sample(tmp_path / "src", FILES)
+    db = tmp_path / "sub" / "x.db"
+    real = Store.publish
+
+    def failing(self, meta, records, *args, **kwargs):
+        def records_then_failure():
+            yield from list(records)[:3]
+            raise RuntimeError("encoder died")
+        return real(self, meta, records_then_failure(), *args, **kwargs)
+
+    monkeypatch.setattr(Store, "publish", failing)
+    with pytest.raises(RuntimeError, match="encoder died"):
         index_source(str(src), db, jobs=1, repo="acme/shop", version="1")
     assert list(db.parent.iterdir()) == []
 
@@ -52,8 +74,8 @@ def test_a_failed_build_leaves_nothing_at_the_path(tmp_path, monkeypatch):
 def test_a_file_created_meanwhile_is_never_replaced(tmp_path):
     db = tmp_path / "x.db"
 
-    def build(private):
-        private.write_bytes(b"ours")
+    def build(work):
+        work.private.write_bytes(b"ours")
         db.write_bytes(b"theirs")                     # another process got there first
         return "built"
 
@@ -69,7 +91,7 @@ def test_an_index_created_meanwhile_gets_the_dataset_the_ordinary_way(tmp_path, 
     real = pipeline._index_into
 
     def racing(tree, path, *args, **kwargs):
-        if kwargs.get("unjournaled") and not db.exists():   # someone indexes another repo meanwhile
+        if kwargs.get("aside") is not None and not db.exists():   # someone indexes another repo meanwhile
             real(resolve_source(str(other), repo="acme/other", version="1"), db, 1, None, True, False)
         return real(tree, path, *args, **kwargs)
 
@@ -93,6 +115,6 @@ def test_a_killed_run_s_private_file_is_removed_by_the_next_build(tmp_path):
     running.write_bytes(b"")
     other = tmp_path / ".y.db.building-1"
     other.write_bytes(b"another index's")
-    assert build_aside(tmp_path / "x.db", lambda private: (private.write_bytes(b"new"), "ok")[1]) == "ok"
+    assert build_aside(tmp_path / "x.db", lambda work: (work.private.write_bytes(b"new"), "ok")[1]) == "ok"
     assert (tmp_path / "x.db").read_bytes() == b"new"
     assert not stale.exists() and running.exists() and other.exists()

@@ -4,9 +4,11 @@ A journal makes SQLite write each page twice (into the WAL at commit, into
 the file at the checkpoint), about 0.3 s of a new catalog's publish. A file
 that does not exist yet holds nothing to protect: it is built next to its
 final path under a private name, unjournaled, synced, and linked into place
-only once complete. A failed run leaves nothing at the path, a killed one
-leaves its private file, which the next build at that path removes, and a
-file someone else created there meanwhile is never overwritten.
+only once complete. A run that fails before its unjournaled publish moves
+its file in anyway (it holds the per-file results, which the next run
+reuses); one that fails later leaves nothing at the path; a killed one
+leaves its private file, which the next build at that path removes. A file
+someone else created there meanwhile is never overwritten.
 """
 
 from __future__ import annotations
@@ -19,16 +21,39 @@ from typing import Callable, TypeVar
 T = TypeVar("T")
 
 
-def build_aside(path: Path, build: Callable[[Path], T]) -> T | None:
-    """`build(private_path)`, then the file moved to `path`; None when `path` appeared meanwhile
-    (nothing moved: the caller writes into that file the ordinary way)."""
+class Build:
+    """What a build tells `build_aside`: the private path, and whether its writes are still safe to keep."""
+
+    def __init__(self, private: Path) -> None:
+        self.private = private
+        self.keepable = True
+
+    def unsafe_from_here(self) -> None:
+        """Called before a write a failure could leave half done (an unjournaled transaction
+        cannot roll back): from then on a failed build is dropped, not moved in."""
+        self.keepable = False
+
+
+def build_aside(path: Path, build: Callable[[Build], T]) -> T | None:
+    """`build(Build(private_path))`, then the file moved to `path`; None when `path` appeared
+    meanwhile (nothing moved: the caller writes into that file the ordinary way).
+
+    A build that fails while its file is still `keepable` (say, interrupted while extracting)
+    is moved in all the same, so the next run finds the per-file results it had stored.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     _drop_abandoned(path)
-    private = path.with_name(f"{_PREFIX.format(name=path.name)}{os.getpid()}")
+    work = Build(path.with_name(f"{_PREFIX.format(name=path.name)}{os.getpid()}"))
+    private = work.private
     try:
-        result = build(private)
+        result = build(work)
         _sync(private)
         return result if _move_in(private, path) else None
+    except BaseException:
+        if work.keepable and private.exists():
+            _sync(private)
+            _move_in(private, path)
+        raise
     finally:
         for leftover in (private, Path(f"{private}-journal"), Path(f"{private}-wal"), Path(f"{private}-shm")):
             leftover.unlink(missing_ok=True)
