@@ -118,3 +118,20 @@ def test_a_killed_run_s_private_file_is_removed_by_the_next_build(tmp_path):
     assert build_aside(tmp_path / "x.db", lambda work: (work.private.write_bytes(b"new"), "ok")[1]) == "ok"
     assert (tmp_path / "x.db").read_bytes() == b"new"
     assert not stale.exists() and running.exists() and other.exists()
+
+
+def test_an_index_that_cannot_be_created_is_a_clear_error(tmp_path):
+    from errdex.store import StoreError
+
+    src = write_sample(tmp_path / "src", FILES)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreError, match=r"cannot create the folder of the index .*a-file"):
+        index_source(str(src), blocker / "x.db", jobs=1, repo="acme/shop", version="1")
+    readonly = tmp_path / "ro"
+    readonly.mkdir()
+    readonly.chmod(0o555)
+    if os.access(readonly, os.W_OK):   # root writes anywhere: nothing to check there
+        return
+    with pytest.raises(StoreError, match=r"cannot create the index .*ro/x.db: Permission denied"):
+        index_source(str(src), readonly / "x.db", jobs=1, repo="acme/shop", version="1")

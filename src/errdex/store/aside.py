@@ -18,6 +18,8 @@ import os
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from errdex.store.connection import StoreError
+
 T = TypeVar("T")
 
 
@@ -41,10 +43,18 @@ def build_aside(path: Path, build: Callable[[Build], T]) -> T | None:
     A build that fails while its file is still `keepable` (say, interrupted while extracting)
     is moved in all the same, so the next run finds the per-file results it had stored.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _drop_abandoned(path)
-    work = Build(path.with_name(f"{_PREFIX.format(name=path.name)}{os.getpid()}"))
-    private = work.private
+    private = path.with_name(f"{_PREFIX.format(name=path.name)}{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create the folder of the index {path}: {exc.strerror or exc}"
+                         f" ({exc.filename})") from exc
+    try:
+        _drop_abandoned(path)
+        private.open("xb").close()   # SQLite takes an empty file for a new database
+    except OSError as exc:
+        raise StoreError(f"cannot create the index {path}: {exc.strerror or exc}") from exc
+    work = Build(private)
     try:
         result = build(work)
         _sync(private)
