@@ -108,3 +108,36 @@ def test_cli_scan_jobs_splits_a_big_log_with_the_same_report(db, tmp_path):
         assert split[key] == single[key]
     assert split["stats"]["lines"] == single["stats"]["lines"] == block.count("\n") * (35_000_000 // len(block) + 1)
     assert len(split["occurrences"]) == 2 * (35_000_000 // len(block) + 1)
+
+
+def test_cli_scan_text_report_shows_the_most_frequent_groups(db, tmp_path, monkeypatch):
+    """The text report lists at most TABLE_GROUPS groups, most frequent first, and says how
+    many more there are; it never encodes an occurrence."""
+    from errdex.cli import explain as cli_explain
+    from errdex.match import resolve
+
+    log = tmp_path / "app.log"
+    log.write_text("ERROR RuntimeError: Unknown model name q, expected one of a, b\n" * 3
+                   + "ValueError: Packed decode kernel only supports NK=1 (got K=3, BK=4).\n"
+                   + "ERROR OSError: disk 3 full\n")
+    report = scan(log, db=db)
+    assert len(report.groups()) == 2
+    monkeypatch.setattr(resolve.Match, "to_dict", lambda self: pytest.fail("occurrence encoded"))
+    for cap, more in ((200, None), (1, "... and 1 more indexed errors (1 occurrences)")):
+        monkeypatch.setattr(cli_explain, "TABLE_GROUPS", cap)
+        out = _print(cli_explain._print_report, report, monkeypatch)
+        assert "kernels.py:13" in out or "kernels.py:18" in out   # the 3-times group: always shown
+        assert ("kernels.py:5" in out) is (more is None)
+        assert (more in out) if more else "more indexed errors" not in out
+        assert "disk <*> full" in out and "5 lines" in out
+
+
+def _print(fn, report, monkeypatch) -> str:
+    import io
+
+    import rich.console
+
+    buffer, real = io.StringIO(), rich.console.Console
+    monkeypatch.setattr(rich.console, "Console", lambda **_: real(file=buffer, width=200))
+    fn(report)
+    return buffer.getvalue()

@@ -45,18 +45,38 @@ _SHAPES: tuple[tuple[frozenset[str], str], ...] = (
                 "BlockingIOError", "InterruptedError", "ConnectionAbortedError", "ProcessLookupError"}),
      r"\[Errno -?\d+\] .+"),
 )
-_BY_CLASS: dict[str, re.Pattern] = {}
+_CLASS_SHAPES: dict[str, list[str]] = {}
 for _classes, _shape in _SHAPES:
     for _name in _classes:
-        _prev = _BY_CLASS.get(_name)
-        _BY_CLASS[_name] = re.compile(f"(?:{_prev.pattern})|(?:{_shape})" if _prev else _shape)
-_ANY = re.compile("|".join(f"(?:{shape})" for _, shape in _SHAPES))
+        _CLASS_SHAPES.setdefault(_name, []).append(_shape)
+# Compiled on first use, per class: a scan process asks about a few classes, and compiling
+# every shape at import cost ~8 ms of each `errdex scan`'s start-up.
+_BY_CLASS: dict[str, re.Pattern | None] = {}
+_ANY: list[re.Pattern] = []
 
 
 def interpreter_shaped(error_class: str | None, message: str) -> bool:
     """True when the interpreter itself raises `error_class: message` (any class when none is printed)."""
     text = message.strip()
     if error_class:
-        pattern = _BY_CLASS.get(error_class.rsplit(".", 1)[-1])
+        name = error_class.rsplit(".", 1)[-1]
+        pattern = _BY_CLASS.get(name, _UNSEEN)
+        if pattern is _UNSEEN:
+            pattern = _BY_CLASS[name] = _compiled(_CLASS_SHAPES.get(name))
         return pattern is not None and pattern.fullmatch(text) is not None
-    return _ANY.fullmatch(text) is not None
+    if not _ANY:
+        _ANY.append(re.compile("|".join(f"(?:{shape})" for _, shape in _SHAPES)))
+    return _ANY[0].fullmatch(text) is not None
+
+
+_UNSEEN = object()
+
+
+def _compiled(shapes: list[str] | None) -> re.Pattern | None:
+    """One class's shapes as one pattern, alternatives in `_SHAPES` order."""
+    if not shapes:
+        return None
+    pattern = shapes[0]
+    for shape in shapes[1:]:
+        pattern = f"(?:{pattern})|(?:{shape})"
+    return re.compile(pattern)
