@@ -133,11 +133,13 @@ def test_cli_scan_text_report_shows_the_most_frequent_groups(db, tmp_path, monke
 
 
 def _print(fn, report, monkeypatch) -> str:
+    """What `fn(report)` prints to a rich console, 200 columns wide."""
     import io
 
     import rich.console
 
     buffer, real = io.StringIO(), rich.console.Console
-    monkeypatch.setattr(rich.console, "Console", lambda **_: real(file=buffer, width=200))
-    fn(report)
+    with monkeypatch.context() as patch:
+        patch.setattr(rich.console, "Console", lambda **_: real(file=buffer, width=200))
+        fn(report)
     return buffer.getvalue()
