@@ -64,17 +64,13 @@ class TriggerCondition:
     guard: str = ""         # the site's own guard: `expr` without earlier validation checks
 
 
-@dataclass(slots=True)
-class _Guard:
-    expr: ast.expr
-    names: frozenset[str]
-
-
 class _PathWalk:
     """Guards met along the path, in execution order, and what was guessed.
 
     The collections are tuples so that a snapshot after every statement of a
     block (see `_fall_through_preceding`) costs nothing to take or restore.
+    A guard's names are looked up only once a later binding asks (most of a
+    site's own guards are never followed by one).
     """
 
     def __init__(self, flow: FlowAnalyzer) -> None:
@@ -83,8 +79,9 @@ class _PathWalk:
         #: Without the guards of earlier raise-only checks; the same object while no such
         #: check was met (the common case), so a guard is added once for both.
         self.own = self.conjunction
-        self.guards: tuple[_Guard, ...] = ()
-        self.guarded: frozenset[str] = frozenset()   # names of all guards
+        self.guards: tuple[ast.expr, ...] = ()
+        self.guarded: frozenset[str] = frozenset()   # names of the first `named` guards
+        self.named = 0
         self.reasons: tuple[str, ...] = ()
         self.calls: tuple[str, ...] = ()
 
@@ -97,29 +94,38 @@ class _PathWalk:
         if approx:
             self.note(*approx)
         if not is_const(expr, True):
-            names = expr_names(expr)
-            self.guards += (_Guard(expr, names),)
-            if not names <= self.guarded:
-                self.guarded |= names
+            self.guards += (expr,)
             shared = self.own is self.conjunction
             self.conjunction = self.conjunction.add(expr)
             if own:
                 self.own = self.conjunction if shared else self.own.add(expr)
 
+    def _guarded(self) -> frozenset[str]:
+        """Names of all guards so far."""
+        guards = self.guards
+        if self.named < len(guards):
+            guarded = self.guarded
+            for expr in guards[self.named:]:
+                names = expr_names(expr)
+                if not names <= guarded:
+                    guarded = guarded | names
+            self.guarded, self.named = guarded, len(guards)
+        return self.guarded
+
     def rebind(self, names: frozenset[str] | set[str]) -> None:
         """Names reassigned from here on make earlier guards on them stale."""
-        if not names or self.guarded.isdisjoint(names):
+        if not names or not self.guards or self._guarded().isdisjoint(names):
             return
-        for guard in self.guards:
-            stale = guard.names & names
+        for expr in self.guards:
+            stale = expr_names(expr) & names
             if stale:
                 self.note(REBOUND.format(names=", ".join(sorted(stale))))
 
     def snapshot(self) -> tuple:
-        return self.guards, self.guarded, self.reasons, self.calls, self.conjunction, self.own
+        return self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own
 
     def restore(self, state: tuple) -> None:
-        self.guards, self.guarded, self.reasons, self.calls, self.conjunction, self.own = state
+        self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own = state
 
     def dead(self) -> bool:
         return self.conjunction.false
@@ -184,13 +190,17 @@ def _fall_through_preceding(walk: _PathWalk, block: list[ast.stmt], element: ast
 def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     flow = walk.flow
     exits = flow.stmt_exits(stmt)
-    bound = flow.bound(stmt)
-    walk.rebind(bound)
+    bound = None
+    if walk.guards:   # with no guard yet, a rebinding stales nothing
+        bound = flow.bound(stmt)
+        walk.rebind(bound)
     if is_const(exits.next, True):   # most statements: no guard, so no own-guard question either
         if exits.approx:
             walk.note(*exits.approx)
         return
     walk.add(exits.next, exits.approx, own=not _raise_only_check(stmt))
+    if bound is None:
+        bound = flow.bound(stmt)
     stale = bound and expr_names(exits.next) & bound
     if stale and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         walk.note(REBOUND.format(names=", ".join(sorted(stale))))

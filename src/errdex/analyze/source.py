@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from errdex.analyze.exprs import expr_key, forget_file
+from errdex.extract.scope import dotted_source
 
 _current: list[list[str] | None] = [None]
 #: First text seen per structure in the current file, so one call written with
@@ -75,11 +76,31 @@ _REPR_CONSTANTS = frozenset({int, bool, type(None), str})
 
 
 def unparse(node: ast.AST) -> str:
-    """`ast.unparse(node)`; the analysis's own constants (`x > 16`) without building an unparser."""
-    if node.__class__ is ast.Constant and node.value.__class__ in _REPR_CONSTANTS \
-            and getattr(node, "kind", None) is None:
-        return repr(node.value)
+    """`ast.unparse(node)`; constants (`x > 16`), names and tuples of them without building an unparser."""
+    kind = node.__class__
+    if kind is ast.Tuple:   # `x in (8, 16)`, `isinstance(x, (int, float))`: written in parentheses
+        parts = [_simple_text(e) for e in node.elts]
+        if parts and None not in parts:
+            return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+    else:
+        text = _simple_text(node)
+        if text is not None:
+            return text
     return ast.unparse(node)
+
+
+def _simple_text(node: ast.AST) -> str | None:
+    """What `ast.unparse` writes for a name, a dotted name or a constant it writes as its `repr`; else None."""
+    kind = node.__class__
+    if kind is ast.Constant:
+        if node.value.__class__ in _REPR_CONSTANTS and getattr(node, "kind", None) is None:
+            return repr(node.value)
+        return None
+    if kind is ast.Name:
+        return node.id
+    if kind is ast.Attribute:
+        return dotted_source(node)
+    return None
 
 
 def call_text(node: ast.AST) -> str:
