@@ -199,20 +199,23 @@ def _collect(pid: int, fd: int) -> RangeResult | None:
 
 _MATCH_FIELDS = tuple(f.name for f in fields(Match))
 _CHECK = _MATCH_FIELDS.index("condition_check")
-_match_row = attrgetter(*_MATCH_FIELDS)
+_field_getters = tuple(attrgetter(name) for name in _MATCH_FIELDS)
 _checkpoint_row = attrgetter(*(f.name for f in fields(Checkpoint)))
 
 
 def _pack(res: RangeResult) -> bytes:
-    """A range's result as bytes: marshal for the plain rows, pickle for the few condition checks."""
-    rows, checks = [], {}
-    for i, m in enumerate(res.occurrences):
-        row = _match_row(m)
-        if row[_CHECK] is not None:
-            checks[i] = row[_CHECK]
-            row = row[:_CHECK] + (None,) + row[_CHECK + 1:]
-        rows.append(row)
-    plain = marshal.dumps((rows, res.unknowns, [_checkpoint_row(cp) for cp in res.checkpoints.values()],
+    """A range's result as bytes: marshal for the plain values, pickle for the few condition checks.
+
+    Occurrences go field by field (one list per `Match` field): a list per field marshals to
+    fewer, longer runs than a tuple per occurrence, and `map(Match, *columns)` rebuilds them
+    without a tuple each (the parent's unpacking waits for the last child: 7.6k occurrences
+    18 -> 10 ms)."""
+    occurrences = res.occurrences
+    columns = [list(map(getter, occurrences)) for getter in _field_getters]
+    checks = {i: check for i, check in enumerate(columns[_CHECK]) if check is not None}
+    if checks:
+        columns[_CHECK] = [None] * len(occurrences)
+    plain = marshal.dumps((columns, res.unknowns, [_checkpoint_row(cp) for cp in res.checkpoints.values()],
                            _checkpoint_row(res.end), res.lines, res.held_from, res.cpu_seconds))
     if not checks:   # a log scan keeps no condition checks: no pickle (nor its import)
         return len(plain).to_bytes(8, "little") + plain
@@ -223,8 +226,8 @@ def _pack(res: RangeResult) -> bytes:
 
 def _unpack(data: bytes) -> RangeResult:
     size = int.from_bytes(data[:8], "little")
-    rows, unknowns, cps, end, lines, held_from, cpu = marshal.loads(memoryview(data)[8:8 + size])
-    occurrences = [Match(*row) for row in rows]
+    columns, unknowns, cps, end, lines, held_from, cpu = marshal.loads(memoryview(data)[8:8 + size])
+    occurrences = list(map(Match, *columns))
     checks = {}
     if len(data) > 8 + size:
         import pickle
