@@ -31,6 +31,7 @@ from errdex.match.patterns import (
 )
 from errdex.match.resolve import (
     _KIND_SCORE,
+    GROUP_PENALTY,
     HIGH_MIN_COVERAGE,
     HIGH_MIN_LITERAL,
     HIGH_MIN_LITERAL_CLASSLESS,
@@ -48,7 +49,7 @@ class _Plan:
         self.rec, self.chunks, self.template = rec, chunks, template
         self.literal = rec.literal_length
         self.literal_term = min(10.0, self.literal / 10.0)
-        self.groups_term = 0.5 * len(rec.groups)
+        self.groups_term = GROUP_PENALTY * len(rec.groups)
         self.is_test = rec.is_test
         self.expressions: dict[int, dict[str, str]] = {}   # values bound -> expressions
 

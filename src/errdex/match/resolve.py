@@ -46,6 +46,9 @@ HIGH_MIN_COVERAGE = 0.5
 LINE_DRIFT = 40
 MAX_MATCHES_PER_EVENT = 10
 _KIND_SCORE = {"full": 40.0, "contained": 30.0, "prefix": 20.0}
+#: Per placeholder: among templates the text fits alike, the one with fewer holes wins; it must stay
+#: below what one more literal character earns, or `{a}` would beat `{a}: {b}` on "7: x".
+GROUP_PENALTY = 0.1
 
 
 @dataclass(slots=True)
@@ -350,7 +353,7 @@ def _score(c: _Candidate, event: ErrorEvent, agrees: bool | None) -> float:
         score += 10.0
     if hit:
         score += 10.0 * min(1.0, hit.coverage) + min(10.0, hit.literal_covered / 10.0)
-    score -= 0.5 * len(rec.groups)
+    score -= GROUP_PENALTY * len(rec.groups)
     if rec.is_test:
         score -= 15.0
     if not event.primary:

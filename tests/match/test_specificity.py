@@ -1,0 +1,34 @@
+"""Among templates a text fits alike, the one with more literal text wins, whatever its placeholder count."""
+
+import pytest
+
+from errdex.match import MatchContext, explain, scan
+
+from .conftest import make_record
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    records = [
+        make_record("Invalid attention backend for {device}", file_path="pkg/a.py", line=3),
+        make_record("Invalid attention backend for {device}: {backend}", file_path="pkg/b.py", line=9),
+        make_record("Invalid residency assignment: {value!r}", file_path="pkg/c.py", line=4),
+        make_record("Invalid residency assignment: {selector!r}={mode!r}", file_path="pkg/d.py", line=8),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+@pytest.mark.parametrize("line, path, bindings", [
+    ("ValueError: Invalid attention backend for cuda: 'flashinfer'", "pkg/b.py",
+     {"device": "cuda", "backend": "'flashinfer'"}),
+    ("ValueError: Invalid residency assignment: 128=None", "pkg/d.py", {"selector!r": "128", "mode!r": "None"}),
+    ("ValueError: Invalid attention backend for cuda", "pkg/a.py", {"device": "cuda"}),
+])
+def test_the_more_literal_template_wins(ctx, tmp_path, line, path, bindings):
+    (top, *rest) = explain(line, context=ctx)
+    assert (top.file_path, top.bindings) == (path, bindings)
+    assert all(m.score < top.score for m in rest)
+    log = tmp_path / "one.log"
+    log.write_text(f"2026-01-01 INFO start\n2026-01-01 ERROR {line}\n")
+    (occurrence,) = scan(log, context=ctx).occurrences   # the scan's line fast path ranks alike
+    assert (occurrence.file_path, occurrence.score) == (path, top.score)
