@@ -212,22 +212,10 @@ def _needed(names: Iterable[str]) -> set[str]:
     return need
 
 
-def _reach(need: set[str]) -> set[str]:
-    """`need` and every dotted prefix of its chains: what a definition must bind to feed it."""
-    reach = set(need)
-    for name in need:
-        if "." in name:
-            dot = name.find(".")
-            while dot != -1:
-                reach.add(name[:dot])
-                dot = name.find(".", dot + 1)
-    return reach
-
-
 def _surviving(need: set[str], kills: set[str]) -> set[str]:
     """The needed names that are neither killed nor inside a killed one (`self.n.k` after `self.n = ...`).
 
-    `kills` holds only names of the reach: a needed name's prefixes are all in it.
+    `kills` holds only needed names: a needed name's prefixes are all needed too.
     """
     inside = tuple(f"{k}." for k in kills)
     return {n for n in need if n not in kills and not n.startswith(inside)}
@@ -254,28 +242,27 @@ def _dominating_in_reverse(scope: ast.AST, path: Sequence[ast.AST]) -> Iterator[
 
 
 def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]) -> list[str]:
-    """Source of the dominating assignments that feed `names` (see module doc)."""
+    """Source of the dominating assignments that feed `names` (see module doc).
+
+    The needed names hold every dotted prefix of their chains (`self`, `self.n`
+    with `self.n.k`: `read_chains` gives them all, and a kill drops a chain with
+    everything inside it), so they are also exactly what a definition must bind
+    to feed them.
+    """
     need = _needed(names)
     if not need:
         return []
-    reach = _reach(need)
     kept: list[_Definition] = []
     for definition in _dominating_in_reverse(scope, path):
         defines = definition.cached_defines
-        if reach.isdisjoint(definition.defines() if defines is None else defines):
+        if need.isdisjoint(definition.defines() if defines is None else defines):
             continue
         kept.append(definition)
         kills = definition.kills()
-        dead = kills & reach if kills else kills
-        if not dead:   # nothing dropped: the reach only grows by the new names'
-            added = definition.uses() - need
-            if added:
-                need |= added
-                reach |= _reach(added)
-        else:
+        dead = kills & need if kills else kills
+        if dead:
             need = _surviving(need, dead)
-            need |= definition.uses()
-            reach = _reach(need)
+        need |= definition.uses()
         if len(kept) >= MAX_FEEDING:
             break
     return [d.text() for d in reversed(kept)]
