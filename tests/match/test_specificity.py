@@ -32,3 +32,32 @@ def test_the_more_literal_template_wins(ctx, tmp_path, line, path, bindings):
     log.write_text(f"2026-01-01 INFO start\n2026-01-01 ERROR {line}\n")
     (occurrence,) = scan(log, context=ctx).occurrences   # the scan's line fast path ranks alike
     assert (occurrence.file_path, occurrence.score) == (path, top.score)
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def odd_classes(request, tmp_path):
+    records = [
+        make_record("Request body must be a JSON object, got {kind}", file_path="pkg/api.py", line=12,
+                    error_class="_BadRequest", bases=["ValueError", "Exception"]),
+        make_record("the scaled GEMM takes e4m3 A/B; got {a}, {b}", file_path="pkg/gemm.py", line=54,
+                    error_class="testing.CantImplement", bases=["Exception"]),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+@pytest.mark.parametrize("line, path", [
+    ("_BadRequest: Request body must be a JSON object, got list", "pkg/api.py"),
+    ("CantImplement: the scaled GEMM takes e4m3 A/B; got bf16, fp8", "pkg/gemm.py"),
+])
+def test_a_class_the_index_raises_is_read_off_the_line_whatever_its_name(odd_classes, tmp_path, line, path):
+    (top, *_) = explain(line, context=odd_classes)
+    assert (top.file_path, top.match_kind, top.confidence) == (path, "full", "high")
+    log = tmp_path / "odd.log"
+    log.write_text(f"2026-01-01 10:00:00 INFO up\n2026-01-01 10:00:01 ERROR worker: {line}\n")
+    (occurrence,) = scan(log, context=odd_classes).occurrences
+    assert (occurrence.file_path, occurrence.match_kind, occurrence.confidence) == (path, "full", "high")
+
+
+def test_a_name_the_index_does_not_raise_stays_part_of_the_message(odd_classes):
+    (top, *_) = explain("Note: Request body must be a JSON object, got list", context=odd_classes)
+    assert top.match_kind != "full" and top.confidence == "low"

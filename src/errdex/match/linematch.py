@@ -37,6 +37,7 @@ from errdex.match.resolve import (
     HIGH_MIN_LITERAL_CLASSLESS,
     Match,
     class_agrees,
+    printed_class_of,
 )
 
 
@@ -66,7 +67,8 @@ class LineMatcher:
     def match(self, event: ErrorEvent, hint: set[int], seen_in: str) -> list[Match] | None:
         """`match_event(event, ..., top_only=True, hint=hint, seen_in=seen_in)`, or None
         when that would take a path other than verified message candidates."""
-        if event.frames or event.failing_expr is not None or not event.message:
+        if event.frames or event.failing_expr is not None or not event.message \
+                or printed_class_of(event, self.engine) is not None:   # the general path splits it off
             return None
         text = normalize_space(event.message)
         if not text or text not in seen_in:

@@ -26,6 +26,7 @@ match via "class", kind "bare", naming how many records share that answer.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
@@ -209,6 +210,7 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     condition check (log scanning: thousands of occurrences); only those
     become `Match` objects. `hint`/`seen_in`: see `PatternEngine.match_message`.
     """
+    event = with_printed_class(event, engine)
     raised_outside = bool(event.frames) and not index.files_for(event.frames[-1].path)
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
@@ -235,6 +237,34 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     for m in kept if not top_only else ():
         m.condition_check = _condition(index.by_id[m.id], m.bindings)
     return kept
+
+
+_CLASS_HEAD = re.compile(r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?P<name>[A-Za-z_]\w*)): ")
+
+
+def printed_class_of(event: ErrorEvent, engine: PatternEngine) -> re.Match | None:
+    """`Name: ` in the head of a class-less event's text (after a logger name, say), when Name is
+    a class the index raises: `_BadOpenAIRequest` or `CantImplement` do not look like exception
+    classes by name, so the line parser left them in the message."""
+    if event.error_class is not None or event.frames or ": " not in event.message[:160]:
+        return None
+    names = getattr(engine, "class_names", None)
+    if names is None:
+        names = engine.class_names = frozenset(
+            r.error_class.rpartition(".")[2] for r in engine.records if r.error_class)
+    for head in _CLASS_HEAD.finditer(event.message, 0, 160):
+        if head.group("name") in names:
+            return head
+    return None
+
+
+def with_printed_class(event: ErrorEvent, engine: PatternEngine) -> ErrorEvent:
+    """The event with its class split off the text (see `printed_class_of`), else itself."""
+    head = printed_class_of(event, engine)
+    if head is None:
+        return event
+    return ErrorEvent(head.group("cls"), event.message[head.end():].strip(), event.frames, event.log_line,
+                      event.chain, event.primary, event.kind, event.failing_expr)
 
 
 def cut_ranked(matches: list[Match], limit: int = MAX_MATCHES_PER_EVENT) -> list[Match]:
