@@ -55,3 +55,27 @@ def test_one_cache_encodes_each_answer_of_a_record_as_json_dumps_does(tmp_path):
         expected = m.to_dict()
         expected.pop("logLine", None)
         assert cache.fragment(m) + "}" == json.dumps(expected)
+
+
+def test_groups_most_frequent_first_then_by_first_line_with_bare_groups_apart(tmp_path):
+    """Ties in count keep first-line order; a bare match of a record groups apart from its
+    message matches; a group without a log line sorts as line 0; JSON equals json.dumps."""
+    from dataclasses import replace
+
+    ctx = _ctx(tmp_path)
+    (a,) = explain("ValueError: Invalid rank 7 for world size 4", context=ctx)[:1]
+    (b,) = explain("RuntimeError: Request r1 exceeded the token budget of 12", context=ctx)[:1]
+    (c,) = explain('naïve "quoted" → x failed', context=ctx)[:1]
+    bare = replace(b, candidates=3, candidate_ids=(b.id, "x", "y"), match_kind="bare")
+    at = [(b, 9), (a, 4), (bare, 2), (c, 7), (b, 11), (a, 12), (c, 20)]
+    for lineless in (False, True):
+        occurrences = [replace(m, log_line=line, encoded=None) for m, line in at]
+        if lineless:
+            occurrences.append(replace(bare, log_line=None, candidates=5, encoded=None))
+        report = ScanReport(occurrences, {}, {})
+        order = [(g["id"], g.get("candidates"), g["count"], g["firstLine"]) for g in report.groups()]
+        expected = [(a.id, None, 2, 4), (c.id, None, 2, 7), (b.id, None, 2, 9), (b.id, 3, 1, 2)]
+        if lineless:
+            expected.insert(3, (b.id, 5, 1, None))
+        assert order == expected
+        assert report.to_json() == json.dumps(report.to_dict())

@@ -23,9 +23,14 @@ if TYPE_CHECKING:
 def report_json(report: "ScanReport") -> str:
     """`json.dumps(report.to_dict())`, from the occurrences' fragments."""
     encode_occurrences(report.occurrences)
-    occurrences = ", ".join(m.encoded + (f', "logLine": {m.log_line}}}' if m.log_line is not None else "}")
-                            for m in report.occurrences)
-    return (f'{{"occurrences": [{occurrences}], "groups": {groups_json(report)}, '
+    parts = []   # each fragment, then its log line, brace and separator: one join, no string per occurrence
+    add = parts.append
+    for m in report.occurrences:
+        add(m.encoded)
+        add(f', "logLine": {m.log_line}}}, ' if m.log_line is not None else "}, ")
+    if parts:
+        parts[-1] = parts[-1][:-2]   # no separator after the last
+    return (f'{{"occurrences": [{"".join(parts)}], "groups": {groups_json(report)}, '
             f'"unknown": {json.dumps(report.unknown_list())}, "stats": {json.dumps(dict(report.stats))}}}')
 
 
@@ -33,18 +38,22 @@ def groups_json(report: "ScanReport") -> str:
     """`json.dumps(report.groups())`, the record fields cut from a member's encoded JSON
     (they follow its id and end where its score starts: a quote inside a JSON string
     is escaped, so the first `, "score": ` is that boundary)."""
-    parts = []
     from errdex.match.scan import group_dict
 
+    parts = []
+    add = parts.append
+    quote, words = encode_basestring_ascii, _WORDS
     for m, count, first, last, confidence in report.grouped():
         enc = m.encoded or ""
-        lead = '{"id": ' + encode_basestring_ascii(m.id)
+        lead = '{"id": ' + quote(m.id) if type(m.id) is str else None
         cut = enc.find(', "score": ')
-        if cut < 0 or not enc.startswith(lead) or m.candidates:
-            parts.append(json.dumps(group_dict(m, count, first, last, confidence)))
+        word = words.get(confidence) or _word(confidence)
+        if cut < 0 or lead is None or m.candidates or not enc.startswith(lead) \
+                or not (type(first) is type(last) is int):
+            add(json.dumps(group_dict(m, count, first, last, confidence)))
             continue
-        parts.append(f'{lead}, "count": {count}, "firstLine": {_json_int(first)}, '
-                     f'"lastLine": {_json_int(last)}{enc[len(lead):cut]}, "confidence": {_word(confidence)}}}')
+        add(f'{lead}, "count": {count}, "firstLine": {first}, "lastLine": {last}{enc[len(lead):cut]}, '
+            f'"confidence": {word}}}')
     return "[" + ", ".join(parts) + "]"
 
 
@@ -115,10 +124,6 @@ def _str_dict(values: dict[str, str]) -> str:
         return "{" + ", ".join([f"{quote(k)}: {quote(v)}" for k, v in values.items()]) + "}"
     except TypeError:   # a value that is not a string
         return json.dumps(values)
-
-
-def _json_int(value: int | None) -> str:
-    return "null" if value is None else str(int(value))
 
 
 def _word(text: str) -> str:

@@ -13,6 +13,7 @@ import io
 import os
 import time
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import BinaryIO, Callable
 
 from errdex.collector import collector_paused
@@ -29,6 +30,7 @@ WINDOW_BYTES = 1 << 20
 FIRST_WINDOW_BYTES = 16 << 10
 PYTEST_CONTEXT_LINES = 100
 _BLOCK_MARKERS = frozenset({"traceback", "frame", "pytest"})
+_FIRST_LINE, _COUNT = itemgetter(2), itemgetter(1)
 
 
 @dataclass(slots=True)
@@ -45,19 +47,27 @@ class ScanReport:
 
     def grouped(self) -> list[list]:
         """[first match, count, first line, last line, confidence] per record id (and, for
-        bare matches, candidate count), most frequent first."""
-        by_id: dict[tuple[str, int], list] = {}
+        bare matches, candidate count), most frequent first, then by first line."""
+        by_id: dict = {}   # record id, or (record id, candidate count) for a bare match
+        get = by_id.get
+        lineless = False
         for m in self.occurrences:
-            key = (m.id, m.candidates)
-            g = by_id.get(key)
+            key = (m.id, m.candidates) if m.candidates else m.id
+            g = get(key)
             if g is None:
-                by_id[key] = [m, 1, m.log_line, m.log_line, m.confidence]
+                line = m.log_line
+                by_id[key] = [m, 1, line, line, m.confidence]
+                lineless = lineless or line is None
                 continue
             g[1] += 1
             g[3] = m.log_line
             if m.confidence == "high":
                 g[4] = "high"
-        return sorted(by_id.values(), key=lambda g: (-g[1], g[2] or 0))
+        if lineless:
+            return sorted(by_id.values(), key=lambda g: (-g[1], g[2] or 0))
+        groups = sorted(by_id.values(), key=_FIRST_LINE)   # two stable sorts: no key tuple per group
+        groups.sort(key=_COUNT, reverse=True)
+        return groups
 
     def to_dict(self) -> dict:
         return {
