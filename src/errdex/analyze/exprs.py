@@ -80,6 +80,16 @@ def expr_key(node: ast.AST) -> str:
         key = f"N{node.id}"
     elif kind is ast.Constant:
         key = f"C{type(node.value).__name__}:{node.value!r}"
+    elif kind is ast.Attribute:   # the commonest kinds written directly, as the loop below would
+        key = f"(Attribute {_child_key(node.value)} {node.attr!r} {_child_key(node.ctx)})"
+    elif kind is ast.Compare:
+        ops = ",".join([_child_key(op) for op in node.ops])
+        key = f"(Compare {_child_key(node.left)} [{ops}] [{','.join([_child_key(c) for c in node.comparators])}])"
+    elif kind is ast.Subscript:
+        key = f"(Subscript {_child_key(node.value)} {_child_key(node.slice)} {_child_key(node.ctx)})"
+    elif kind is ast.Call:
+        args = ",".join([_child_key(a) for a in node.args])
+        key = f"(Call {_child_key(node.func)} [{args}] [{','.join([_child_key(k) for k in node.keywords])}])"
     elif not node._fields:   # operators and contexts
         key = _leaf_key(kind)
     else:
