@@ -123,7 +123,7 @@ def test_cli_scan_text_report_shows_the_most_frequent_groups(db, tmp_path, monke
     report = scan(log, db=db)
     assert len(report.groups()) == 2
     monkeypatch.setattr(resolve.Match, "to_dict", lambda self: pytest.fail("occurrence encoded"))
-    for cap, more in ((200, None), (1, "... and 1 more indexed errors (1 occurrences)")):
+    for cap, more in ((50, None), (1, "... and 1 more indexed errors (1 occurrences)")):
         monkeypatch.setattr(cli_explain, "TABLE_GROUPS", cap)
         out = _print(cli_explain._print_report, report, monkeypatch)
         assert "kernels.py:13" in out or "kernels.py:18" in out   # the 3-times group: always shown
