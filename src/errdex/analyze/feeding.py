@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator, Sequence
-from keyword import iskeyword
+from keyword import kwlist
 from dataclasses import dataclass
 
 from errdex.analyze.exprs import side_memo, side_table
@@ -199,17 +199,19 @@ def _child_block(element: ast.AST, child: ast.AST) -> list[ast.AST] | None:
 
 
 def _needed(names: Iterable[str]) -> set[str]:
-    need: set[str] = set()
-    for name in names:
-        if name.isidentifier():
-            if not iskeyword(name):   # no definition binds a keyword: it could never feed anything
-                need.add(name)
-            continue
-        try:
-            need |= read_chains(ast.parse(name, mode="eval"))
-        except SyntaxError:
-            continue
+    names = names if isinstance(names, (set, frozenset)) else set(names)
+    plain = {name for name in names if name.isidentifier()}
+    need = plain - _KEYWORDS   # no definition binds a keyword: it could never feed anything
+    if len(plain) < len(names):
+        for name in names - plain:
+            try:
+                need |= read_chains(ast.parse(name, mode="eval"))
+            except SyntaxError:
+                continue
     return need
+
+
+_KEYWORDS = frozenset(kwlist)
 
 
 def _surviving(need: set[str], kills: set[str]) -> set[str]:
@@ -227,7 +229,8 @@ def _dominating_in_reverse(scope: ast.AST, path: Sequence[ast.AST]) -> Iterator[
     block: list[ast.AST] | None = getattr(scope, "body", None)
     for index, element in enumerate(path):
         if block and block[0] is not element:   # nothing precedes a block's first statement
-            definitions = side_memo(_BLOCKS, block, _BlockDefinitions)
+            hit = _BLOCKS.get(id(block))   # `side_memo`'s lookup, inlined for the hits
+            definitions = hit[1] if hit is not None else side_memo(_BLOCKS, block, _BlockDefinitions)
             groups.append((definitions.flat, definitions.count_before(element)))
         child = path[index + 1] if index + 1 < len(path) else None
         if child is None:

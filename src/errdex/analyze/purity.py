@@ -23,22 +23,25 @@ def _is_pure(node: ast.AST) -> bool:
     comparisons; no calls, walrus, await, yield or comprehensions.
     Attribute access is assumed side-effect free (properties rarely are not).
     """
-    if isinstance(node, (ast.Name, ast.Constant)):
+    kind = node.__class__
+    if kind is ast.Name or kind is ast.Constant:
         return True
-    if isinstance(node, ast.Attribute):
+    if kind is ast.Attribute:
         return is_pure(node.value)
-    if isinstance(node, ast.Subscript):
-        return is_pure(node.value) and is_pure(node.slice)
-    if isinstance(node, ast.UnaryOp):
-        return is_pure(node.operand)
-    if isinstance(node, ast.BinOp):
-        return is_pure(node.left) and is_pure(node.right)
-    if isinstance(node, ast.BoolOp):
-        return all(is_pure(v) for v in node.values)
-    if isinstance(node, ast.Compare):
+    if kind is ast.Compare:
         return is_pure(node.left) and all(is_pure(c) for c in node.comparators)
-    if isinstance(node, (ast.Tuple, ast.List)):
+    if kind is ast.Call:
+        return False
+    if kind is ast.Subscript:
+        return is_pure(node.value) and is_pure(node.slice)
+    if kind is ast.UnaryOp:
+        return is_pure(node.operand)
+    if kind is ast.BinOp:
+        return is_pure(node.left) and is_pure(node.right)
+    if kind is ast.BoolOp:
+        return all(is_pure(v) for v in node.values)
+    if kind is ast.Tuple or kind is ast.List:
         return all(is_pure(e) for e in node.elts)
-    if isinstance(node, ast.Slice):
+    if kind is ast.Slice:
         return all(p is None or is_pure(p) for p in (node.lower, node.upper, node.step))
     return False

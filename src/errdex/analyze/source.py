@@ -14,6 +14,7 @@ site at a time.
 from __future__ import annotations
 
 import ast
+import math
 
 from errdex.analyze.exprs import expr_key, forget_file
 from errdex.extract.scope import dotted_source
@@ -93,8 +94,11 @@ def _simple_text(node: ast.AST) -> str | None:
     """What `ast.unparse` writes for a name, a dotted name or a constant it writes as its `repr`; else None."""
     kind = node.__class__
     if kind is ast.Constant:
-        if node.value.__class__ in _REPR_CONSTANTS and getattr(node, "kind", None) is None:
-            return repr(node.value)
+        value = node.value
+        if getattr(node, "kind", None) is not None:
+            return None
+        if value.__class__ in _REPR_CONSTANTS or (value.__class__ is float and math.isfinite(value)):
+            return repr(value)   # a finite float too: only inf and nan are rewritten
         return None
     if kind is ast.Name:
         return node.id
