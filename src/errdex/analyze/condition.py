@@ -174,13 +174,16 @@ def _fall_through_preceding(walk: _PathWalk, block: list[ast.stmt], element: ast
         return True   # nothing precedes it: the walk is in the block's entry state already
     position = walk.flow.index_in(block, element)
     limit = len(block) if position is None else position
-    states = walk.flow.block_states.setdefault(id(block), [walk.snapshot()])
+    all_states = walk.flow.block_states
+    states = all_states.get(id(block))
+    if states is None:
+        states = all_states[id(block)] = [walk.snapshot()]
     if len(states) > limit:
         walk.restore(states[limit])
         return position is not None
     walk.restore(states[-1])
     for stmt in block[len(states) - 1:limit]:
-        if walk.dead():
+        if walk.conjunction.false:
             break
         _fall_through(walk, stmt)
         states.append(walk.snapshot())

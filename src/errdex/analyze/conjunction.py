@@ -136,6 +136,9 @@ def _terms(expr: ast.expr) -> list[_Term]:
 
 
 def _new_terms(expr: ast.expr) -> list[_Term]:
+    kind = expr.__class__
+    if kind is not ast.BoolOp and (kind is not ast.Compare or len(expr.ops) == 1):
+        return [_prepare(expr)]   # what `_flatten` gives for one plain term
     return [_prepare(term) for term in _flatten([expr], ast.And)]
 
 
