@@ -204,3 +204,36 @@ def test_a_snapshot_loads_the_line_and_prefix_databases_only_when_asked(tmp_path
     assert db_unloaded and prefix_unloaded and found == 1   # a clean log's scan never needs them
     assert not still_unloaded and size == load_context(db).engine.stats.size_bytes > 0
     assert bindings == {"rid": "r7", "n": "1"}
+
+
+def test_a_snapshot_names_the_raised_classes_so_a_scan_decodes_only_the_records_it_meets(tmp_path):
+    """A class-less error line asks which classes the index raises: a snapshot-loaded engine
+    answers from the snapshot (the same names as every record gives), decoding no other record."""
+    from errdex.match.engine import raised_class_names
+    from errdex.pipeline import index_source
+
+    src = tmp_path / "src" / "pkg"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    body = ["class CantImplement(Exception):\n    pass\n"]
+    body += [f"def f{i}(x):\n    raise ValueError(f'value {i} is wrong: {{x}}')\n" for i in range(30)]
+    body.append("def g(x):\n    raise CantImplement(f'cannot implement {x} here')\n")
+    (src / "pkg" / "ops.py").write_text("\n".join(body))
+    db = tmp_path / "errdex.db"
+    index_source(str(src), db)
+    log = tmp_path / "run.log"
+    log.write_text("INFO ok\nworker-3: CantImplement: cannot implement conv here\n")
+    first = scan(log, db=db)   # writes the snapshot
+    assert [m.error_class for m in first.occurrences] == ["CantImplement"]
+    code = ("import sys, json; from errdex.match import scan; from errdex.match.api import load_context;"
+            "c = load_context(sys.argv[1]); r = scan(sys.argv[2], context=c);"
+            "print(json.dumps([sorted(c.engine.class_names), sum(x is not None for x in c.index.records._refs),"
+            " len(c.index.records), [(m.log_line, m.id) for m in r.occurrences]]))")
+    out = subprocess.run([sys.executable, "-c", code, str(db), str(log)], capture_output=True, text=True,
+                         check=True).stdout
+    import json
+
+    names, decoded, total, occurrences = json.loads(out)
+    assert names == sorted(raised_class_names(load_context(db).index.records)) == ["CantImplement", "ValueError"]
+    assert total == 31 and decoded <= 2
+    assert occurrences == [[m.log_line, m.id] for m in first.occurrences]

@@ -34,9 +34,10 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "12"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
+_SLIM_VERSION = "13"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
 # 9: per-literal line pieces; 10: the records blob follows the marshalled header, mapped, not read;
-# 11: the header holds the key its file name spreads; 12: the engine's size (databases loaded on first use)
+# 11: the header holds the key its file name spreads; 12: the engine's size (databases loaded on first use);
+# 13: the class names the records raise
 
 
 @dataclass(slots=True)
