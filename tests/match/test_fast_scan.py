@@ -237,3 +237,23 @@ def test_a_snapshot_names_the_raised_classes_so_a_scan_decodes_only_the_records_
     assert names == sorted(raised_class_names(load_context(db).index.records)) == ["CantImplement", "ValueError"]
     assert total == 31 and decoded <= 2
     assert occurrences == [[m.log_line, m.id] for m in first.occurrences]
+
+
+def test_a_snapshot_maps_the_databases_a_scan_seldom_needs_and_a_cut_file_is_a_miss(tmp_path):
+    """The line-regex and prefix databases lie after the header, as views of the mapped file;
+    a file cut anywhere after the header (in them, or in the records) reads as no snapshot."""
+    from errdex.match.api import _read_snapshot
+
+    db = _admit_db(tmp_path)
+    load_context(db)
+    (path,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
+    snap = _read_snapshot(path)
+    engine = snap["engine"]
+    assert isinstance(engine["db"], memoryview) and isinstance(engine["pre_db"], bytes)
+    data = path.read_bytes()
+    header = 8 + int.from_bytes(data[:8], "little")
+    assert data[header:header + len(engine["db"])] == engine["db"].tobytes()
+    for cut in (header + len(engine["db"]) // 2, len(data) - 1):
+        cut_path = tmp_path / f"cut{cut}.marshal"
+        cut_path.write_bytes(data[:cut])
+        assert _read_snapshot(cut_path) is None

@@ -34,10 +34,10 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "13"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
+_SLIM_VERSION = "14"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
 # 9: per-literal line pieces; 10: the records blob follows the marshalled header, mapped, not read;
 # 11: the header holds the key its file name spreads; 12: the engine's size (databases loaded on first use);
-# 13: the class names the records raise
+# 13: the class names the records raise; 14: the line-regex and prefix databases after the header
 
 
 @dataclass(slots=True)
@@ -112,9 +112,15 @@ def _context_from_disk(path: str, wanted: list[str], key: tuple, backend: str) -
     return ctx
 
 
+#: Engine databases kept after the header, mapped: a log scan seldom loads them (7.9 MB for
+#: sglang), and unmarshalling copied them out of the file at every start (~5 ms).
+_BLOB_KEYS = ("db", "prefix_db")
+
+
 def _read_snapshot(path: str | Path) -> dict | None:
-    """A context snapshot: the header's length (8 bytes), the marshalled header (compiled
-    databases as bytes, record offsets), then the records blob (marshalled tuples end to end).
+    """A context snapshot: the header's length (8 bytes), the marshalled header (the prefilter
+    database as bytes, record offsets, where each blob lies), the blobs (the other compiled
+    databases), then the records blob (marshalled tuples end to end).
 
     The file is mapped, not read: a scan decodes a few thousand of ~30k records, so
     most of the blob's pages are never touched (reading and unmarshalling the whole
@@ -133,7 +139,11 @@ def _read_snapshot(path: str | Path) -> dict | None:
         return None
     if not isinstance(snap, dict) or snap.get("version") != _SLIM_VERSION:
         return None
-    records = view[8 + size:]
+    base = 8 + size
+    blobs = snap.pop("blobs", {})
+    for key, (offset, length) in blobs.items():   # views: the engine copies one only to load it
+        snap["engine"][key] = view[base + offset:base + offset + length]
+    records = view[base + sum(length for _, length in blobs.values()):]
     if int.from_bytes(bytes(snap["offsets"][-8:]), "little") != len(records):   # cut short
         return None
     snap["records"] = records
@@ -149,10 +159,23 @@ def _write_snapshot(path: str | Path, snap: dict, db_mtime_ns: int) -> None:
         _drop_stale(path.parent, db_mtime_ns)
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         records = snap.pop("records")
+        blobs, layout, at = [], {}, 0
+        engine = snap.get("engine")
+        if isinstance(engine, dict):
+            engine = snap["engine"] = dict(engine)
+            for key in _BLOB_KEYS:
+                blob = engine.get(key)
+                if isinstance(blob, bytes):
+                    layout[key], engine[key] = (at, len(blob)), None
+                    blobs.append(blob)
+                    at += len(blob)
+        snap["blobs"] = layout
         header = marshal.dumps(snap)
         with open(tmp, "wb") as out:
             out.write(len(header).to_bytes(8, "little"))
             out.write(header)
+            for blob in blobs:
+                out.write(blob)
             out.write(records)
         os.replace(tmp, path)
     except OSError:  # a read-only location: the next run builds again

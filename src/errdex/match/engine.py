@@ -452,8 +452,9 @@ def _prefilter_expressions(literals) -> tuple[list[bytes], list[int]]:
     return exprs, flags
 
 
-def _loaded(data: bytes):
-    db = hyperscan.loadb(data, hyperscan.HS_MODE_BLOCK)
+def _loaded(data: bytes | memoryview):
+    """A serialized database (bytes, or a view of the mapped snapshot), ready to scan."""
+    db = hyperscan.loadb(data if isinstance(data, bytes) else bytes(data), hyperscan.HS_MODE_BLOCK)
     db.scratch = hyperscan.Scratch(db)
     return db
 
