@@ -56,19 +56,6 @@ def memo(node: ast.AST, attr: str, compute):
     return cached
 
 
-def child_nodes(node: ast.AST) -> list[ast.AST]:
-    """`ast.iter_child_nodes(node)` as a list, without its generator and `iter_fields` layers."""
-    values = node.__dict__
-    out: list[ast.AST] = []
-    for field in node._fields:
-        value = values.get(field)
-        if value.__class__ is list:
-            out.extend([v for v in value if isinstance(v, ast.AST)])
-        elif isinstance(value, ast.AST):
-            out.append(value)
-    return out
-
-
 def expr_key(node: ast.AST) -> str:
     """A string equal for two trees exactly when they are structurally equal."""
     values = node.__dict__

@@ -144,7 +144,8 @@ def _entry_definitions(element: ast.AST, child: ast.AST) -> list[_Definition]:
     """
     if isinstance(element, (ast.For, ast.AsyncFor)) and not any(s is child for s in element.body):
         return []
-    return side_memo(_ENTRIES, element, _new_entry_definitions)
+    hit = _ENTRIES.get(id(element))   # `side_memo`'s lookup, inlined for the hits
+    return hit[1] if hit is not None else side_memo(_ENTRIES, element, _new_entry_definitions)
 
 
 def _new_entry_definitions(element: ast.AST) -> list[_Definition]:

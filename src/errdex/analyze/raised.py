@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from errdex.analyze.exprs import child_nodes, memo
+from errdex.analyze.exprs import memo
 from errdex.analyze.source import call_text
 
 SEVERAL_CALLS = "several calls in try body may raise"
@@ -38,20 +38,26 @@ _NO_CALLS_INSIDE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lam
 def _outer_call_nodes(node: ast.AST) -> list[ast.Call]:
     """Calls not nested inside another call, in source order (no nested defs)."""
     found: list[ast.Call] = []
-    _collect_outer_calls(node, found)
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.__class__
+        if kind is ast.Call:
+            found.append(current)
+            continue
+        if kind is ast.Name or kind is ast.Constant or isinstance(current, _NO_CALLS_INSIDE):
+            continue
+        children: list[ast.AST] = []
+        values = current.__dict__
+        for name in current._fields:   # operators and contexts (no fields) hold no call
+            value = values.get(name)
+            if value.__class__ is list:
+                children.extend([v for v in value if isinstance(v, ast.AST) and v._fields])
+            elif isinstance(value, ast.AST) and value._fields:
+                children.append(value)
+        children.reverse()   # the first child is visited first
+        stack.extend(children)
     return found
-
-
-def _collect_outer_calls(node: ast.AST, found: list[ast.Call]) -> None:
-    kind = node.__class__
-    if kind is ast.Call:
-        found.append(node)
-        return
-    if kind is ast.Name or kind is ast.Constant or isinstance(node, _NO_CALLS_INSIDE):
-        return
-    for child in child_nodes(node):
-        if child._fields:
-            _collect_outer_calls(child, found)
 
 
 def outer_calls(expr: ast.AST) -> list[str]:
