@@ -34,10 +34,11 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "14"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
+_SLIM_VERSION = "15"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
 # 9: per-literal line pieces; 10: the records blob follows the marshalled header, mapped, not read;
 # 11: the header holds the key its file name spreads; 12: the engine's size (databases loaded on first use);
-# 13: the class names the records raise; 14: the line-regex and prefix databases after the header
+# 13: the class names the records raise; 14: the line-regex and prefix databases after the header;
+# 15: the prefix targets packed
 
 
 @dataclass(slots=True)

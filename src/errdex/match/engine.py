@@ -284,7 +284,7 @@ class _HyperscanBackend:
         return {
             "hyperscan": hyperscan.__version__ if hasattr(hyperscan, "__version__") else "",
             "count": self.engine.count, "patterns": len(self.engine.matchable), "targets": self.targets,
-            "prefix_targets": self.prefix_targets, "marker_base": self.marker_base,
+            "prefix_targets": marshal.dumps(self.prefix_targets), "marker_base": self.marker_base,
             "markers": MARKER_NAMES, "tokens": marshal.dumps(self.engine.token_table()),
             "bare": marshal.dumps(self.engine.bare_table()),
             "class_names": sorted(raised_class_names(self.engine.records)),
@@ -311,8 +311,9 @@ class _HyperscanBackend:
 
     @property
     def prefix_targets(self) -> list[tuple[int, ...]]:
-        if self._prefix_targets is None:
-            self._prefix_targets = [tuple(t) for t in self._packed[2]]
+        if self._prefix_targets is None:   # packed in the snapshot: only pasted text asks (~1 ms to unpack)
+            packed = self._packed[2]
+            self._prefix_targets = [tuple(t) for t in (marshal.loads(packed) if isinstance(packed, bytes) else packed)]
         return self._prefix_targets
 
     def _restore(self, snap: dict) -> bool:
