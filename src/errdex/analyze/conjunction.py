@@ -17,7 +17,7 @@ from errdex.analyze.exprs import expr_key, side_memo, side_table
 from errdex.analyze.intervals import _Bound, _as_bounds, _write
 from errdex.analyze.purity import is_pure
 from errdex.analyze.raised import outer_calls
-from errdex.analyze.simplify import _flatten, negate, render
+from errdex.analyze.simplify import _flatten, negation_key, render
 
 
 def _slot_text(node: ast.expr) -> tuple[str, bool]:
@@ -122,7 +122,7 @@ class _Term:
     def negated(self) -> str:
         """Key of the term's negation, worked out only once a conjunction holds a key to meet it."""
         if self.negated_key is None:
-            self.negated_key = expr_key(negate(self.node))
+            self.negated_key = negation_key(self.node)
         return self.negated_key
 
 

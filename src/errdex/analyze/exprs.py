@@ -69,6 +69,8 @@ def expr_key(node: ast.AST) -> str:
         key = f"C{type(node.value).__name__}:{node.value!r}"
     elif kind is ast.Attribute:   # the commonest kinds written directly, as the loop below would
         key = f"(Attribute {_child_key(node.value)} {node.attr!r} {_child_key(node.ctx)})"
+    elif kind is ast.Compare and len(node.ops) == 1:
+        key = comparison_key(node.left, node.ops[0].__class__, node.comparators[0])
     elif kind is ast.Compare:
         ops = ",".join([_child_key(op) for op in node.ops])
         key = f"(Compare {_child_key(node.left)} [{ops}] [{','.join([_child_key(c) for c in node.comparators])}])"
@@ -98,6 +100,11 @@ def expr_key(node: ast.AST) -> str:
         key = "(" + " ".join(parts) + ")"
     values[_KEY] = key
     return key
+
+
+def comparison_key(left: ast.expr, op: type, right: ast.expr) -> str:
+    """`expr_key` of the comparison `left <op> right`, without building it."""
+    return f"(Compare {_child_key(left)} [{_LEAF_KEYS.get(op) or _leaf_key(op)}] [{_child_key(right)}])"
 
 
 #: Keys of operators and contexts, which have no fields: one string per kind.

@@ -32,7 +32,7 @@ import ast
 import operator
 from collections.abc import Iterable
 
-from errdex.analyze.exprs import expr_key, side_memo, side_table
+from errdex.analyze.exprs import comparison_key, expr_key, side_memo, side_table
 from errdex.analyze.intervals import _as_bounds, merge_bounds
 from errdex.analyze.purity import is_pure
 from errdex.analyze.source import node_text, unparse
@@ -87,6 +87,14 @@ def negate(node: ast.expr) -> ast.expr:
     """`not node`, pushed inward where that keeps the truthiness (memoised)."""
     hit = _NEGATIONS.get(id(node))   # `side_memo`'s lookup, inlined for the hits
     return hit[1] if hit is not None else side_memo(_NEGATIONS, node, _negate)
+
+
+def negation_key(node: ast.expr) -> str:
+    """`expr_key(negate(node))`; a single comparison's without building its negation."""
+    if node.__class__ is ast.Compare and len(node.ops) == 1 and node.left.__class__ is not ast.Constant \
+            and id(node) not in _NEGATIONS:
+        return comparison_key(node.left, _FLIP[node.ops[0].__class__], node.comparators[0])   # see `_negate`
+    return expr_key(negate(node))
 
 
 def _negate(node: ast.expr) -> ast.expr:
