@@ -261,7 +261,7 @@ def _dedupe(parts: list[ast.expr]) -> tuple[list[ast.expr], bool]:
     if len(pure_kept) > 1:   # a lone pure term cannot meet its own negation: it is never its own
         kinds = {part.__class__ for part in pure_kept}
         for part in pure_kept:
-            if _negation_kind(part) in kinds and expr_key(negate(part)) in seen:
+            if _negation_kind(part) in kinds and negation_key(part) in seen:
                 return kept, True
     return kept, False
 
@@ -320,7 +320,7 @@ def _covers_rest(terms: list[ast.expr]) -> bool:
     keys = {_key(t) for t in terms if is_pure(t)}
     for term in terms:
         if isinstance(term, ast.BoolOp) and isinstance(term.op, ast.And) and is_pure(term):
-            if all(_key(negate(v)) in keys for v in term.values):
+            if all(negation_key(v) in keys for v in term.values):
                 return True
     return False
 
