@@ -83,6 +83,22 @@ def test_a_traceback_s_message_does_not_swallow_later_error_lines_of_the_same_le
     assert answers[256] == answers[4096] == answers[1 << 20] == expected
 
 
+def test_a_chain_split_by_a_block_boundary_reads_as_a_chain(ctx, tmp_path):
+    """The chain marker after a traceback's last line may sit in the next read block: which
+    exception is primary must not depend on where the block ended."""
+    chained = [*_traceback(""), "", "During handling of the above exception, another exception occurred:", "",
+               *_traceback("")]
+    lines = []
+    for i in range(120):
+        lines.extend(chained if i % 9 == 0 else [f"2026-01-01 INFO step {i}"])
+    log = tmp_path / "chained.log"
+    log.write_text("\n".join(lines) + "\n")
+    answers = {size: [(m.log_line, m.id, m.primary, m.score) for m in scan(log, context=ctx, chunk_size=size).occurrences]
+               for size in (97, 256, 1000, 1 << 20)}
+    assert answers[97] == answers[256] == answers[1000] == answers[1 << 20]
+    assert [primary for _, _, primary, _ in answers[97]] == [False, True] * len(range(0, 120, 9))
+
+
 def test_scan_reads_a_stream(ctx):
     import io
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from errdex.match.builtin_messages import interpreter_shaped
 from errdex.match.bare import find_bare
-from errdex.match.engine import PatternEngine
+from errdex.match.engine import PatternEngine, raised_class_names
 from errdex.match.events import ErrorEvent, Frame
 from errdex.match.patterns import MessageHit, RecordRef, normalize_space, verify_full, verify_prefix
 
@@ -250,8 +250,7 @@ def printed_class_of(event: ErrorEvent, engine: PatternEngine) -> re.Match | Non
         return None
     names = getattr(engine, "class_names", None)
     if names is None:
-        names = engine.class_names = frozenset(
-            r.error_class.rpartition(".")[2] for r in engine.records if r.error_class)
+        names = engine.class_names = raised_class_names(engine.records)
     for head in _CLASS_HEAD.finditer(event.message, 0, 160):
         if head.group("name") in names:
             return head

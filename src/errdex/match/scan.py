@@ -284,7 +284,9 @@ class BlockScanner:
             size *= 8
         if parsed is None:
             return None
-        if not parsed.complete and not final and hard_end == len(block):
+        if not final and hard_end == len(block) and (
+                not parsed.complete or (not end and len(window) <= limit and lines.deepest >= len(lines) - 1)):
+            # cut off, or read to the block's last line (a chain marker may follow in the next block)
             return "hold"
         used = {line_idx - before + k for k in parsed.consumed}
         return parsed.events, used
