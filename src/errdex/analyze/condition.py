@@ -238,7 +238,7 @@ def _branch_ends(stmt: ast.If, out: list) -> None:
 
 
 def _contains(stmts: list[ast.AST], node: ast.AST) -> bool:
-    return any(s is node for s in stmts)
+    return node in stmts   # AST nodes compare by identity: the C scan is `any(s is node ...)`
 
 
 def _enter(walk: _PathWalk, element: ast.AST, child: ast.AST, parent: ast.AST | None) -> list[ast.stmt] | None:

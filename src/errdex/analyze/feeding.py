@@ -142,7 +142,7 @@ def _entry_definitions(element: ast.AST, child: ast.AST) -> list[_Definition]:
 
     Kept per statement, so every site inside it shares their texts and name sets.
     """
-    if isinstance(element, (ast.For, ast.AsyncFor)) and not any(s is child for s in element.body):
+    if isinstance(element, (ast.For, ast.AsyncFor)) and child not in element.body:
         return []
     hit = _ENTRIES.get(id(element))   # `side_memo`'s lookup, inlined for the hits
     return hit[1] if hit is not None else side_memo(_ENTRIES, element, _new_entry_definitions)
@@ -194,7 +194,7 @@ _BLOCKS = side_table()
 def _child_block(element: ast.AST, child: ast.AST) -> list[ast.AST] | None:
     for name in ("body", "orelse", "finalbody", "handlers", "cases"):
         stmts = getattr(element, name, None)
-        if stmts and any(s is child for s in stmts):
+        if stmts and child in stmts:   # AST nodes compare by identity
             return stmts
     return None
 
