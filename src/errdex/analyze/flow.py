@@ -222,9 +222,12 @@ class FlowAnalyzer:
         return hit
 
     def _compute(self, stmt: ast.stmt) -> Exits:
-        if stmt.__class__ in _PLAIN:
+        kind = stmt.__class__
+        if kind in _PLAIN:
             return FALLS_THROUGH
-        if stmt.__class__ in _QUIET_BLOCKS and self._quiet(stmt):
+        if kind is ast.Expr:   # a call, mostly: what the chain below gives for it
+            return LEAVES if dotted_call_name(stmt.value) in NO_RETURN_CALLS else FALLS_THROUGH
+        if kind in _QUIET_BLOCKS and self._quiet(stmt):
             return FALLS_THROUGH
         if isinstance(stmt, (ast.Return, ast.Raise)):
             return LEAVES
