@@ -119,3 +119,23 @@ def test_log_prefix_stripping_and_unknown_normalisation():
     assert strip_log_prefix("2024-05-01T10:00:00.5Z [rank3]: ERROR | boom now") == "boom now"
     assert normalize_unknown("KeyError: 'abc' at 0x7f3a, 42 times") == normalize_unknown(
         "KeyError: 'xyz' at 0x1, 7 times")
+
+
+def test_a_chain_marker_far_below_does_not_chain_an_earlier_traceback():
+    """Only a marker within a few lines (other ranks' lines included) continues a chain."""
+    def traceback(message):
+        return ["[rank0]: Traceback (most recent call last):",
+                '[rank0]:   File "/x/pkg/a.py", line 5, in f',
+                "[rank0]:     raise ValueError(x)",
+                f"[rank0]: ValueError: {message}"]
+    lines = traceback("first")
+    lines += [f"2024-05-01 10:00:{i % 60:02d} INFO other process line {i}" for i in range(150)]
+    lines += ["", "[rank0]: During handling of the above exception, another exception occurred:", ""]
+    lines += traceback("second")
+    events = parse_events(split_clean_lines("\n".join(lines)))
+    first = [e for e in events if e.message == "first"]
+    assert len(first) == 1 and first[0].primary and first[0].chain == 0
+    interleaved = traceback("inner") + [f"[rank1]: rank 1 line {i}" for i in range(6)] + \
+        ["", "[rank0]: The above exception was the direct cause of the following exception:", ""] + traceback("outer")
+    inner, outer = parse_events(split_clean_lines("\n".join(interleaved)))[:2]
+    assert (inner.message, inner.primary, outer.message, outer.primary) == ("inner", False, "outer", True)

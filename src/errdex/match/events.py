@@ -34,6 +34,9 @@ _WARNING_AT = re.compile(r"(?P<path>\S+\.py):(?P<line>\d+):\s*$")
 MAX_BLOCK_LINES = 2000
 #: Lines of other processes a traceback block looks past for its next line.
 MAX_SKIPPED = 200
+#: Lines read looking for a chain marker after an exception line, other processes' included (eight
+#: ranks printing at once interleave a few lines each); a message's next line is never skipped to.
+MAX_CHAIN_SKIPPED = 32
 _WALK_BEFORE_SEARCH = 2   # foreign lines walked one by one before `_rest_of_walk` takes over
 MAX_MESSAGE_LINES = 20
 
@@ -133,10 +136,10 @@ class _BlockLines:
         self.plain_indent = len(prefix) if not prefix.strip() else 0
         self.consumed: set[int] = {start}
 
-    def next(self) -> tuple[int, str] | None:
-        """The next line of this block, skipping (up to MAX_SKIPPED) other processes' lines."""
+    def next(self, reads: int = MAX_SKIPPED) -> tuple[int, str] | None:
+        """The next line of this block, reading at most `reads` lines (other processes' lines skipped)."""
         skipped = 0
-        while self.pos + 1 < len(self.lines) and skipped < MAX_SKIPPED:
+        while self.pos + 1 < len(self.lines) and skipped < reads:
             self.pos += 1
             line = self.lines[self.pos]
             body = self._body(line)
@@ -144,7 +147,7 @@ class _BlockLines:
                 return self.pos, body
             skipped += 1
             if skipped == _WALK_BEFORE_SEARCH and self.prefix_re is not None:
-                return self._rest_of_walk(MAX_SKIPPED - skipped)
+                return self._rest_of_walk(reads - skipped)
         return None
 
     def _rest_of_walk(self, allowed: int) -> tuple[int, str] | None:
@@ -165,9 +168,9 @@ class _BlockLines:
         lines[self.pos]   # the walk's last read, for a caller watching which lines were read
         return None
 
-    def peek(self) -> tuple[int, str] | None:
+    def peek(self, reads: int = MAX_SKIPPED) -> tuple[int, str] | None:
         saved = self.pos
-        found = self.next()
+        found = self.next(reads)
         self.pos = saved
         return found
 
@@ -239,8 +242,8 @@ def _continuation(block: _BlockLines, message: str) -> str:
     """
     parts = [message]
     for _ in range(MAX_MESSAGE_LINES):
-        item = block.peek()
-        if item is None or item[0] != block.pos + 1:
+        item = block.peek(1)   # the very next line, or none
+        if item is None:
             break
         idx, body = item
         stripped = body.strip()
@@ -257,7 +260,7 @@ def _chain_follows(block: _BlockLines) -> bool:
     """After an exception line: does a chained traceback come next?"""
     saved = block.pos
     for _ in range(3):
-        item = block.next()
+        item = block.next(MAX_CHAIN_SKIPPED)
         if item is None:
             break
         idx, body = item
