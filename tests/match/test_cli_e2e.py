@@ -111,7 +111,7 @@ def test_cli_scan_jobs_splits_a_big_log_with_the_same_report(db, tmp_path):
 
 
 def test_cli_scan_text_report_shows_the_most_frequent_groups(db, tmp_path, monkeypatch):
-    """The text report lists at most TABLE_GROUPS groups, most frequent first, and says how
+    """The text report lists at most `--top` groups, most frequent first, and says how
     many more there are; it never encodes an occurrence."""
     from errdex.cli import explain as cli_explain
     from errdex.match import resolve
@@ -123,9 +123,8 @@ def test_cli_scan_text_report_shows_the_most_frequent_groups(db, tmp_path, monke
     report = scan(log, db=db)
     assert len(report.groups()) == 2
     monkeypatch.setattr(resolve.Match, "to_dict", lambda self: pytest.fail("occurrence encoded"))
-    for cap, more in ((50, None), (1, "... and 1 more indexed errors (1 occurrences)")):
-        monkeypatch.setattr(cli_explain, "TABLE_GROUPS", cap)
-        out = _print(cli_explain._print_report, report, monkeypatch)
+    for cap, more in ((50, None), (None, None), (1, "... and 1 more indexed errors (1 occurrences); --top 0")):
+        out = _print(lambda r, cap=cap: cli_explain._print_report(r, cap), report, monkeypatch)
         assert "kernels.py:13" in out or "kernels.py:18" in out   # the 3-times group: always shown
         assert ("kernels.py:5" in out) is (more is None)
         assert (more in out) if more else "more indexed errors" not in out

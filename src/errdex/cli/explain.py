@@ -110,6 +110,11 @@ def _template_text(template: str, bindings: dict[str, str]):
     return out
 
 
+#: Groups shown in the text report, most frequent first (`--json` has them all): rich lays a
+#: table out cell by cell (~1.5 ms a row): all 8,019 groups of a 100 MB log took ~6 s to print.
+TABLE_GROUPS = 50
+
+
 @click.command()
 @click.argument("log", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Index file (default $ERRDEX_DB or ./errdex.db).")
@@ -117,7 +122,9 @@ def _template_text(template: str, bindings: dict[str, str]):
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Processes for a big log file (default: CPU count; files under 32 MB use one).")
-def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, jobs: int | None) -> None:
+@click.option("--top", type=click.IntRange(min=0), default=TABLE_GROUPS, show_default=True,
+              help="Indexed errors listed in the text report, most frequent first (0: all); --json lists all.")
+def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, jobs: int | None, top: int) -> None:
     """Find every indexed error in a log file of any size."""
     import gc
 
@@ -154,7 +161,7 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
     if as_json:
         _write_json(report.to_json())
     else:
-        _print_report(report)
+        _print_report(report, top or None)
     end_without_teardown("scan")
 
 
@@ -184,14 +191,9 @@ def _write_json(text: str) -> None:
     sys.stdout.flush()
 
 
-#: Groups shown in the text report, most frequent first (`--json` has them all): rich lays a
-#: table out cell by cell (~1.5 ms a row): all 8,019 groups of a 100 MB log took ~6 s to print.
-TABLE_GROUPS = 50
-
-
-def _print_report(report) -> None:
-    """Groups, unknowns and totals as tables (no occurrence is turned into a dict: the text
-    report shows groups only)."""
+def _print_report(report, top: int | None = TABLE_GROUPS) -> None:
+    """Groups (the `top` most frequent; None: all), unknowns and totals as tables (no occurrence
+    is turned into a dict: the text report shows groups only)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -200,17 +202,17 @@ def _print_report(report) -> None:
     table = Table(title="Indexed errors in the log")
     for col in ("count", "first", "last", "class", "location", "message", "conf."):
         table.add_column(col)
-    for g in groups[:TABLE_GROUPS]:
+    for g in groups[:top]:
         message = g["errorMessage"][:80]
         if g.get("candidates"):
             message = f"{message} (bare: 1 of {g['candidates']} sites)"
         table.add_row(str(g["count"]), str(g["firstLine"]), str(g["lastLine"]), g["errorClass"] or "",
                       f"{g['filePath']}:{g['lineNumber']}", message, g["confidence"])
     console.print(table)
-    if len(groups) > TABLE_GROUPS:
-        rest = groups[TABLE_GROUPS:]
+    if top is not None and len(groups) > top:
+        rest = groups[top:]
         console.print(f"[dim]... and {len(rest)} more indexed errors ({sum(g['count'] for g in rest)} "
-                      f"occurrences); --json lists them all[/]")
+                      f"occurrences); --top 0 or --json lists them all[/]")
     unknown_list = report.unknown_list()
     if unknown_list:
         unknown = Table(title="Errors not in the index")
