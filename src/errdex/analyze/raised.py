@@ -92,10 +92,15 @@ def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.Call]:
     return calls
 
 
+def _body_calls(node: ast.Try | ast.TryStar) -> list[ast.Call]:
+    """The try body's outer calls (kept on the try: they are its own descendants, no reference cycle)."""
+    return _try_body_calls(node.body)
+
+
 def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) -> RaisedCondition:
     """The `raised(call, E)` fact for entering `handler` of `node`."""
     kind: ast.expr = handler.type if handler.type is not None else ast.Name("BaseException")
-    calls = _try_body_calls(node.body)
+    calls = memo(node, "_errdex_try_calls", _body_calls)   # every except-site of the try asks again
     approx: tuple[str, ...] = ()
     if calls:
         culprit: ast.expr = calls[0]
