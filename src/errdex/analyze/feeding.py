@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator, Sequence
-from keyword import kwlist
 from dataclasses import dataclass
+from keyword import kwlist
 
 from errdex.analyze.exprs import side_memo, side_table
 from errdex.analyze.names import dotted, read_chains, shallow_walruses, target_names

@@ -358,9 +358,9 @@ def _render(node: ast.expr) -> str:
             operand = node.operand
             text = render(operand)
             return f"not ({text})" if isinstance(operand, _LOOSER_THAN_NOT) else f"not {text}"
-    elif kind is ast.Call:
-        if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp):
-            return f"{node_text(node.func)}{ast.unparse(node.args[0])}"
+    elif kind is ast.Call and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], ast.GeneratorExp):
+        return f"{node_text(node.func)}{ast.unparse(node.args[0])}"
     if not positioned:
         return unparse(node)   # what `node_text` falls back to for a node the analysis built
     return node_text(node)

@@ -1,0 +1,114 @@
+"""The analysis's shortcuts give what the general computation gives.
+
+Each shortcut (quiet compound statements, negation keys written without the
+negation, unparse of simple nodes, prefix-closed needed names) is checked
+against the slower path it replaces, on real parsed code.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from errdex.analyze.exprs import expr_key
+from errdex.analyze.flow import FALLS_THROUGH, FlowAnalyzer
+from errdex.analyze.names import read_chains
+from errdex.analyze.simplify import negate, negation_key, render, simplify
+from errdex.analyze.source import unparse
+
+COMPARISONS = [
+    "x < 3", "3 < x", "x >= y.n", "a.b[0] == 'q'", "x is None", "x is not None", "k in d",
+    "k not in (1, 2, 3)", "f(x) != 0", "-x <= 2.5", "x.shape[-1] % 8 == 0", "(a or b) == c",
+]
+
+
+@pytest.mark.parametrize("text", COMPARISONS)
+def test_negation_key_is_the_key_of_the_built_negation(text):
+    term = simplify(ast.parse(text, mode="eval").body)
+    expected = expr_key(negate(simplify(ast.parse(text, mode="eval").body)))
+    assert negation_key(term) == expected
+    assert negation_key(term) != expr_key(term)
+
+
+class _FullFlow(FlowAnalyzer):
+    """The flow analysis without the quiet-statement shortcut."""
+
+    def _quiet(self, stmt: ast.stmt) -> bool:
+        return type(stmt) in (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass, ast.Import, ast.ImportFrom,
+                              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Delete)
+
+
+QUIET_AND_NOT = '''
+def f(xs, m, d):
+    if m:
+        y = 1
+    else:
+        y = 2
+    for x in xs:
+        if x:
+            log(x)
+    with open(m) as fh:
+        try:
+            data = fh.read()
+        except OSError:
+            data = None
+        finally:
+            close()
+    for c in (8, 16):
+        z = c
+    for a, b in [(1, 2, 3)]:
+        pass
+    while m:
+        m -= 1
+    if d:
+        return 1
+    for x in xs:
+        if x:
+            break
+    try:
+        g()
+    except ValueError:
+        sys.exit(1)
+    match m:
+        case 1:
+            pass
+'''
+
+
+def test_quiet_statements_exit_as_the_full_computation_says():
+    func = ast.parse(QUIET_AND_NOT).body[0]
+    fast, full = FlowAnalyzer(), _FullFlow()
+    quiet = 0
+    for stmt in func.body:
+        got, want = fast.stmt_exits(stmt), full.stmt_exits(stmt)
+        assert [render(e) for e in (got.next, got.brk, got.cont)] == [render(e) for e in (want.next, want.brk, want.cont)]
+        assert got.approx == want.approx
+        quiet += got is FALLS_THROUGH
+    assert quiet == 3   # the if/else, the loop over names, the with/try; none of the others
+    assert fast.block_exits(func.body).approx == full.block_exits(func.body).approx
+
+
+SIMPLE = ["(1, 2)", "(a,)", "(a.b.c, 'x', None, True)", "('it''s', \"q\")", "x", "a.b", "(0.5, -2.5, 1e300)",
+          "(-1, 2)", "((1, 2), 3)", "(a().b, 1)", "f(x)", "(1 .real, 2)", "('a\\nb', b'x')"]
+
+
+@pytest.mark.parametrize("text", SIMPLE)
+def test_unparse_of_simple_nodes_is_ast_unparse(text):
+    node = ast.parse(text, mode="eval").body
+    assert unparse(node) == ast.unparse(node)
+    for built in (ast.Constant(float("inf")), ast.Constant(3.0), ast.Constant(-0.0)):
+        assert unparse(built) == ast.unparse(built)
+
+
+@pytest.mark.parametrize("text", ["self.cfg.n + a.b[i].c", "f(x.y).z", "[u.v for u in w.t]", "d[k.m.n]"])
+def test_read_chains_hold_every_prefix_of_their_chains(text):
+    chains = read_chains(ast.parse(text, mode="eval").body)
+    for chain in chains:
+        parts = chain.split(".")
+        assert all(".".join(parts[:i]) in chains for i in range(1, len(parts)))
+
+
+def test_read_chains_follow_chains_on_names_only():
+    chains = read_chains(ast.parse("self.cfg.n + a.b[i].c + f(x.y).z", mode="eval").body)
+    assert chains == {"self", "self.cfg", "self.cfg.n", "a", "a.b", "i", "f", "x", "x.y"}
