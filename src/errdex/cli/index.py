@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from errdex.cli.options import db_option
 from errdex.cli.teardown import end_without_teardown
@@ -55,17 +49,7 @@ def _index(source: str, db: str, jobs: int | None, repo: str | None, version: st
            exclude: tuple[str, ...], rev: str | None, quiet: bool, no_analysis: bool, full: bool) -> None:
     from errdex.pipeline import index_source
 
-    console = Console(stderr=True, quiet=quiet)
-    with Progress(TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
-        tasks: dict[str, int] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
-            bar.update(tasks[stage], completed=done, total=total)
-
-        say = lambda text: console.print(f"[dim]{text}[/]")  # noqa: E731
+    with _feedback(quiet) as (progress, say):
         if rev is not None:
             return _index_range(source, rev, db, jobs, repo, exclude, progress, say)
         retained: list = []
@@ -87,6 +71,29 @@ def _index(source: str, db: str, jobs: int | None, repo: str | None, version: st
     else:
         click.echo("skipped 0 files")
     end_without_teardown("index")
+
+
+@contextmanager
+def _feedback(quiet: bool) -> Iterator[tuple[Callable[[str, int, int], None], Callable[[str], None]]]:
+    """(progress, message) callbacks: rich's bars and dim notes on stderr; with --quiet, nothing
+    (and rich is not even imported)."""
+    if quiet:
+        yield (lambda stage, done, total: None), (lambda text: None)
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    with Progress(TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield progress, (lambda text: console.print(f"[dim]{text}[/]"))
 
 
 def _index_range(source, rev, db, jobs, repo, exclude, progress, say) -> None:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
 from errdex.errors import SourceError
 from errdex.models import SourceTree
-from errdex.sources.archive import UnpackLimits, unpack_archive
 from errdex.sources.folder import resolve_folder
 from errdex.sources.gitrepo import find_work_tree, read_git_state, resolve_git
-from errdex.sources.installed import resolve_installed
-from errdex.sources.pypi import resolve_pypi
+
+if TYPE_CHECKING:
+    from errdex.sources.archive import UnpackLimits, unpack_archive
 
 __all__ = [
     "GUESSED_PERMALINK_KINDS", "SourceError", "UnpackLimits", "resolve_local", "resolve_source",
@@ -55,9 +56,13 @@ def resolve_source(spec: str, *, repo: str | None = None, version: str | None = 
     text = spec.strip()
     if not text:
         raise SourceError("empty SOURCE: give a folder, pypi:NAME[==VERSION] or installed:DIST")
-    if text.startswith("pypi:"):
+    if text.startswith("pypi:"):   # archives, downloads and metadata load only for the specs that need them
+        from errdex.sources.pypi import resolve_pypi
+
         return resolve_pypi(text[5:], repo=repo, version=version, exclude=exclude, home=home, progress=progress)
     if text.startswith("installed:"):
+        from errdex.sources.installed import resolve_installed
+
         return resolve_installed(text[10:], local=resolve_local, repo=repo, version=version,
                                  exclude=exclude, progress=progress)
     prefix = _PREFIX.match(text)
@@ -66,3 +71,11 @@ def resolve_source(spec: str, *, repo: str | None = None, version: str | None = 
         raise SourceError(f"unknown SOURCE prefix {prefix.group('prefix')!r} in {spec!r}: "
                           "use a folder, pypi:NAME[==VERSION] or installed:DIST")
     return resolve_local(path, repo=repo, version=version, exclude=exclude, progress=progress)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("UnpackLimits", "unpack_archive"):
+        from errdex.sources import archive
+
+        return getattr(archive, name)
+    raise AttributeError(f"module 'errdex.sources' has no attribute {name!r}")

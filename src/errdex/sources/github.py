@@ -7,7 +7,10 @@ return None rather than guess.
 from __future__ import annotations
 
 import re
-from email.message import Message
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # only annotations: a folder or git index need not import the email package
+    from email.message import Message
 
 _OWNER = r"(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))"
 _NAME = r"(?P<name>[A-Za-z0-9._-]+?)"
