@@ -58,7 +58,7 @@ class ModuleWalker:
     def __init__(self, tree: ast.Module, source: str, lines: list[str], facts: FileFacts,
                  is_package: bool, analyze: SiteAnalyzer | None = None,
                  helper_lines: frozenset[int] = frozenset(), calls: bool = True) -> None:
-        """`calls=False` leaves `FunctionFacts.calls` empty: only the call graph (analysis) reads them."""
+        """`calls=False` records no `FunctionFacts`: only the call graph (analysis) reads them."""
         self.tree = tree
         self.lines = lines
         self.source = source
@@ -257,10 +257,11 @@ class ModuleWalker:
         cls = outer.qualname if outer.kind == "class" else None
         scope = _Scope(stmt, qual, "function", cls, params)
         self.scopes.append(scope)
-        self.facts.functions.append(FunctionFacts(
-            f"{self.module}.{qual}", stmt.lineno, self._calls_in(stmt) if self.want_calls else [],
-            not any(part.startswith("_") for part in qual.split(".")),
-            f"{self.module}.{cls}" if cls else None))
+        if self.want_calls:   # only the call graph (analysis) reads functions
+            self.facts.functions.append(FunctionFacts(
+                f"{self.module}.{qual}", stmt.lineno, self._calls_in(stmt),
+                not any(part.startswith("_") for part in qual.split(".")),
+                f"{self.module}.{cls}" if cls else None))
         saved = self.path
         self.path = []
         self._walk(stmt.body)
