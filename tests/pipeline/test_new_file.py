@@ -2,6 +2,7 @@
 
 import os
 import sqlite3
+import time
 
 import pytest
 
@@ -115,9 +116,14 @@ def test_a_killed_run_s_private_file_is_removed_by_the_next_build(tmp_path):
     running.write_bytes(b"")
     other = tmp_path / ".y.db.building-1"
     other.write_bytes(b"another index's")
+    recent = tmp_path / f".x.db.building-{pid}-wal"     # the dead process's, but touched a moment ago
+    recent.write_bytes(b"")
+    old = time.time() - 3600
+    for path in (stale, running, other):
+        os.utime(path, (old, old))
     assert build_aside(tmp_path / "x.db", lambda work: (work.private.write_bytes(b"new"), "ok")[1]) == "ok"
     assert (tmp_path / "x.db").read_bytes() == b"new"
-    assert not stale.exists() and running.exists() and other.exists()
+    assert not stale.exists() and running.exists() and other.exists() and recent.exists()
 
 
 def test_an_index_that_cannot_be_created_is_a_clear_error(tmp_path):

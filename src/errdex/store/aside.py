@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import glob
 import os
+import time
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -72,12 +73,22 @@ def build_aside(path: Path, build: Callable[[Build], T]) -> T | None:
 _PREFIX = ".{name}.building-"
 
 
+#: A private file untouched this long, whose process is gone, was abandoned (a process of another
+#: PID namespace writing into a shared folder would still touch its file more often than this).
+ABANDONED_AFTER_S = 600
+
+
 def _drop_abandoned(path: Path) -> None:
     """Private files of runs that were killed (their process is gone): nothing else removes them."""
     prefix = _PREFIX.format(name=path.name)
+    now = time.time()
     for leftover in path.parent.glob(f"{glob.escape(prefix)}*"):
         pid = leftover.name[len(prefix):].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        try:
+            idle = now - leftover.stat().st_mtime
+        except OSError:
+            continue
+        if pid.isdigit() and idle > ABANDONED_AFTER_S and not _alive(int(pid)):
             leftover.unlink(missing_ok=True)
 
 
