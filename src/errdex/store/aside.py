@@ -7,7 +7,8 @@ final path under a private name, unjournaled, synced, and linked into place
 only once complete. A run that fails before its unjournaled publish moves
 its file in anyway (it holds the per-file results, which the next run
 reuses); one that fails later leaves nothing at the path; a killed one
-leaves its private file, which the next build at that path removes. A file
+leaves its private file, which a later build at that path removes (once
+its process is gone and the file has sat untouched for ten minutes). A file
 someone else created there meanwhile is never overwritten.
 """
 
