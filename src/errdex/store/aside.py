@@ -53,7 +53,8 @@ def build_aside(path: Path, build: Callable[[Build], T]) -> T | None:
                          f" ({exc.filename})") from exc
     try:
         _drop_abandoned(path)
-        private.open("xb").close()   # SQLite takes an empty file for a new database
+        private.open("wb").close()   # SQLite takes an empty file for a new database (one of a dead
+        # process that had this pid is ours to reuse)
     except OSError as exc:
         raise StoreError(f"cannot create the index {path}: {exc.strerror or exc}") from exc
     work = Build(private)
@@ -63,8 +64,11 @@ def build_aside(path: Path, build: Callable[[Build], T]) -> T | None:
         return result if _move_in(private, path) else None
     except BaseException:
         if work.keepable and private.exists():
-            _sync(private)
-            _move_in(private, path)
+            try:
+                _sync(private)
+                _move_in(private, path)
+            except OSError:   # the failure being raised matters more than keeping the cache
+                pass
         raise
     finally:
         for leftover in (private, Path(f"{private}-journal"), Path(f"{private}-wal"), Path(f"{private}-shm")):
