@@ -61,3 +61,31 @@ def test_a_class_the_index_raises_is_read_off_the_line_whatever_its_name(odd_cla
 def test_a_name_the_index_does_not_raise_stays_part_of_the_message(odd_classes):
     (top, *_) = explain("Note: Request body must be a JSON object, got list", context=odd_classes)
     assert top.match_kind != "full" and top.confidence == "low"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def generic(request, tmp_path):
+    records = [
+        make_record("{name} must be contiguous", file_path="pkg/attn.py", line=25, error_class="AssertionError",
+                    bases=["Exception"]),
+        make_record("{numerator} is not divisible by {denominator}", file_path="pkg/dist.py", line=42,
+                    error_class="AssertionError", bases=["Exception"]),
+        make_record("KV cache dtype {dtype} is not supported", file_path="pkg/kv.py", line=7),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+@pytest.mark.parametrize("line", ["AssertionError: Tensor must be contiguous", "AssertionError: 8 is not divisible by 3"])
+def test_a_template_opening_with_a_placeholder_needs_more_text_for_high_confidence(generic, tmp_path, line):
+    """torch, flash-attn and Megatron print these phrases too: found, but not claimed."""
+    (top, *_) = explain(line, context=generic)
+    assert (top.match_kind, top.confidence) == ("full", "low")
+    log = tmp_path / "generic.log"
+    log.write_text(f"INFO start\nERROR {line}\n")
+    (occurrence,) = scan(log, context=generic).occurrences
+    assert occurrence.confidence == "low"
+
+
+def test_the_same_amount_of_text_after_a_literal_opening_stays_high(generic):
+    (top, *_) = explain("ValueError: KV cache dtype fp8_e5m2 is not supported", context=generic)
+    assert (top.file_path, top.confidence) == ("pkg/kv.py", "high")

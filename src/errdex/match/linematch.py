@@ -33,10 +33,9 @@ from errdex.match.resolve import (
     _KIND_SCORE,
     GROUP_PENALTY,
     HIGH_MIN_COVERAGE,
-    HIGH_MIN_LITERAL,
-    HIGH_MIN_LITERAL_CLASSLESS,
     Match,
     class_agrees,
+    high_min_literal,
     printed_class_of,
 )
 
@@ -134,8 +133,7 @@ def _grade(found: tuple, length: int, primary: bool, event: ErrorEvent) -> tuple
         score -= 15.0
     if not primary:
         score -= 3.0
-    high = kind == "full" and coverage >= HIGH_MIN_COVERAGE and \
-        plan.literal >= (HIGH_MIN_LITERAL if agrees else HIGH_MIN_LITERAL_CLASSLESS)
+    high = kind == "full" and coverage >= HIGH_MIN_COVERAGE and plan.literal >= high_min_literal(plan.rec, agrees)
     if high and interpreter_shaped(event.error_class, event.message):   # as `resolve._confidence`
         high = False
     return round(score, 2), "high" if high else "low"

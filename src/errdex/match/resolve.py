@@ -28,14 +28,21 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
-from errdex.match.builtin_messages import interpreter_shaped
 from errdex.match.bare import find_bare
+from errdex.match.builtin_messages import interpreter_shaped
 from errdex.match.engine import PatternEngine, raised_class_names
 from errdex.match.events import ErrorEvent, Frame
-from errdex.match.patterns import MessageHit, RecordRef, normalize_space, verify_full, verify_prefix
+from errdex.match.patterns import (
+    MessageHit,
+    RecordRef,
+    normalize_space,
+    verify_full,
+    verify_prefix,
+)
 
 if TYPE_CHECKING:   # condition checks run for explain, not for log scans: imported when first needed
     from errdex.match.conditions import ConditionCheck
@@ -44,6 +51,16 @@ HIGH_MIN_LITERAL = 12
 HIGH_MIN_LITERAL_CLASSLESS = 20   # no class printed: nothing to agree with, so ask for more text
 HIGH_MIN_LITERAL_PREFIX = 30      # a cut-off paste (issue title, first sentence) with the class agreeing
 HIGH_MIN_COVERAGE = 0.5
+#: A template that opens with a placeholder ("{name} must be contiguous", "{a} is not divisible by {b}")
+#: has only a generic phrase to go on, which other libraries print too: it needs more literal text.
+HIGH_MIN_LITERAL_UNANCHORED = 24
+
+
+def high_min_literal(rec: RecordRef, agrees: bool | None) -> int:
+    """Literal characters a full message match needs to be high confidence."""
+    need = HIGH_MIN_LITERAL if agrees else HIGH_MIN_LITERAL_CLASSLESS
+    chunks = rec.chunks
+    return max(need, HIGH_MIN_LITERAL_UNANCHORED) if chunks and not chunks[0] else need
 LINE_DRIFT = 40
 MAX_MATCHES_PER_EVENT = 10
 _KIND_SCORE = {"full": 40.0, "contained": 30.0, "prefix": 20.0}
@@ -402,7 +419,7 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
     if hit is None or agrees is False:
         return "low"
     if hit.kind == "full" and hit.coverage >= HIGH_MIN_COVERAGE and \
-            hit.literal_covered >= (HIGH_MIN_LITERAL if agrees else HIGH_MIN_LITERAL_CLASSLESS):
+            hit.literal_covered >= high_min_literal(c.record, agrees):
         return "low" if interpreter_shaped(event.error_class, event.message) else "high"
     if hit.kind == "prefix" and agrees and hit.literal_covered >= HIGH_MIN_LITERAL_PREFIX \
             and hit.coverage >= HIGH_MIN_COVERAGE:
