@@ -1,6 +1,5 @@
 """scan(): streamed logs, line numbers, grouping, a traceback across a chunk boundary."""
 
-import pytest
 
 from errdex.match import scan
 

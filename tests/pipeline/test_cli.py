@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 
-import pytest
 
 from errdex.models import SEED_FIELDS
 
