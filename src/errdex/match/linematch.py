@@ -9,18 +9,14 @@ and the caller takes the general path. What it saves per line:
 * records sharing a template (after whitespace normalisation) are verified
   once per event, not once each (some lines have 50 candidates, of a handful
   of templates);
-* what a record contributes to a message match's score and confidence (its
-  literal length, placeholders, test flag) is derived once per record; the
-  per-line arithmetic repeats `resolve._score` step for step (same floats);
-* a record's placeholder expressions are built once.
+* a record's normalised chunks and placeholder expressions are built once.
 
-The per-line arithmetic mirrors `resolve._score` and `resolve._confidence` for
-`via == "message"`; `tests/match/test_linematch.py` holds the two together.
+Scores and confidence come from resolve's own `hit_score` and `full_hit_is_high`;
+`tests/match/test_linematch.py` holds the two paths' answers together.
 """
 
 from __future__ import annotations
 
-from errdex.match.builtin_messages import interpreter_shaped
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent
 from errdex.match.patterns import (
@@ -30,12 +26,10 @@ from errdex.match.patterns import (
     place_template,
 )
 from errdex.match.resolve import (
-    _KIND_SCORE,
-    GROUP_PENALTY,
-    HIGH_MIN_COVERAGE,
     Match,
     class_agrees,
-    high_min_literal,
+    full_hit_is_high,
+    hit_score,
     printed_class_of,
 )
 
@@ -43,14 +37,11 @@ from errdex.match.resolve import (
 class _Plan:
     """One record's constants for message matches."""
 
-    __slots__ = ("chunks", "expressions", "groups_term", "is_test", "literal", "literal_term", "rec", "template")
+    __slots__ = ("chunks", "expressions", "literal", "rec", "template")
 
     def __init__(self, rec: RecordRef, chunks: list[str], template: int) -> None:
         self.rec, self.chunks, self.template = rec, chunks, template
         self.literal = rec.literal_length
-        self.literal_term = min(10.0, self.literal / 10.0)
-        self.groups_term = GROUP_PENALTY * len(rec.groups)
-        self.is_test = rec.is_test
         self.expressions: dict[int, dict[str, str]] = {}   # values bound -> expressions
 
 
@@ -119,24 +110,13 @@ class LineMatcher:
 
 
 def _grade(found: tuple, length: int, primary: bool, event: ErrorEvent) -> tuple[float, str]:
-    """(score, confidence): `resolve._score` and `resolve._confidence` for a message hit,
-    step for step (the same float operations, so the same rounded scores)."""
+    """(score, confidence) of a message hit: resolve's own formula and rule (`hit_score`,
+    `full_hit_is_high`), so both paths rank and grade alike."""
     plan, kind, _values, agrees = found
-    score = 0.0
-    score += _KIND_SCORE.get(kind, 0.0)
-    if agrees:
-        score += 10.0
     coverage = plan.literal / length
-    score += 10.0 * min(1.0, coverage) + plan.literal_term
-    score -= plan.groups_term
-    if plan.is_test:
-        score -= 15.0
-    if not primary:
-        score -= 3.0
-    high = kind == "full" and coverage >= HIGH_MIN_COVERAGE and plan.literal >= high_min_literal(plan.rec, agrees)
-    if high and interpreter_shaped(event.error_class, event.message):   # as `resolve._confidence`
-        high = False
-    return round(score, 2), "high" if high else "low"
+    score = hit_score(0.0, kind, agrees, coverage, plan.literal, plan.rec, primary)
+    high = kind == "full" and full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event)
+    return score, "high" if high else "low"
 
 
 def _to_match(found: tuple, graded: tuple[float, str], event: ErrorEvent) -> Match:

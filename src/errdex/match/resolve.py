@@ -391,20 +391,39 @@ def _to_match(c: _Candidate, event: ErrorEvent, engine: PatternEngine, raised_ou
 
 def _score(c: _Candidate, event: ErrorEvent, agrees: bool | None) -> float:
     rec, hit = c.record, c.hit
-    score = 0.0
-    if c.via == "frame":
-        score += 100.0 + 10.0 * c.frame_quality
-    score += _KIND_SCORE.get(hit.kind, 0.0) if hit else (25.0 if c.kind == "assert" else 0.0)
+    score = 100.0 + 10.0 * c.frame_quality if c.via == "frame" else 0.0
+    if hit:
+        return hit_score(score, hit.kind, agrees, hit.coverage, hit.literal_covered, rec, event.primary)
+    score += 25.0 if c.kind == "assert" else 0.0
     if agrees:
         score += 10.0
-    if hit:
-        score += 10.0 * min(1.0, hit.coverage) + min(10.0, hit.literal_covered / 10.0)
+    return _record_terms(score, rec, event.primary)
+
+
+def hit_score(score: float, kind: str, agrees: bool | None, coverage: float, literal: int, rec: RecordRef,
+              primary: bool) -> float:
+    """A message hit's score, added to `score` (a frame's, or 0): the one formula of `explain`,
+    a scan's general path and its line fast path (`linematch`)."""
+    score += _KIND_SCORE.get(kind, 0.0)
+    if agrees:
+        score += 10.0
+    score += 10.0 * min(1.0, coverage) + min(10.0, literal / 10.0)
+    return _record_terms(score, rec, primary)
+
+
+def _record_terms(score: float, rec: RecordRef, primary: bool) -> float:
     score -= GROUP_PENALTY * len(rec.groups)
     if rec.is_test:
         score -= 15.0
-    if not event.primary:
+    if not primary:
         score -= 3.0
     return round(score, 2)
+
+
+def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool | None, event: ErrorEvent) -> bool:
+    """Whether a whole-message hit is high confidence (see README, "How an error is matched")."""
+    return coverage >= HIGH_MIN_COVERAGE and literal >= high_min_literal(rec, agrees) \
+        and not interpreter_shaped(event.error_class, event.message)
 
 
 def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
@@ -418,9 +437,8 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         return "high" if expr and _assert_counts(engine).get(expr) == 1 else "low"
     if hit is None or agrees is False:
         return "low"
-    if hit.kind == "full" and hit.coverage >= HIGH_MIN_COVERAGE and \
-            hit.literal_covered >= high_min_literal(c.record, agrees):
-        return "low" if interpreter_shaped(event.error_class, event.message) else "high"
+    if hit.kind == "full":
+        return "high" if full_hit_is_high(hit.coverage, hit.literal_covered, c.record, agrees, event) else "low"
     if hit.kind == "prefix" and agrees and hit.literal_covered >= HIGH_MIN_LITERAL_PREFIX \
             and hit.coverage >= HIGH_MIN_COVERAGE:
         return "low" if interpreter_shaped(event.error_class, event.message) else "high"
