@@ -97,9 +97,9 @@ def related_rows(records: list[dict], keys: list[RelatedKey] | None = None,
     """Rows for records in dataset order (`keys`: theirs, if known), with their `related` lists: from
     `lists` by id when given (as stored: a publish fills them in its encoders), else from the records."""
     keys = keys if keys is not None else [RelatedKey.of(r) for r in records]
-    if lists is not None:
-        return [RelatedRow(r["id"], tuple(lists.get(r["id"]) or ()), tuple(k)) for r, k in zip(records, keys)]
-    return [RelatedRow(r["id"], tuple(r["errdex"].get("related") or ()), tuple(k)) for r, k in zip(records, keys)]
+    related = [lists.get(r["id"]) for r in records] if lists is not None else \
+        [r["errdex"].get("related") for r in records]
+    return [RelatedRow(r["id"], tuple(ids or ()), tuple(k)) for r, ids, k in zip(records, related, keys)]
 
 
 _SEP = "\x1f"

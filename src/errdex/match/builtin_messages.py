@@ -10,6 +10,7 @@ record's file still is).
 
 from __future__ import annotations
 
+import functools
 import re
 
 #: (exception classes the interpreter raises it as, the message's shape).
@@ -49,34 +50,27 @@ _CLASS_SHAPES: dict[str, list[str]] = {}
 for _classes, _shape in _SHAPES:
     for _name in _classes:
         _CLASS_SHAPES.setdefault(_name, []).append(_shape)
-# Compiled on first use, per class: a scan process asks about a few classes, and compiling
-# every shape at import cost ~8 ms of each `errdex scan`'s start-up.
-_BY_CLASS: dict[str, re.Pattern | None] = {}
-_ANY: list[re.Pattern] = []
 
 
 def interpreter_shaped(error_class: str | None, message: str) -> bool:
     """True when the interpreter itself raises `error_class: message` (any class when none is printed)."""
-    text = message.strip()
-    if error_class:
-        name = error_class.rsplit(".", 1)[-1]
-        pattern = _BY_CLASS.get(name, _UNSEEN)
-        if pattern is _UNSEEN:
-            pattern = _BY_CLASS[name] = _compiled(_CLASS_SHAPES.get(name))
-        return pattern is not None and pattern.fullmatch(text) is not None
-    if not _ANY:
-        _ANY.append(re.compile("|".join(f"(?:{shape})" for _, shape in _SHAPES)))
-    return _ANY[0].fullmatch(text) is not None
+    pattern = _class_pattern(error_class.rsplit(".", 1)[-1]) if error_class else _any_pattern()
+    return pattern is not None and pattern.fullmatch(message.strip()) is not None
 
 
-_UNSEEN = object()
+# Compiled on first use, per class: a scan process asks about a few classes, and compiling
+# every shape at import cost ~8 ms of each `errdex scan`'s start-up.
+@functools.cache
+def _class_pattern(name: str) -> re.Pattern | None:
+    shapes = _CLASS_SHAPES.get(name)
+    return _alternatives(shapes) if shapes else None
 
 
-def _compiled(shapes: list[str] | None) -> re.Pattern | None:
-    """One class's shapes as one pattern, alternatives in `_SHAPES` order."""
-    if not shapes:
-        return None
-    pattern = shapes[0]
-    for shape in shapes[1:]:
-        pattern = f"(?:{pattern})|(?:{shape})"
-    return re.compile(pattern)
+@functools.cache
+def _any_pattern() -> re.Pattern:
+    return _alternatives([shape for _, shape in _SHAPES])
+
+
+def _alternatives(shapes: list[str]) -> re.Pattern:
+    """The shapes as one pattern, tried in `_SHAPES` order."""
+    return re.compile("|".join(f"(?:{shape})" for shape in shapes))
