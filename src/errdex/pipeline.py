@@ -43,7 +43,7 @@ from errdex.models import (
 )
 from errdex.records import build_records, fill_window, url_base, window_of
 from errdex.store.codec import deflate, inflate
-from errdex.store.aside import Build
+from errdex.store.aside import Build, build_aside
 from errdex.store.windows import STORED, pack_window
 from errdex.versions.identity import link_to_previous
 
@@ -99,8 +99,6 @@ def _index_tree(tree: SourceTree, db_path: str | Path, jobs: int | None, progres
                 analysis: bool, full: bool, keep: list | None = None) -> IndexReport:
     """A new index file is built aside and moved in whole (`store.aside`); an existing one is
     written in one journaled transaction."""
-    from errdex.store.aside import build_aside
-
     db_path = Path(db_path)
     if not db_path.exists():
         report = build_aside(db_path, lambda work: _index_into(
