@@ -212,3 +212,30 @@ def test_a_package_below_a_folder_without_init_stays_in_its_top_package(extract)
     })
     names = {f.file_path: f.module for f in facts}
     assert names["sglang/srt/layers/attention/linear/kernels/gdn.py"] == "sglang.srt.layers.attention.linear.kernels.gdn"
+
+
+def test_line_endings_and_encodings_give_the_same_sites(tmp_path):
+    """Files are parsed from their bytes unless a lone CR needs the decoded text: every form of one
+    module gives the same sites, with placeholders cut at the right columns after non-ASCII text."""
+    source = ("def f(naïve, x):\n"
+              "    if naïve > 1:\n"
+              "        raise ValueError(f\"é {naïve!r} à {x:>3}\")\n"
+              "    assert x, 'ü ' + str(x)\n")
+    forms = {
+        "lf.py": source.encode("utf-8"),
+        "crlf.py": source.replace("\n", "\r\n").encode("utf-8"),
+        "cr.py": source.replace("\n", "\r").encode("utf-8"),
+        "latin.py": ("# -*- coding: latin-1 -*-\n" + source).encode("latin-1"),
+    }
+    seen = {}
+    for name, data in forms.items():
+        (tmp_path / name).write_bytes(data)
+        facts = extract_file(str(tmp_path), name, name[:-3])
+        assert facts.diagnostic is None, name
+        shift = 1 if name == "latin.py" else 0
+        seen[name] = [(s.function, s.line - shift, s.message.text(), s.message.placeholders()) for s in facts.sites]
+    assert seen["lf.py"] == [
+        ("f", 3, "é {naïve!r} à {x:>3}", {"naïve!r": "naïve", "x:>3": "x"}),
+        ("f", 4, "ü {x}", {"x": "x"}),
+    ]
+    assert all(got == seen["lf.py"] for got in seen.values()), seen

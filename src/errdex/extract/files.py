@@ -66,7 +66,7 @@ def extract_file_lines(root: str, rel_path: str, module: str, *, analyze: SiteAn
     lines = text.split("\n")
     facts.line_count = len(lines)
     try:
-        tree = ast.parse(text, filename=rel_path)
+        tree = _parse(data, text, rel_path)
     except SyntaxError as exc:
         reason = "python2" if any(h in str(exc.msg) for h in _PY2_HINTS) else "syntax"
         facts.diagnostic = Diagnostic(rel_path, reason, f"line {exc.lineno}: {exc.msg}")
@@ -85,6 +85,19 @@ def extract_file_lines(root: str, rel_path: str, module: str, *, analyze: SiteAn
         facts.diagnostic = Diagnostic(rel_path, "recursion", "too deeply nested to walk")
         return facts, []
     return facts, lines
+
+
+def _parse(data: bytes, text: str, rel_path: str) -> ast.Module:
+    """The file's syntax tree, parsed from its bytes where that gives the same tree as its text.
+
+    The parser reads the bytes as `decode_source` did (BOM, coding cookie, UTF-8)
+    and offsets are UTF-8 columns either way; from bytes it is ~4% faster (the
+    floor parses bytes too). A lone CR ends a line in `decode_source` only, so
+    such files are parsed from the text.
+    """
+    if b"\r" in data:
+        return ast.parse(text, filename=rel_path)
+    return ast.parse(data, filename=rel_path)
 
 
 def _check_bytes(data: bytes, max_bytes: int) -> tuple[str, str] | None:
