@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from errdex.match.text import (
-    LOG_START, parse_exception_line, prefix_regex, strip_log_prefix,
+    EXC_SUFFIX, LOG_START, json_error_message, parse_exception_line, prefix_regex, strip_log_prefix,
 )
 
 TRACEBACK_HEADER = re.compile(r"(?:Exception Group )?Traceback \(most recent call last\):")
@@ -59,7 +59,7 @@ class ErrorEvent:
     chain: int = 0                    # position in its chain, 0 = printed first
     primary: bool = True              # last printed exception of its chain
     kind: str = "line"                # traceback | pytest | warning | line | text
-    failing_expr: str | None = None   # `assert <expr>` shown by pytest
+    failing_expr: str | None = None   # `assert <expr>` shown by pytest, or retold on a line
 
 
 @dataclass(slots=True)
@@ -124,7 +124,15 @@ def line_event(line: str, log_line: int) -> ErrorEvent | None:
     if at:  # warnings.showwarning: "path.py:12: UserWarning: message"
         frames.append(Frame(at.group("path"), int(at.group("line"))))
     kind = "warning" if cls and cls.endswith("Warning") else "line"
-    return ErrorEvent(cls, message, frames, log_line, kind=kind)
+    return ErrorEvent(cls, message, frames, log_line, kind=kind, failing_expr=_asserted(cls, message))
+
+
+def _asserted(cls: str | None, message: str) -> str | None:
+    """The expression of `AssertionError: assert <expr>`: how people retell a bare assert
+    (the way pytest shows it), which names the site by its condition."""
+    if cls == "AssertionError" and message.startswith("assert ") and len(message) > len("assert "):
+        return message[len("assert "):].strip()
+    return None
 
 
 class _BlockLines:
@@ -199,18 +207,23 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
         first = FRAME.match(lines[start][len(prefix):].lstrip())
         frames.append(Frame(first.group("path"), int(first.group("line")), first.group("func")))
     complete = False
+    # Unindented lines still read as the last frame's source (see `_unindented_source`).
+    source_lines = 0 if header else _SOURCE_LINES
     while (item := block.next()) is not None:
         idx, body = item
         if idx - start > MAX_BLOCK_LINES:
             break
         stripped = body.strip()
         frame = FRAME.match(body)
+        under_frame, source_lines = source_lines, _SOURCE_LINES if frame else 0
         if frame:
             frames.append(Frame(frame.group("path"), int(frame.group("line")), frame.group("func")))
         elif TRACEBACK_HEADER.match(stripped):
             frames = []
         elif not stripped or body[:1].isspace() or stripped.startswith(_CHAIN):
             pass  # source lines, carets, "[Previous line repeated]", chain markers
+        elif under_frame and _unindented_source(stripped):
+            source_lines = under_frame - 1   # a paste that lost its indentation: source, then carets
         else:
             parsed = parse_exception_line(stripped, strict=True)
             if parsed is None:
@@ -230,6 +243,25 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
         events.append(ErrorEvent(None, "", frames, first_line + block.pos, kind="traceback"))
     _mark_chain(events)
     return ParsedBlock(events, block.consumed, complete)
+
+
+_CARETS = re.compile(r"[~^]+")
+#: Unindented lines under a frame read as its source: a statement may span lines, then carets.
+_SOURCE_LINES = 3
+_EXCEPTION_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:" + EXC_SUFFIX + r"|Exception)(?:\(|:|$)")
+
+
+def _unindented_source(line: str) -> bool:
+    """Whether a line right under a frame, printed at column 0, is the frame's source line
+    (or its carets) rather than the exception line: pasted into an issue, a traceback often
+    loses its indentation. An exception line names a class like one (`...Error: `), or
+    `Name: message`; source (`raise RuntimeError(msg)`, `self.check(`) does neither."""
+    if _CARETS.fullmatch(line):
+        return True
+    if _EXCEPTION_NAME.match(line):
+        return False
+    parsed = parse_exception_line(line, strict=True)
+    return parsed is None or not parsed[1]
 
 
 def _continuation(block: _BlockLines, message: str) -> str:
@@ -330,5 +362,6 @@ def _pytest_event(run: list[str], log_line: int) -> ErrorEvent:
 
 
 def bare_message(line: str) -> str:
-    """The message part of a line that names no class."""
-    return strip_log_prefix(line)
+    """The message part of a line that names no class: after the log prefix, or inside a
+    JSON error body (an HTTP client's printout of the server's error)."""
+    return json_error_message(line) or strip_log_prefix(line)

@@ -54,6 +54,9 @@ HIGH_MIN_COVERAGE = 0.5
 #: A template that opens with a placeholder ("{name} must be contiguous", "{a} is not divisible by {b}")
 #: has only a generic phrase to go on, which other libraries print too: it needs more literal text.
 HIGH_MIN_LITERAL_UNANCHORED = 24
+#: Values may fill most of a message (a wrapped exception's text, a long list): with the class
+#: agreeing and the template opening with literal text, this much literal text is enough.
+HIGH_MIN_LITERAL_LONG_VALUES = 24
 
 
 def high_min_literal(rec: RecordRef, agrees: bool | None) -> int:
@@ -422,8 +425,10 @@ def _record_terms(score: float, rec: RecordRef, primary: bool) -> float:
 
 def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool | None, event: ErrorEvent) -> bool:
     """Whether a whole-message hit is high confidence (see README, "How an error is matched")."""
-    return coverage >= HIGH_MIN_COVERAGE and literal >= high_min_literal(rec, agrees) \
-        and not interpreter_shaped(event.error_class, event.message)
+    if literal < high_min_literal(rec, agrees) or interpreter_shaped(event.error_class, event.message):
+        return False
+    return coverage >= HIGH_MIN_COVERAGE or (bool(agrees) and literal >= HIGH_MIN_LITERAL_LONG_VALUES
+                                            and bool(rec.chunks) and bool(rec.chunks[0]))
 
 
 def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,

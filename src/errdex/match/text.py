@@ -6,6 +6,7 @@ error events.
 
 from __future__ import annotations
 
+import json
 import re
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -31,11 +32,11 @@ LOG_START = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[IWEF]\d{4} |\[\S|\((?:[\w.]+\s+)?pid="
     r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b)"
 )
-_EXC_SUFFIX = r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Fault)"
+EXC_SUFFIX = r"(?:Error|Exception|Warning|Exit|Interrupt|Failure|Fault)"
 #: `Class: message` anywhere in a line (free text): the class must look like one, or be the plain
 #: `Exception` that `raise Exception(...)` prints (common in real code).
 LOOSE_EXCEPTION = re.compile(
-    r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*" + _EXC_SUFFIX + r"|Exception))"
+    r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*" + EXC_SUFFIX + r"|Exception))"
     r"(?:\((?P<inner>[\w.]*)\))?(?::(?:\s(?P<msg>.*))?$|\s*$)"
 )
 #: `Class: message` as the last line of a traceback: any dotted name.
@@ -73,6 +74,23 @@ def prefix_regex(prefix: str) -> re.Pattern:
         last = m.end()
     parts.append(re.escape(prefix[last:]))
     return re.compile("".join(parts))
+
+
+#: The message of an HTTP error body as a client prints it (`{"object":"error","message":"..."}`,
+#: FastAPI's `{"detail":"..."}`): a JSON string, or a Python repr of one (`\\'`).
+_JSON_MESSAGE = re.compile(r'"(?:message|detail|error)"\s*:\s*"(?P<body>(?:[^"\\]|\\.)*)"')
+
+
+def json_error_message(line: str) -> str | None:
+    """The error message inside a JSON error body on this line, unescaped, or None."""
+    found = _JSON_MESSAGE.search(line) if '":' in line else None
+    if found is None or not found.group("body").strip():
+        return None
+    body = found.group("body").replace("\\'", "'")
+    try:
+        return json.loads(f'"{body}"')
+    except ValueError:
+        return body
 
 
 def strip_log_prefix(line: str) -> str:

@@ -1,0 +1,112 @@
+"""Shapes people paste into issue trackers: tracebacks that lost their indentation, a bare
+assert retold as `AssertionError: assert <expr>`, an HTTP client's JSON error body, and
+messages whose values are most of the text."""
+
+import pytest
+
+from errdex.match import MatchContext, explain, parse_events
+from errdex.match.text import json_error_message, split_clean_lines
+
+from .conftest import make_record
+
+COMM = "python/acme/dist/comm.py"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    records = [
+        make_record("Collective failed: {error_str}", file_path=COMM, line=474, function="CHECK",
+                    error_class="RuntimeError"),
+        make_record("Collective failed: {error_str}", file_path="python/acme/vendored/gen/dist/comm.py",
+                    line=342, function="CHECK", error_class="RuntimeError"),
+        make_record("", file_path="python/acme/attn/indexer.py", line=90, function="forward",
+                    error_class="AssertionError", assert_test="scores.shape[0] == len(lens)",
+                    error_type="assertion"),
+        make_record("The prompt ({n} tokens) exceeds the model's window ({limit} tokens).",
+                    file_path="python/acme/serve/tokens.py", line=30, function="check_len"),
+        make_record("Backends {names} are not available here. Available backends: {known}",
+                    file_path="python/acme/registry.py", line=63, function="resolve"),
+        make_record("Warming up the graph pool failed: {e}", file_path="python/acme/graphs.py", line=12,
+                    function="capture", error_class="Exception"),
+        make_record("{what} failed: {e}", file_path="python/acme/misc.py", line=5, function="wrap",
+                    error_class="RuntimeError"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+UNINDENTED = """File "/srv/env/site-packages/acme/dist/setup.py", line 110, in __init__
+self.comm = self.lib.init_rank(
+File "/srv/env/site-packages/acme/dist/comm.py", line 350, in CHECK
+raise RuntimeError(f"Collective failed: {error_str}")
+^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+RuntimeError: Collective failed: unhandled system error
+[12:00:01] worker exited
+"""
+
+
+def test_traceback_that_lost_its_indentation_keeps_its_frames():
+    events = parse_events(split_clean_lines(UNINDENTED))
+    (event,) = [e for e in events if e.error_class == "RuntimeError"]
+    assert [f.line for f in event.frames] == [110, 350]
+    assert event.message == "Collective failed: unhandled system error"
+
+
+def test_unindented_frames_pick_the_site_the_text_alone_cannot(ctx):
+    (m, *rest) = explain(UNINDENTED, context=ctx)
+    assert (m.file_path, m.line_number, m.via, m.confidence) == (COMM, 474, "frame", "high")
+    assert all(r.score < m.score for r in rest)
+
+
+def test_a_cut_off_unindented_traceback_does_not_swallow_the_log_after_it():
+    text = ('File "/x/acme/dist/comm.py", line 350, in CHECK\nraise RuntimeError(msg)\n'
+            "[12:00:01] scheduler restarted\n[12:00:02] serving again\nValueError: later and unrelated\n")
+    events = parse_events(split_clean_lines(text))
+    assert [(e.error_class, e.log_line) for e in events][-1] == ("ValueError", 5)
+
+
+def test_an_unindented_line_that_names_an_exception_class_ends_the_frames():
+    text = 'File "/x/acme/attn/indexer.py", line 88, in forward\nAssertionError\n'
+    (event,) = parse_events(split_clean_lines(text))
+    assert event.error_class == "AssertionError" and event.frames[0].line == 88
+
+
+def test_assert_retold_on_one_line_names_its_site(ctx):
+    (m,) = explain("AssertionError: assert scores.shape[0] == len(lens)", context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (90, "assert", "high")
+    assert all(m.confidence == "low" for m in explain("AssertionError: assert lens is not None", context=ctx))
+
+
+@pytest.mark.parametrize("body, message", [
+    ('{"object":"error","message":"it can\\\'t fit (3 tokens)","type":"BadRequestError","code":400}',
+     "it can't fit (3 tokens)"),
+    ('{"detail": "quote \\"x\\" and \\u00e9"}', 'quote "x" and \u00e9'),
+    ('{"message": 3}', None),
+    ("no json here", None),
+])
+def test_json_error_message(body, message):
+    assert json_error_message(body) == message
+
+
+def test_error_body_printed_by_an_http_client(ctx):
+    # The client printed the body with Python's escapes: `model\'s`.
+    body = ('{"object":"error","message":"The prompt (9000 tokens) exceeds the model\\\'s window '
+            '(8192 tokens).","type":"BadRequestError","param":null,"code":400}')
+    (m,) = explain(body, context=ctx)
+    assert (m.line_number, m.confidence, m.bindings) == (30, "high", {"n": "9000", "limit": "8192"})
+
+
+LONG_LIST = ", ".join(f"'Backend{i}ForSomething'" for i in range(40))
+
+
+@pytest.mark.parametrize("text, confidence", [
+    # values are most of the text, but the literal text is long, opens the message, the class agrees
+    (f"ValueError: Backends ['Mine'] are not available here. Available backends: [{LONG_LIST}]", "high"),
+    (f"Exception: Warming up the graph pool failed: {LONG_LIST}", "high"),
+    # no class to agree with: the half-coverage rule stands
+    (f"Backends ['Mine'] are not available here. Available backends: [{LONG_LIST}]", "low"),
+    # a template opening with a value: the half-coverage rule stands
+    (f"RuntimeError: Loading failed: {LONG_LIST}", "low"),
+])
+def test_long_values_with_a_long_opening_literal(ctx, text, confidence):
+    (m, *_) = explain(text, context=ctx)
+    assert m.confidence == confidence
