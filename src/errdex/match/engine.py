@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from errdex.match.bare import BareTable, bare_table
 from errdex.match.patterns import (
     MessageHit, RecordRef, hs_escape, line_chunks, line_has, line_literal, line_regex, longest_token,
-    normalize_space, prefix_key, verify_full, verify_prefix, LINE_SPACE,
+    normalize_space, prefix_key, verify_drift, verify_full, verify_prefix, LINE_SPACE,
 )
 
 if TYPE_CHECKING:
@@ -185,11 +185,14 @@ class PatternEngine:
             hits = self._second_opinion(text)
         if hits:
             return hits
+        drifted: list[MessageHit] = []
         for idx in sorted(self._backend.prefix_candidates(text) - done):
             hit = verify_prefix(self.records[idx], text)
             if hit is not None:
                 hits.append(hit)
-        return hits
+            elif not hits and (hit := verify_drift(self.records[idx], text)) is not None:
+                drifted.append(hit)
+        return hits or drifted
 
     def _second_opinion(self, text: str) -> list[MessageHit]:
         """Full matches by the pure-Python candidates, for text hyperscan found none in.

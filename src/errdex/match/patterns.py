@@ -260,7 +260,7 @@ class MessageHit:
     """A record's template found in a message, with the captured values."""
 
     record: RecordRef
-    kind: str                   # "full" | "contained" | "prefix"
+    kind: str                   # "full" | "contained" | "prefix" | "drift"
     values: list[str]           # one per capture group (fewer for a prefix match)
     literal_covered: int        # literal characters of the template seen in the text
     message_length: int
@@ -443,6 +443,25 @@ def verify_prefix(record: RecordRef, message: str) -> MessageHit | None:
         covered += len(rest) - cut if cut else 0
         return MessageHit(record, "prefix", values, covered, len(message))
     return None  # the whole template fit: that is a full match, not a prefix
+
+
+#: Characters a message must share with the start of a template's opening literal for a
+#: "drift" match: the same opening words, then wording that changed between versions.
+DRIFT_MIN_SHARED = 40
+
+
+def verify_drift(record: RecordRef, message: str) -> MessageHit | None:
+    """The message opens like the template's first literal chunk, for at least
+    DRIFT_MIN_SHARED characters, then departs from it: a rendering by another version
+    whose later wording or debug values changed (always low confidence)."""
+    first = _WS.sub(" ", record.chunks[0]).lstrip() if record.chunks else ""
+    if len(first) < DRIFT_MIN_SHARED or not message.startswith(first[:DRIFT_MIN_SHARED]):
+        return None
+    shared = DRIFT_MIN_SHARED
+    limit = min(len(first), len(message))
+    while shared < limit and message[shared] == first[shared]:
+        shared += 1
+    return MessageHit(record, "drift", [], shared, len(message))
 
 
 def _partial_chunk_start(rest: str, chunk: str) -> int:

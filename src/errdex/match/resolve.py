@@ -66,7 +66,7 @@ def high_min_literal(rec: RecordRef, agrees: bool | None) -> int:
     return max(need, HIGH_MIN_LITERAL_UNANCHORED) if chunks and not chunks[0] else need
 LINE_DRIFT = 40
 MAX_MATCHES_PER_EVENT = 10
-_KIND_SCORE = {"full": 40.0, "contained": 30.0, "prefix": 20.0}
+_KIND_SCORE = {"full": 40.0, "contained": 30.0, "prefix": 20.0, "drift": 10.0}
 #: Per placeholder: among templates the text fits alike, the one with fewer holes wins; it must stay
 #: below what one more literal character earns, or `{a}` would beat `{a}: {b}` on "7: x".
 GROUP_PENALTY = 0.1
@@ -304,7 +304,7 @@ def _frame_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngi
         files = index.files_for(frame.path)
         if not files or depth > 3:
             break
-        found = _records_at(frame, files, event, message, index, engine)
+        found = _records_at(frame, files, event, message, index, engine, deepest=depth == 0)
         if not found:
             continue
         if message and all(not c.record.matchable and c.kind == "line" for c in found):
@@ -315,7 +315,7 @@ def _frame_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngi
 
 
 def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
-                index: RecordIndex, engine: PatternEngine) -> list[_Candidate]:
+                index: RecordIndex, engine: PatternEngine, deepest: bool = True) -> list[_Candidate]:
     recs = [r for f in files for r in index.by_file[f] if class_agrees(event.error_class, r) is not False]
     exact = [r for r in recs if r.line == frame.line]
     if exact:
@@ -329,6 +329,10 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
             and (not r.matchable or not message)]
     if len(near) == 1 or (near and not message):
         return [_Candidate(r, "frame", "line", None, 0.6) for r in near]
+    if deepest and not near and len(same_func) == 1 and not same_func[0].matchable:
+        # The raising function has one site, and its template (all values: `raise ValueError(msg)`)
+        # cannot disagree with the text: that site, however far the function moved between versions.
+        return [_Candidate(same_func[0], "frame", "line", None, 0.5)]
     return []
 
 

@@ -1,0 +1,65 @@
+"""Text from another version of the indexed code: a raising helper that moved far, and a
+message whose later wording changed."""
+
+import pytest
+
+from errdex.match import MatchContext, explain
+
+from .conftest import make_record
+
+UTILS = "python/acme/utils/common.py"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    records = [
+        # a helper raising whatever message it is given: the template is all values
+        make_record("{message}", file_path=UTILS, line=5066, function="raise_or_warn"),
+        make_record("{msg}", file_path=UTILS, line=900, function="fail_twice"),
+        make_record("{msg}", file_path=UTILS, line=960, function="fail_twice"),
+        make_record("slot allocation ran out of memory. Please lower `--max-requests`. pool.free()={free}, {n=}",
+                    file_path="python/acme/mem/alloc.py", line=344, function="alloc_slots",
+                    error_class="RuntimeError"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def _traceback(function: str, line: int, message: str, caller: str = "") -> str:
+    frames = caller or '  File "/old/site-packages/acme/sched/check.py", line 423, in report\n    helper(msg)\n'
+    return (f"Traceback (most recent call last):\n{frames}"
+            f'  File "/old/site-packages/acme/utils/common.py", line {line}, in {function}\n'
+            f"    raise ValueError(message)\nValueError: {message}\n")
+
+
+def test_the_only_site_of_the_raising_function_is_found_however_far_it_moved(ctx):
+    (m, *_) = explain(_traceback("raise_or_warn", 4691, "pool leak detected! total=9"), context=ctx)
+    assert (m.line_number, m.via, m.confidence) == (5066, "frame", "high")
+
+
+def test_a_function_with_two_sites_needs_the_line_to_be_near(ctx):
+    matches = explain(_traceback("fail_twice", 400, "pool leak detected! total=9"), context=ctx)
+    assert all(m.via != "frame" for m in matches)
+    (m, *_) = explain(_traceback("fail_twice", 955, "pool leak detected! total=9"), context=ctx)
+    assert (m.via, m.line_number) == ("frame", 960)
+
+
+def test_a_caller_frame_is_not_taken_for_the_raising_one(ctx):
+    # The deepest frame is indexed code that has no site (a KeyError-like failure inside it):
+    # the helper above it must not be blamed.
+    text = ("Traceback (most recent call last):\n"
+            '  File "/old/site-packages/acme/utils/common.py", line 4691, in raise_or_warn\n'
+            "    table[key]\n"
+            '  File "/old/site-packages/acme/mem/alloc.py", line 10, in lookup\n'
+            "    return cache[key]\nValueError: unknown key k\n")
+    assert all(m.via != "frame" for m in explain(text, context=ctx))
+
+
+def test_reworded_tail_still_names_the_site_but_low(ctx):
+    text = ("RuntimeError: slot allocation ran out of memory. Please lower `--max-requests`. "
+            "self.pool.available()=1, num=2,")
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (344, "drift", "low")
+
+
+def test_too_little_shared_opening_is_no_drift_match(ctx):
+    assert explain("RuntimeError: slot allocation ran out of disk space on /dev/sda1", context=ctx) == []
