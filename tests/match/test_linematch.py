@@ -45,6 +45,7 @@ LINES = [
     "2024-01-01 00:00:01 ERROR w: Exception: Expected 8 experts per rank, got 7",
     "ERROR ValueError: Expected 8 experts per rank",
     "ERROR ValueError: wrapped: Expected 4 experts per rank, got 2 (retrying)",
+    "ERROR RuntimeError: Worker failed: Request r3 exceeded the token budget of 4096",   # a wrapper's label
     "ERROR TypeError: Expected 8 experts per rank, got 7",                 # no record of this class
     "ERROR ValueError: Expected  8 experts per rank,  got 7",              # double spaces
     "ERROR Expected 8 experts per rank, got 7 ValueError: something else",  # literal before the class

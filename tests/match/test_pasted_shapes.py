@@ -110,3 +110,19 @@ LONG_LIST = ", ".join(f"'Backend{i}ForSomething'" for i in range(40))
 def test_long_values_with_a_long_opening_literal(ctx, text, confidence):
     (m, *_) = explain(text, context=ctx)
     assert m.confidence == confidence
+
+
+@pytest.mark.parametrize("text, confidence", [
+    # a server logging the exception it caught behind its own label
+    ("[12:00:00] Error in request: The prompt (9 tokens) exceeds the model's window (8 tokens).", "high"),
+    ("ValueError: Error in request: The prompt (9 tokens) exceeds the model's window (8 tokens).", "high"),
+    # more text after the rendering: not the whole message
+    ("Error in request: The prompt (9 tokens) exceeds the model's window (8 tokens). Retrying.", "low"),
+    # a label that does not end in ': ', or one too long to be a label
+    ("Error in request - The prompt (9 tokens) exceeds the model's window (8 tokens).", "low"),
+    ("While serving the third batch of requests for tenant alpha in region eu, we saw: "
+     "The prompt (9 tokens) exceeds the model's window (8 tokens).", "low"),
+])
+def test_a_message_behind_a_wrappers_label(ctx, text, confidence):
+    (m, *_) = explain(text, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (30, "contained", confidence)

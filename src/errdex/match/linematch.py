@@ -28,6 +28,7 @@ from errdex.match.patterns import (
 from errdex.match.resolve import (
     Match,
     class_agrees,
+    contained_hit_is_high,
     full_hit_is_high,
     hit_score,
     printed_class_of,
@@ -66,10 +67,10 @@ class LineMatcher:
         found = self._verified(event.error_class, text, sorted(hint) if len(hint) > 1 else hint)
         if not found:
             return None
-        length, primary = max(1, len(text)), event.primary
+        primary = event.primary
         if len(found) == 1:
-            return [_to_match(found[0], _grade(found[0], length, primary, event), event)]
-        graded = [_grade(item, length, primary, event) for item in found]
+            return [_to_match(found[0], _grade(found[0], text, primary, event), event)]
+        graded = [_grade(item, text, primary, event) for item in found]
         top = max(score for score, _ in graded)
         matches, ids = [], set()
         for item, grade in zip(found, graded):   # the top score's ties, one per record id
@@ -109,13 +110,16 @@ class LineMatcher:
         return plan
 
 
-def _grade(found: tuple, length: int, primary: bool, event: ErrorEvent) -> tuple[float, str]:
-    """(score, confidence) of a message hit: resolve's own formula and rule (`hit_score`,
-    `full_hit_is_high`), so both paths rank and grade alike."""
+def _grade(found: tuple, text: str, primary: bool, event: ErrorEvent) -> tuple[float, str]:
+    """(score, confidence) of a message hit: resolve's own formula and rules (`hit_score`,
+    `full_hit_is_high`, `contained_hit_is_high`), so both paths rank and grade alike."""
     plan, kind, _values, agrees = found
-    coverage = plan.literal / length
+    coverage = plan.literal / max(1, len(text))
     score = hit_score(0.0, kind, agrees, coverage, plan.literal, plan.rec, primary)
-    high = kind == "full" and full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event)
+    if kind == "full":
+        high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event)
+    else:
+        high = contained_hit_is_high(plan.chunks, text, plan.literal, plan.rec, agrees, event)
     return score, "high" if high else "low"
 
 

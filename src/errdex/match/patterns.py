@@ -310,6 +310,28 @@ def place_template(chunks: list[str], message: str) -> tuple[str, list[str]] | N
     return "contained", values
 
 
+#: Characters of a wrapper's label ahead of a message it logs or re-raises ("Error in request: ").
+WRAPPER_LABEL_MAX = 60
+
+
+def wrapped_start(chunks: list[str], message: str) -> int | None:
+    """Where a whole rendering of the template begins inside the normalised message when
+    all that precedes it is a short label of several words ending in ': ' (`Error in
+    request: <message>`, how servers log an exception they caught), else None. A single
+    word before ': ' reads as a class name, which class agreement decides, not this."""
+    first = chunks[0] if chunks else ""
+    if not first:
+        return None
+    at = message.find(first, 2)
+    while 0 < at <= WRAPPER_LABEL_MAX + 2:
+        if message[:at].endswith(": ") and " " in message[:at - 2].strip():
+            placed = place_template(chunks, message[at:])
+            if placed is not None and placed[0] == "full":
+                return at
+        at = message.find(first, at + 1)
+    return None
+
+
 #: Placement attempts the former backtracking matcher allowed per message (see `_spent`).
 _MATCH_BUDGET = 5000
 

@@ -40,8 +40,10 @@ from errdex.match.patterns import (
     MessageHit,
     RecordRef,
     normalize_space,
+    normalized_chunks,
     verify_full,
     verify_prefix,
+    wrapped_start,
 )
 
 if TYPE_CHECKING:   # condition checks run for explain, not for log scans: imported when first needed
@@ -427,6 +429,16 @@ def _record_terms(score: float, rec: RecordRef, primary: bool) -> float:
     return round(score, 2)
 
 
+def contained_hit_is_high(chunks: list[str], text: str, literal: int, rec: RecordRef, agrees: bool | None,
+                          event: ErrorEvent) -> bool:
+    """Whether a hit inside the text is high: only a whole rendering behind a wrapper's label
+    (`Error in request: <message>`), graded as a whole-message hit on the part it covers."""
+    start = wrapped_start(chunks, text)
+    if start is None:
+        return False
+    return full_hit_is_high(literal / max(1, len(text) - start), literal, rec, agrees, event)
+
+
 def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool | None, event: ErrorEvent) -> bool:
     """Whether a whole-message hit is high confidence (see README, "How an error is matched")."""
     if literal < high_min_literal(rec, agrees) or interpreter_shaped(event.error_class, event.message):
@@ -448,6 +460,10 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         return "low"
     if hit.kind == "full":
         return "high" if full_hit_is_high(hit.coverage, hit.literal_covered, c.record, agrees, event) else "low"
+    if hit.kind == "contained":
+        high = contained_hit_is_high(normalized_chunks(c.record), normalize_space(event.message),
+                                     hit.literal_covered, c.record, agrees, event)
+        return "high" if high else "low"
     if hit.kind == "prefix" and agrees and hit.literal_covered >= HIGH_MIN_LITERAL_PREFIX \
             and hit.coverage >= HIGH_MIN_COVERAGE:
         return "low" if interpreter_shaped(event.error_class, event.message) else "high"
