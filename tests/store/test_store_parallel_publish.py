@@ -82,3 +82,37 @@ def test_an_encoder_failure_rolls_the_publish_back(tmp_path: Path, monkeypatch) 
             store.publish(make_meta(), records, [])
         assert store.datasets() == []
         assert sqlite3.connect(db).execute("SELECT count(*) FROM record_bodies").fetchone()[0] == 0
+
+
+def test_forked_publish_without_a_dictionary_stores_the_same(tmp_path: Path, monkeypatch) -> None:
+    """The encoders start before the first chunk's bodies could make a dictionary; when none can be
+    made they hand their bodies back unpacked, and the publisher packs them as a serial publish would."""
+    from errdex.store import codec
+
+    serial = _publish(tmp_path / "serial.db", _records())
+    started = _forks(monkeypatch)
+    monkeypatch.setattr(codec, "MIN_SAMPLE", 260)   # more than a 250-record chunk: no dictionary from it
+    parallel = _publish(tmp_path / "parallel.db", _records())
+    assert started == [1]
+    assert parallel == serial
+    conn = sqlite3.connect(tmp_path / "parallel.db")   # no 250-record chunk was enough to sample: plain bodies
+    assert conn.execute("SELECT count(*) FROM body_dicts").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM record_bodies").fetchone()[0] == N
+    conn.close()
+
+
+def test_forked_publish_into_a_file_with_a_dictionary(tmp_path: Path, monkeypatch) -> None:
+    """A file that has its dictionary already hands it to the encoders when they start."""
+    db = tmp_path / "p.db"
+    first = _records()
+    _publish(db, first)
+    started = _forks(monkeypatch)
+    again = [dict(r, errorMessage=r["errorMessage"] + " (v2)") for r in _records()]
+    with Store.open(db) as store:
+        store.publish(make_meta(version="2.0"), again, [])
+        got = [store.get_record(r["id"], dataset="acme/widgets@2.0")["record"]["errorMessage"] for r in again[:3]]
+    assert started == [1]
+    assert got == [r["errorMessage"] for r in again[:3]]
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT count(*) FROM body_dicts").fetchone()[0] == 1
+    conn.close()
