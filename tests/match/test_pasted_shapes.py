@@ -126,3 +126,16 @@ def test_long_values_with_a_long_opening_literal(ctx, text, confidence):
 def test_a_message_behind_a_wrappers_label(ctx, text, confidence):
     (m, *_) = explain(text, context=ctx)
     assert (m.line_number, m.match_kind, m.confidence) == (30, "contained", confidence)
+
+
+def test_lines_boxed_by_a_log_viewer_lose_their_right_border(ctx):
+    text = "\n".join(line.ljust(90) + "│" for line in [
+        "[10:00:00 TP7] worker crashed: Traceback (most recent call last):",
+        '│   File "/srv/env/site-packages/acme/dist/comm.py", line 350, in CHECK',
+        '│     raise RuntimeError(f"Collective failed: {error_str}")',
+        "│ RuntimeError: Collective failed: unhandled system error",
+    ])
+    (event,) = parse_events(split_clean_lines(text))
+    assert (event.message, event.frames[0].function) == ("Collective failed: unhandled system error", "CHECK")
+    (m, *_) = explain(text, context=ctx)
+    assert (m.file_path, m.via, m.confidence) == (COMM, "frame", "high")

@@ -48,10 +48,17 @@ _NORMALIZE = re.compile(
 )
 
 
+#: The right border of a box a log viewer or terminal UI drew around each line (`... │`).
+_BOX_RIGHT = re.compile(r"\s*[│┃]\s*$")
+
+
 def clean_line(line: str) -> str:
-    """Drop ANSI escapes and carriage returns (CRLF logs, progress bars)."""
+    """Drop ANSI escapes, carriage returns (CRLF logs, progress bars) and a drawn box's
+    right border (the left one is a prefix like any other)."""
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    if "│" in line or "┃" in line:
+        line = _BOX_RIGHT.sub("", line)
     if "\r" in line:
         line = line.rstrip("\r")
         if "\r" in line:  # progress-bar redraws: the last one is what was shown
