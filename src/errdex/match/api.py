@@ -21,7 +21,7 @@ from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent, bare_message, parse_events
 from errdex.match.patterns import RecordRef
-from errdex.match.resolve import Match, RecordIndex, match_event
+from errdex.match.resolve import Match, RecordIndex, match_event, mirrors_after_originals
 from errdex.match.text import split_clean_lines
 
 if TYPE_CHECKING:   # pathlib (and traceback) are imported where used: ~4 ms of every scan's start-up
@@ -298,4 +298,4 @@ def match_events(events: list[ErrorEvent], ctx: MatchContext) -> list[Match]:
         for m in match_event(event, ctx.index, ctx.engine):
             if m.id not in best or m.score > best[m.id].score:
                 best[m.id] = m
-    return sorted(best.values(), key=lambda m: (-m.score, m.log_line or 0))
+    return mirrors_after_originals(sorted(best.values(), key=lambda m: (-m.score, m.log_line or 0)))

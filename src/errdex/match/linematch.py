@@ -31,6 +31,7 @@ from errdex.match.resolve import (
     contained_hit_is_high,
     full_hit_is_high,
     hit_score,
+    mirrors_after_originals,
     printed_class_of,
 )
 
@@ -77,7 +78,7 @@ class LineMatcher:
             if grade[0] == top and item[0].rec.id not in ids:
                 ids.add(item[0].rec.id)
                 matches.append(_to_match(item, grade, event))
-        return matches
+        return mirrors_after_originals(matches)
 
     def _verified(self, cls: str | None, text: str, candidates) -> list[tuple]:
         """(plan, kind, values, class agreement) of each candidate whose template the text

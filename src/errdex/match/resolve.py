@@ -3,7 +3,8 @@
 Ranking (highest first): a frame match; then a full-template match with the
 class agreeing; then longer literal coverage; then fewer placeholders.
 Records in test code rank below library code; the primary exception of a
-chain ranks above the ones it wraps.
+chain ranks above the ones it wraps; among equal scores, files of the same name
+nearer the package root come first (`mirrors_after_originals`).
 
 Confidence is `high` when either
   * a frame of the traceback resolves to the record (file by path suffix,
@@ -254,7 +255,7 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
         for m in matches:
             if m.id not in best or m.score > best[m.id].score:
                 best[m.id] = m
-        ranked = sorted(best.values(), key=lambda m: -m.score)
+        ranked = mirrors_after_originals(sorted(best.values(), key=lambda m: -m.score))
     kept = [m for m in ranked if m.score == ranked[0].score] if top_only and ranked else cut_ranked(ranked)
     for m in kept if not top_only else ():
         m.condition_check = _condition(index.by_id[m.id], m.bindings)
@@ -286,6 +287,34 @@ def with_printed_class(event: ErrorEvent, engine: PatternEngine) -> ErrorEvent:
         return event
     return ErrorEvent(head.group("cls"), event.message[head.end():].strip(), event.frames, event.log_line,
                       event.chain, event.primary, event.kind, event.failing_expr)
+
+
+def mirrors_after_originals(matches: list[Match]) -> list[Match]:
+    """Among matches of equal score, those in files of the same name take their places
+    nearest the package root first (`pkg/models/registry.py` before
+    `pkg/extra/runtime/models/registry.py`): a subsystem copied into another tree (vendored,
+    forked for a second product) sits deeper than the one it was copied from, and the text
+    alone cannot tell them apart. Other ties keep their order."""
+    out, start = list(matches), 0
+    while start < len(out):
+        end = start + 1
+        while end < len(out) and out[end].score == out[start].score:
+            end += 1
+        if end - start > 1:
+            _mirror_order(out, start, end)
+        start = end
+    return out
+
+
+def _mirror_order(matches: list[Match], start: int, end: int) -> None:
+    by_name: dict[str, list[int]] = defaultdict(list)
+    for i in range(start, end):
+        by_name[matches[i].file_path.rsplit("/", 1)[-1]].append(i)
+    for places in by_name.values():
+        if len(places) > 1:
+            group = sorted((matches[i] for i in places), key=lambda m: m.file_path.count("/"))
+            for i, m in zip(places, group):
+                matches[i] = m
 
 
 def cut_ranked(matches: list[Match], limit: int = MAX_MATCHES_PER_EVENT) -> list[Match]:
