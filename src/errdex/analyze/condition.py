@@ -12,6 +12,13 @@ writes it. It is the conjunction, in execution order, of
   `else`, `while` test, loop `else`, `match` case);
 - `not (test)` for an `assert` site.
 
+An attribute or item read by a guard is taken as unchanged by the calls
+that follow, except where that would make the path impossible: read
+again after a statement that may change it (a call, `await`, `with`),
+`a.n == 76`, `a.release()`, `a.n != 76` is reachable, so the two reads
+are kept apart and the condition is not exact. A call read again runs
+again and may answer otherwise: not exact either.
+
 Except-sites use the pseudo-function **`raised(call, E)`**: "evaluating
 `call` (a call in the `try` body, as written) raised an exception that is
 an instance of `E`" (`E` as written in the handler, a tuple for
@@ -39,16 +46,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from errdex.analyze.flow import FlowAnalyzer
-from errdex.analyze.conjunction import EMPTY
-from errdex.analyze.exprs import expr_names
+from errdex.analyze.conjunction import EMPTY, Conjunction
+from errdex.analyze.exprs import expr_key, expr_names
 from errdex.analyze.names import own_bindings, target_names
 from errdex.analyze.patterns import case_condition
-from errdex.analyze.raised import raised_condition
-from errdex.analyze.simplify import is_const, negate, simplify
+from errdex.analyze.purity import is_pure, may_change_state, state_atoms
+from errdex.analyze.raised import outer_calls, raised_condition
+from errdex.analyze.simplify import is_const, negate, render, simplify
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
 
 REBOUND = "guard on {names} checked before {names} is reassigned"
+CHANGED = "{atoms} checked again after a call that may change it"
 NOT_IN_BLOCK = "path element not found in its block"
 MAX_CALLS = 8
 
@@ -84,6 +93,14 @@ class _PathWalk:
         self.named = 0
         self.reasons: tuple[str, ...] = ()
         self.calls: tuple[str, ...] = ()
+        #: What ran on the path, newest first, as a linked list `(item, rest)`: guards (expressions)
+        #: and statements that ran (fallen through, a `with` entered, a try body left), kept only
+        #: once a guard exists; read back only to tell whether a value was read before a change.
+        self.trail: tuple | None = None
+        #: `len(guards)` when the path entered its latest `with` block (-1: none), and the keys
+        #: of the values those guards read (`purity.state_atoms`), worked out when first asked.
+        self.with_guards = -1
+        self.with_read: frozenset[str] | None = None
 
     def note(self, *reasons: str) -> None:
         for reason in reasons:
@@ -94,11 +111,109 @@ class _PathWalk:
         if approx:
             self.note(*approx)
         if not is_const(expr, True):
-            self.guards += (expr,)
             shared = self.own is self.conjunction
-            self.conjunction = self.conjunction.add(expr)
+            conjunction = self.conjunction.add(expr)
+            epoch = ""
+            if self.guards:
+                conjunction, epoch = self._reread(expr, conjunction)
+            self.guards += (expr,)
+            self.trail = (expr, self.trail)
+            self.conjunction = conjunction
             if own:
-                self.own = self.conjunction if shared else self.own.add(expr)
+                self.own = conjunction if shared else self.own.add(expr, epoch)
+
+    def ran(self, stmt: ast.AST) -> None:
+        """`stmt` ran (nothing to keep before the first guard: no value was read yet)."""
+        if self.guards:
+            self.trail = (stmt, self.trail)
+
+    def entered_with(self, stmt: ast.With | ast.AsyncWith) -> None:
+        self.ran(stmt)
+        self.with_guards, self.with_read = len(self.guards), None
+
+    def _reread(self, expr: ast.expr, merged: Conjunction) -> tuple[Conjunction, str]:
+        """The conjunction with `expr`, when `expr` reads again a value that may have changed.
+
+        Attributes and items are taken as unchanged by the calls between
+        (errdex's reading of Python), unless that makes the path impossible:
+        `a.n == 76`, a call, `a.n != 76` is reachable, so those reads are
+        kept apart (their keys tagged) and the condition is not exact. A call
+        read again runs again and may answer otherwise, and a `with` block
+        entered between the reads is there to change state: not exact either.
+        The checks are made only where they can matter (an impossible path,
+        a call met before, a `with` block), so most guards cost nothing here.
+        """
+        epoch = ""
+        if merged.false:
+            if self.conjunction.false:
+                return merged, ""
+            stale = self._read_before_change(expr)
+            if not stale:
+                return merged, ""
+            epoch = f"@{len(self.guards)}"
+            apart = self.conjunction.add(expr, epoch)
+            if apart.false:
+                return merged, ""   # impossible for another reason
+            merged = apart
+        else:
+            stale = self._across_with(expr) or self._calls_answering_otherwise(expr)
+            if not stale:
+                return merged, ""
+        texts = sorted(render_key(expr, key) for key in stale)
+        self.note(CHANGED.format(atoms=", ".join(texts)))
+        return merged, epoch
+
+    def _read_before_change(self, expr: ast.expr) -> frozenset[str]:
+        """Keys of the attributes, items and calls `expr` reads that a guard read before a possible change."""
+        atoms = state_atoms(expr)
+        stale: set[str] = set()
+        changed = False
+        item = self.trail
+        while atoms and item is not None:
+            node, item = item
+            if isinstance(node, ast.stmt):
+                changed = changed or may_change_state(node)
+            elif changed:
+                stale |= atoms & state_atoms(node)
+        return frozenset(stale)
+
+    def _across_with(self, expr: ast.expr) -> frozenset[str]:
+        """Keys of what `expr` reads that a guard read before the `with` block the path entered."""
+        if self.with_guards <= 0:
+            return frozenset()
+        atoms = state_atoms(expr)
+        if not atoms:
+            return atoms
+        if self.with_read is None:
+            read: set[str] = set()
+            for old in self.guards[:self.with_guards]:
+                read |= state_atoms(old)
+            self.with_read = frozenset(read)
+        return atoms & self.with_read
+
+    def _calls_answering_otherwise(self, expr: ast.expr) -> frozenset[str]:
+        """The calls `expr` makes again after a possible change that must have answered otherwise.
+
+        `f() == 2`, then `f() == 0` contradict if `f()` answered the same
+        twice. The conjunction never compares calls, so this check reads
+        each such call as a name.
+        """
+        made = self.conjunction.calls
+        if not made or is_pure(expr):
+            return frozenset()
+        if not any(call in made for call in outer_calls(expr)):
+            return frozenset()
+        calls = sorted(key for key in self._read_before_change(expr) if "(Call " in key)
+        if not calls:
+            return frozenset()
+        names = {key: ast.Name(f"_errdex_call_{i}", ast.Load()) for i, key in enumerate(calls)}
+        stale = frozenset(calls)
+        earlier = EMPTY
+        for old in self.guards:
+            if stale & state_atoms(old):
+                earlier = earlier.add(_calls_as_names(old, names))
+        contradict = not earlier.false and earlier.add(_calls_as_names(expr, names)).false
+        return stale if contradict else frozenset()
 
     def _guarded(self) -> frozenset[str]:
         """Names of all guards so far."""
@@ -122,10 +237,12 @@ class _PathWalk:
                 self.note(REBOUND.format(names=", ".join(sorted(stale))))
 
     def snapshot(self) -> tuple:
-        return self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own
+        return (self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own,
+                self.trail, self.with_guards, self.with_read)
 
     def restore(self, state: tuple) -> None:
-        self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own = state
+        (self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own,
+         self.trail, self.with_guards, self.with_read) = state
 
     def dead(self) -> bool:
         return self.conjunction.false
@@ -200,8 +317,10 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     if is_const(exits.next, True):   # most statements: no guard, so no own-guard question either
         if exits.approx:
             walk.note(*exits.approx)
+        walk.ran(stmt)
         return
     walk.add(exits.next, exits.approx, own=not _raise_only_check(stmt))
+    walk.ran(stmt)
     if bound is None:
         bound = flow.bound(stmt)
     stale = bound and expr_names(exits.next) & bound
@@ -254,6 +373,7 @@ def _enter(walk: _PathWalk, element: ast.AST, child: ast.AST, parent: ast.AST | 
         return _enter_loop(walk, element, child)
     if isinstance(element, (ast.With, ast.AsyncWith)):
         walk.rebind(frozenset(own_bindings(element)))
+        walk.entered_with(element)   # `__enter__` ran
         return element.body
     if isinstance(element, (ast.Try, ast.TryStar)):
         return _enter_try(walk, element, child)
@@ -296,6 +416,7 @@ def _enter_try(walk: _PathWalk, node: ast.Try | ast.TryStar, child: ast.AST) -> 
     if isinstance(child, ast.ExceptHandler):
         return None
     walk.rebind(_nested_bound(walk.flow, node.body))
+    walk.ran(node)   # the try body ran
     if _contains(node.orelse, child):
         body = walk.flow.block_exits(node.body)
         walk.add(body.next, body.approx)
@@ -312,6 +433,7 @@ def _enter_handler(walk: _PathWalk, handler: ast.ExceptHandler, parent: ast.AST 
     walk.rebind(_nested_bound(walk.flow, parent.body) | ({handler.name} if handler.name else set()))
     raised = raised_condition(parent, handler)
     walk.add(raised.expr, raised.approx)
+    walk.ran(parent)   # the try body ran up to the failing call
     for call in raised.candidates:
         if call not in walk.calls:
             walk.calls += (call,)
@@ -328,6 +450,30 @@ def _enter_case(walk: _PathWalk, match: ast.Match, child: ast.AST) -> None:
         else:
             walk.note(*taken.approx)
     walk.note(NOT_IN_BLOCK)
+
+
+def _calls_as_names(expr: ast.AST, names: dict[str, ast.Name]) -> ast.AST:
+    """A copy of `expr` with the parts whose key is in `names` replaced by those names."""
+    if isinstance(expr, ast.expr):
+        name = names.get(expr_key(expr))
+        if name is not None:
+            return name
+    fields = {}
+    for field in expr._fields:
+        value = getattr(expr, field, None)
+        if isinstance(value, list):
+            fields[field] = [_calls_as_names(v, names) if isinstance(v, ast.AST) else v for v in value]
+        else:
+            fields[field] = _calls_as_names(value, names) if isinstance(value, ast.AST) else value
+    return type(expr)(**fields)
+
+
+def render_key(expr: ast.expr, key: str) -> str:
+    """The source of the part of `expr` whose structural key is `key`."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.expr) and expr_key(node) == key:
+            return render(node)
+    return key
 
 
 def _result(walk: _PathWalk) -> TriggerCondition:

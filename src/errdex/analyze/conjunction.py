@@ -56,34 +56,41 @@ class Conjunction:
             return self.texts[0][0]
         return " and ".join(f"({t})" if wrap else t for t, wrap in self.texts) if self.texts else "True"
 
-    def add(self, expr: ast.expr) -> Conjunction:
-        """This conjunction and `expr` (already simplified)."""
+    def add(self, expr: ast.expr, epoch: str = "") -> Conjunction:
+        """This conjunction and `expr` (already simplified).
+
+        `epoch` tags the keys of `expr`'s terms: terms of different epochs are
+        never merged, found duplicate or contradictory (an attribute read
+        before a call and again after it may differ, see `condition`).
+        """
         if self.false:
             return self
         state = self
         for term in _terms(expr):
-            state = state._add_term(term)
+            state = state._add_term(term, epoch)
             if state.false:
                 return state
         return state
 
-    def _add_term(self, term: _Term) -> Conjunction:
+    def _add_term(self, term: _Term, epoch: str = "") -> Conjunction:
         if term.constant is not None:
             return self if term.constant else _FALSE
         keys = self.keys
         if term.key is not None:
-            if term.key in keys:
+            key = term.key + epoch if epoch else term.key
+            if key in keys:
                 return self
-            if keys and term.negated() in keys:
+            if keys and (term.negated() + epoch if epoch else term.negated()) in keys:
                 return _FALSE
-            keys = keys | {term.key}
+            keys = keys | {key}
         calls = self.calls
         if term.calls:
             calls = calls + tuple(c for c in term.calls if c not in calls)
         if term.bounds is None:
             return Conjunction(self.texts + (term.text,), keys, self.bounds, calls, False)
         operand, _, pairs = term.bounds
-        slot = self.bounds.get(term.slot_key)
+        slot_key = term.slot_key + epoch if epoch else term.slot_key
+        slot = self.bounds.get(slot_key)
         if slot is None:
             index, bound = len(self.texts), _Bound(operand)
         else:
@@ -97,7 +104,7 @@ class Conjunction:
         text = (" and ".join(render(w) for w in written), False) if written else ("True", False)
         texts = self.texts + (text,) if slot is None else self.texts[:index] + (text,) + self.texts[index + 1:]
         bounds = dict(self.bounds)
-        bounds[term.slot_key] = (index, bound)
+        bounds[slot_key] = (index, bound)
         return Conjunction(texts, keys, bounds, calls, False)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 
+from errdex.analyze.exprs import expr_key
+
 _PURE = "_errdex_pure"
 
 
@@ -45,3 +47,76 @@ def _is_pure(node: ast.AST) -> bool:
     if kind is ast.Slice:
         return all(p is None or is_pure(p) for p in (node.lower, node.upper, node.step))
     return False
+
+
+#: Builtins that read their arguments and change nothing (calls to them are not state changes).
+_READ_ONLY_CALLS = frozenset({"isinstance", "issubclass", "len", "type", "id", "callable", "hasattr",
+                              "getattr", "repr", "str", "int", "float", "bool", "abs", "min", "max"})
+_NO_RUN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_STATE_CHANGES = "_errdex_changes"
+
+
+def may_change_state(stmt: ast.stmt) -> bool:
+    """Whether running `stmt` may change an attribute, item or call result read by a guard.
+
+    A call (other than a read-only builtin), `await`, `yield` or a `with`
+    (its `__enter__` runs) may; bodies of nested definitions do not run.
+    Memoised on the node.
+    """
+    changes = stmt.__dict__.get(_STATE_CHANGES)
+    if changes is None:
+        changes = stmt.__dict__[_STATE_CHANGES] = _changes(stmt)
+    return changes
+
+
+def _changes(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return True
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(node, ast.Call) and not (
+                isinstance(node.func, ast.Name) and node.func.id in _READ_ONLY_CALLS):
+            return True
+        if isinstance(node, _NO_RUN) and node is not stmt:
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+_STATE_ATOMS = "_errdex_state_atoms"
+#: Calls whose value changes only with what their arguments read (and `raised`, errdex's own fact).
+_LOOK_INSIDE = _READ_ONLY_CALLS | {"all", "any", "raised"}
+_NO_ATOMS: frozenset[str] = frozenset()
+
+
+def state_atoms(expr: ast.expr) -> frozenset[str]:
+    """Keys of the attributes, items and calls `expr` reads: values a call elsewhere may change.
+
+    Outermost ones only (`a.b.c`, not `a.b`); a guard reading only names has none.
+    Memoised on the node.
+    """
+    atoms = expr.__dict__.get(_STATE_ATOMS)
+    if atoms is None:
+        atoms = expr.__dict__[_STATE_ATOMS] = _atoms(expr)
+    return atoms
+
+
+def _atoms(expr: ast.expr) -> frozenset[str]:
+    found: set[str] = set()
+    stack: list[ast.AST] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _LOOK_INSIDE:
+            if node.func.id != "raised":   # an except-site's fact is not read again
+                stack.extend(node.args)
+            continue
+        if isinstance(node, (ast.Attribute, ast.Subscript, ast.Call, ast.Await)):
+            found.add(expr_key(node))
+            continue
+        if isinstance(node, (ast.Name, ast.Constant, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(found) if found else _NO_ATOMS
