@@ -22,12 +22,14 @@ why in `Exits.approx`. Results are cached per statement and per block by
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass
 
 from errdex.analyze.exprs import expr_key, replace_names
 from errdex.analyze.exprs import expr_names as read_names
 from errdex.analyze.names import bound_names, target_names
 from errdex.analyze.patterns import case_condition
+from errdex.analyze.purity import is_pure
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
 from errdex.extract.scope import dotted_source
 
@@ -121,9 +123,82 @@ def dotted_call_name(node: ast.expr) -> str | None:
 
 
 def substitute(expr: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
-    """A copy of `expr` with the named variables replaced by expressions."""
+    """A copy of `expr` with the named variables replaced by expressions.
 
-    return simplify(replace_names(expr, values))
+    Integer arithmetic the replacement makes constant is folded (`w * 32`
+    with `w = 4` reads `128`), so unrolled tests read as numbers.
+    """
+    return simplify(_fold_arithmetic(replace_names(expr, values)))
+
+
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+#: Folded results stay below this size (a literal loop's arithmetic, not `1 << 4096`).
+_FOLD_LIMIT = 1 << 64
+
+
+def _fold_arithmetic(node: ast.AST) -> ast.AST:
+    """`node` with integer `+ - * // %` of two constants computed; `node` itself when nothing folds."""
+    if not isinstance(node, ast.expr) or not any(isinstance(n, ast.BinOp) for n in ast.walk(node)):
+        return node
+    if isinstance(node, ast.BinOp):
+        left, right = _fold_arithmetic(node.left), _fold_arithmetic(node.right)
+        fold = _ARITHMETIC.get(type(node.op))
+        if (fold is not None and isinstance(left, ast.Constant) and isinstance(right, ast.Constant)
+                and type(left.value) is int and type(right.value) is int
+                and not (right.value == 0 and fold in (operator.floordiv, operator.mod))):
+            value = fold(left.value, right.value)
+            if abs(value) < _FOLD_LIMIT:
+                return ast.Constant(value)
+        if left is node.left and right is node.right:
+            return node
+        return ast.BinOp(left=left, op=node.op, right=right)
+    fields, changed = {}, False
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            new = [_fold_arithmetic(v) if isinstance(v, ast.AST) else v for v in value]
+            changed = changed or any(a is not b for a, b in zip(new, value))
+        else:
+            new = _fold_arithmetic(value) if isinstance(value, ast.AST) else value
+            changed = changed or new is not value
+        fields[field] = new
+    return type(node)(**fields) if changed else node
+
+
+def _free_names(expr: ast.expr, names: frozenset[str]) -> frozenset[str]:
+    """`names` (the names `expr` mentions) without those only bound inside its comprehensions.
+
+    A nested loop's `all(... for c in xs)` reads `xs`, not `c`: the outer loop's
+    body binding `c` does not change what the test means.
+    """
+    if not any(isinstance(n, _COMPREHENSIONS) for n in ast.walk(expr)):
+        return names
+    free: set[str] = set()
+    _collect_free(expr, frozenset(), free)
+    return frozenset(free)
+
+
+_COMPREHENSIONS = (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _collect_free(node: ast.AST, bound: frozenset[str], free: set[str]) -> None:
+    if isinstance(node, ast.Name):
+        if node.id not in bound:
+            free.add(node.id)
+        return
+    if isinstance(node, _COMPREHENSIONS):
+        inner = bound
+        for gen in node.generators:
+            _collect_free(gen.iter, inner, free)   # each iterable sees the targets bound before it
+            inner = inner | frozenset(target_names(gen.target))
+            for test in gen.ifs:
+                _collect_free(test, inner, free)
+        for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
+            _collect_free(part, inner, free)
+        return
+    for child in ast.iter_child_nodes(node):
+        _collect_free(child, bound, free)
 
 
 def literal_elements(iterable: ast.expr) -> list[ast.expr] | None:
@@ -319,7 +394,8 @@ class FlowAnalyzer:
         if is_const(passes, True) and is_const(body.brk, False):
             return LoopOutcome(TRUE, FALSE, body.approx)
         approx = _merge(body.approx, (NON_LITERAL_LOOP,))
-        if is_const(body.brk, False) and not (read_names(passes) & (self._body_bound(stmt) - set(target_names(stmt.target)))):
+        # The body's bindings (the target too, when the body rebinds it) make the test mean something else.
+        if is_const(body.brk, False) and not (_free_names(passes, read_names(passes)) & self._body_bound(stmt)):
             every = ast.Call(
                 func=ast.Name("all"),
                 args=[ast.GeneratorExp(passes, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],
@@ -351,10 +427,14 @@ class FlowAnalyzer:
     def _unrolled_outcome(self, stmt: ast.For | ast.AsyncFor, elements: list[ast.expr],
                           passes: ast.expr, body: Exits) -> LoopOutcome:
         approx = body.approx
-        target_bound = set(target_names(stmt.target))
+        body_bound = self._body_bound(stmt)   # the target too, when the body rebinds it
         reads = read_names(passes) | read_names(body.brk)
-        if reads & (self._body_bound(stmt) - target_bound):
-            approx = _merge(approx, (LOOP_REBINDS,))
+        if reads & body_bound:
+            body = self._forwarded_exits(stmt.body, body_bound)
+            passes = disjoin([body.next, body.cont])
+            approx = body.approx
+            if (read_names(passes) | read_names(body.brk)) & body_bound:
+                approx = _merge(approx, (LOOP_REBINDS,))
         passed: list[ast.expr] = []
         broke: list[ast.expr] = []
         for element in elements:
@@ -366,6 +446,43 @@ class FlowAnalyzer:
                 broke.append(conjoin([*passed, substitute(body.brk, values)]))
             passed.append(substitute(passes, values))
         return LoopOutcome(conjoin(passed), disjoin(broke), approx)
+
+    def _forwarded_exits(self, stmts: list[ast.stmt], body_bound: set[str]) -> Exits:
+        """A loop body's exits with `name = <pure expression>` forwarded into the later tests.
+
+        `T = w * 32` then `if n % T: continue` reads as `if n % (w * 32)`, so
+        the test is over the loop's target and the names the body leaves
+        alone, and can be unrolled. An assignment whose value reads a name
+        the body binds (its value differs between iterations) is not
+        forwarded, and a forwarded value is dropped once a name it reads is
+        bound again.
+        """
+        known: dict[str, ast.expr] = {}
+        reached, brk, cont, approx = TRUE, FALSE, FALSE, ()
+        for stmt in stmts:
+            bound = self.bound(stmt)
+            if known:
+                known = {name: value for name, value in known.items()
+                         if name not in bound and not (read_names(value) & bound)}
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+            if isinstance(target, ast.Name):
+                value = replace_names(stmt.value, known) if known else stmt.value
+                if is_pure(value) and not (read_names(value) & body_bound):
+                    known[target.id] = value
+                continue
+            exits = self.stmt_exits(stmt)
+            if exits is FALLS_THROUGH:
+                continue
+            if known:
+                exits = Exits(substitute(exits.next, known), substitute(exits.brk, known),
+                              substitute(exits.cont, known), exits.approx)
+            approx = _merge(approx, exits.approx)
+            brk = disjoin([brk, conjoin([reached, exits.brk])])
+            cont = disjoin([cont, conjoin([reached, exits.cont])])
+            reached = conjoin([reached, exits.next])
+            if is_const(reached, False):
+                break
+        return Exits(reached, brk, cont, approx)
 
     def _try_exits(self, stmt: ast.Try | ast.TryStar) -> Exits:
         body, orelse = self.block_exits(stmt.body), self.block_exits(stmt.orelse)
