@@ -6,6 +6,7 @@ import pytest
 
 from .analyze_support import site_path
 from errdex.analyze import trigger_condition
+from errdex.analyze.raised import MAX_CANDIDATES, SEVERAL_CALLS
 
 GOLDEN = [
     ("""
@@ -92,9 +93,24 @@ def f(x):
         raise ValueError("bad")
 """)
     got = trigger_condition(func, path)
-    assert got.expr == "raised(g(x), KeyError)"
-    assert not got.exact and "several calls" in got.reason
+    assert got.expr == "raised(g(x), KeyError) or raised(h(int(a)), KeyError)"
+    assert got.exact and got.reason is None
     assert got.calls == ["g(x)", "h(int(a))"]
+
+
+def test_except_site_with_more_calls_than_named_is_not_exact():
+    body = "\n".join(f"        v{i} = g{i}(x)" for i in range(MAX_CANDIDATES + 1))
+    func, path = site_path(f"""
+def f(x):
+    try:
+{body}
+    except KeyError:
+        raise ValueError("bad")
+""")
+    got = trigger_condition(func, path)
+    named = [f"raised(g{i}(x), KeyError)" for i in range(MAX_CANDIDATES)]
+    assert got.expr == " or ".join(named)
+    assert not got.exact and got.reason == SEVERAL_CALLS
 
 
 def test_module_scope_site():

@@ -263,14 +263,48 @@ def type_tests(node: ast.expr | None) -> list[tuple[str, str, bool]]:
 
 
 def raised_calls(node: ast.expr | None) -> list[tuple[str, str]]:
-    """(call, exception) of each `raised(call, E)` pseudo-call: the failure an except-site re-raises."""
+    """(call, exception) of each `raised(call, E)` fact: the failure an except-site re-reports.
+
+    The facts of one `raised(a, E) or raised(b, E)` (a try body with several
+    calls) are one failure with alternative calls: `call` then holds them
+    joined by `ALTERNATIVES` (see `call_words`).
+    """
     if node is None or "raised(" not in _CURRENT_TEXT[0]:
         return []
-    out = []
+    return _raised_facts(node, code)
+
+
+#: Joins the alternative calls of one failure (`raised(a, E) or raised(b, E)`).
+ALTERNATIVES = "\n"
+
+
+def _raised_facts(node: ast.expr, write) -> list[tuple[str, str]]:
+    """The facts under `node`; `write` gives a node's text (`code` for the condition's own tree)."""
+    out: list[tuple[str, str]] = []
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "raised" \
-                and len(sub.args) == 2:
-            out.append((code(sub.args[0]), code(sub.args[1])))
+        if isinstance(sub, ast.BoolOp) and isinstance(sub.op, ast.Or) and sub.values and all(
+                _is_raised(v) for v in sub.values):
+            kinds = {write(v.args[1]) for v in sub.values}
+            if len(kinds) == 1:
+                out.append((ALTERNATIVES.join(write(v.args[0]) for v in sub.values), kinds.pop()))
+                continue
+        if _is_raised(sub):
+            out.append((write(sub.args[0]), write(sub.args[1])))
+    return _without_repeats(out)
+
+
+def _is_raised(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "raised"
+            and len(node.args) == 2)
+
+
+def _without_repeats(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Drop the single facts already named as an alternative of a disjunction."""
+    named = {(call, exc) for calls, exc in pairs if ALTERNATIVES in calls for call in calls.split(ALTERNATIVES)}
+    out: list[tuple[str, str]] = []
+    for pair in pairs:
+        if pair not in named and pair not in out:
+            out.append(pair)
     return out
 
 
@@ -284,19 +318,23 @@ def raised_in(cond: Condition) -> list[tuple[str, str]]:
     if found or not cond.is_except:
         return found
     for part in split_conjuncts(cond.text):
-        if part.startswith("raised(") and part.endswith(")"):
+        if part.lstrip("(").startswith("raised(") and part.endswith(")"):
             try:   # a few hundred except-sites per dataset: a parse each is cheap
                 node = ast.parse(part, mode="eval").body
             except (SyntaxError, ValueError, RecursionError):
                 continue
-            if isinstance(node, ast.Call) and len(node.args) == 2:
-                found.append((ast.unparse(node.args[0]), ast.unparse(node.args[1])))
+            found.extend(_raised_facts(node, ast.unparse))
     return found
 
 
 def call_words(call: str) -> str:
-    """`raised(None, E)` means no single call in the try block: say so instead of "the call `None`"."""
-    return "the code in its `try` block" if call == "None" else f"the call `{call}`"
+    """How the prose names the failing call: `raised(None, E)` means no call in the try block;
+    alternatives (see `raised_calls`) are named as one of them."""
+    if call == "None":
+        return "the code in its `try` block"
+    if ALTERNATIVES in call:
+        return "one of the calls " + ", ".join(f"`{c}`" for c in call.split(ALTERNATIVES))
+    return f"the call `{call}`"
 
 
 def describe_own(cond: Condition) -> str:

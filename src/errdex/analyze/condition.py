@@ -24,8 +24,9 @@ Except-sites use the pseudo-function **`raised(call, E)`**: "evaluating
 an instance of `E`" (`E` as written in the handler, a tuple for
 `except (A, B)`, `BaseException` for a bare `except:`). It is not real
 Python; readers and the matcher treat it as an opaque fact. When the try
-body holds several calls the first one is named and the condition is not
-exact; `TriggerCondition.calls` lists the candidates.
+body holds several calls the fact is their disjunction (`raised(f(x), E)
+or raised(g(y), E)`, see `errdex.analyze.raised`); `TriggerCondition.calls`
+lists the candidates.
 
 The result is simplified without changing its truth value for any input
 (`errdex.analyze.simplify`). `exact` is False, with a `reason`, when a part

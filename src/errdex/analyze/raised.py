@@ -2,8 +2,10 @@
 
 A raise inside `except E:` happens when something in the `try` body raised
 an `E`. The candidates are the outermost calls of the try body in source
-order (`int(s.strip())` is one call, not two); with exactly one candidate
-the fact is exact, otherwise the first is named and the result is marked
+order (`int(s.strip())` is one call, not two); the fact is their
+disjunction, `raised(f(x), E) or raised(g(y), E)` (a later call runs only
+when the earlier ones returned, which the `or` already says). Beyond
+`MAX_CANDIDATES` calls the first ones are named and the result is marked
 approximate. Only the try body's own expressions are visited, never the
 whole function.
 """
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from errdex.analyze.exprs import memo
 from errdex.analyze.source import call_text
 
-SEVERAL_CALLS = "several calls in try body may raise"
+SEVERAL_CALLS = "more calls in try body than named may raise"
 NO_CALL = "no call in try body"
 MAX_CANDIDATES = 8
 
@@ -102,19 +104,22 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
     kind: ast.expr = handler.type if handler.type is not None else ast.Name("BaseException")
     calls = memo(node, "_errdex_try_calls", _body_calls)   # every except-site of the try asks again
     approx: tuple[str, ...] = ()
-    if calls:
-        culprit: ast.expr = calls[0]
-        if len(calls) > 1:
-            approx = (SEVERAL_CALLS,)
-    else:
-        culprit = _first_expression(node.body)
-        approx = (NO_CALL,)
-    expr = ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[])
     candidates: list[str] = []
-    for call in calls[:MAX_CANDIDATES]:
+    culprits: list[ast.expr] = []
+    for call in calls:
         text = call_text(call)
-        if text not in candidates:
-            candidates.append(text)
+        if text in candidates:
+            continue
+        if len(candidates) == MAX_CANDIDATES:
+            approx = (SEVERAL_CALLS,)
+            break
+        candidates.append(text)
+        culprits.append(call)
+    if not culprits:
+        culprits = [_first_expression(node.body)]
+        approx = (NO_CALL,)
+    facts = [ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[]) for culprit in culprits]
+    expr = facts[0] if len(facts) == 1 else ast.BoolOp(op=ast.Or(), values=facts)
     return RaisedCondition(expr, approx, candidates)
 
 

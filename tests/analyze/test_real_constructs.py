@@ -1,0 +1,258 @@
+"""Constructs met on real code that the first condition builder got wrong, each
+reproduced in a small function written here and checked by evaluation:
+
+- an attribute checked, then a call, then checked again so that the path looks
+  impossible: the two reads may differ, so the site is not declared unreachable
+  and the condition says it is not exact (a call or a `with` block between two
+  reads of the same value: not exact either);
+- a literal loop whose body computes a name before testing it (`T = w * 32`);
+- nested loops over non-literal iterables that return from the inner one;
+- an except-site whose try body holds several calls (any of them may raise).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from types import SimpleNamespace
+
+import pytest
+
+from .analyze_support import mismatches, site_path
+from errdex.analyze import trigger_condition
+from errdex.analyze.condexpr import call_words, parse_condition, raised_in
+
+
+def _condition(source: str, site: int = 0):
+    func, path = site_path(source, site)
+    got = trigger_condition(func, path)
+    ast.parse(got.expr, mode="eval")
+    assert (got.reason is None) is got.exact
+    return got
+
+
+def _agree_on_boxes(produced: str, expected: str, values: list[object]) -> int:
+    """Evaluate both over `box.n` in `values` (a name with an attribute); the number compared."""
+    compared = 0
+    for n in values:
+        env = {"box": SimpleNamespace(n=n)}
+        want = eval(expected, dict(env))   # noqa: S307 - test-written expressions
+        assert bool(eval(produced, dict(env))) == bool(want), (produced, n)   # noqa: S307
+        compared += 1
+    return compared
+
+
+# --- reads that a call in between may change ---------------------------------
+
+CHECK_CALL_CHECK = """
+def f(box):
+    assert box.n == 76
+    box.release()
+    assert box.n == 76
+"""
+
+
+def test_attribute_checked_again_after_a_call_is_not_found_unreachable():
+    got = _condition(CHECK_CALL_CHECK, 1)
+    assert got.expr != "False"
+    assert not got.exact and "box.n" in got.reason
+    # As an expression over the names it reads the two checks literally.
+    assert _agree_on_boxes(got.expr, "box.n == 76 and box.n != 76", [75, 76, 77]) == 3
+
+
+def test_attribute_checked_again_without_a_call_in_between_is_unreachable():
+    got = _condition("""
+def f(box, k):
+    assert box.n == 76
+    k = k + 1
+    assert box.n == 76
+""", 1)
+    assert (got.expr, got.exact) == ("False", True)
+
+
+def test_interval_reads_across_a_call_are_not_merged():
+    got = _condition("""
+def f(box):
+    if box.n > 8:
+        return 0
+    box.grow()
+    if box.n > 16:
+        raise ValueError("big")
+""")
+    assert got.expr != "False" and not got.exact
+    assert _agree_on_boxes(got.expr, "box.n <= 8 and box.n > 16", [7, 8, 9, 16, 17]) == 5
+
+
+def test_attribute_reads_across_a_call_still_merge_when_the_path_stays_possible():
+    got = _condition("""
+def f(box):
+    if box.n > 8:
+        return 0
+    box.grow()
+    if box.n > 4:
+        raise ValueError("big")
+""")
+    assert got.exact   # attributes are taken as unchanged by calls unless that rules the path out
+    assert _agree_on_boxes(got.expr, "4 < box.n <= 8", [3, 4, 5, 8, 9]) == 5
+
+
+def test_with_block_entered_between_checks():
+    got = _condition("""
+def f(gate):
+    assert not gate.on
+    with enabled(gate):
+        assert gate.on and gate.level == 1
+""", 1)
+    assert not got.exact and "gate.on" in got.reason
+    assert got.expr != "not gate.on"   # the merge that reads `not gate.on` into the with block
+
+
+def test_same_call_asserted_to_give_two_answers():
+    source = """
+def f(reg, model):
+    assert reg.compile_once() == 2
+    assert reg.compile_once() == 0
+    assert model.ok
+"""
+    got = _condition(source, 2)
+    assert not got.exact and "reg.compile_once()" in got.reason
+    assert got.expr != "False"
+    # The second assert's own failure (`== 2`, then `!= 0`) is possible with one answer: exact.
+    assert _condition(source, 1).exact
+
+
+def test_names_only_guards_stay_exact_across_calls():
+    got = _condition("""
+def f(n):
+    if n > 3:
+        return 0
+    log(n)
+    if n > 5:
+        raise ValueError("big")
+""")
+    assert (got.expr, got.exact) == ("False", True)
+
+
+def test_attribute_guard_without_a_second_read_stays_exact():
+    got = _condition("""
+def f(box, n):
+    if box.n is None:
+        return 0
+    box.release()
+    if n > 5:
+        raise ValueError("big")
+""")
+    assert got.exact
+    bad, compared = mismatches(got.expr.replace("box.n", "box_n"), "box_n is not None and n > 5")
+    assert compared and not bad
+
+
+# --- literal loops whose body computes the tested value ----------------------
+
+def test_literal_loop_with_a_computed_test_value_is_unrolled():
+    got = _condition("""
+def pick(total, atom):
+    for w in (4, 2, 1):
+        t = w * 32
+        if total % t:
+            continue
+        if total // t % atom == 0:
+            return w
+    raise ValueError("none")
+""")
+    assert got.exact, got.reason
+    expected = " and ".join(f"(total % {t} or total // {t} % atom != 0)" for t in (128, 64, 32))
+    for total, atom in itertools.product(range(0, 600, 16), (1, 2, 3, 4)):
+        env = {"total": total, "atom": atom}
+        assert bool(eval(got.expr, dict(env))) == bool(eval(expected, dict(env))), (total, atom)  # noqa: S307
+    assert "128" in got.expr and "w * 32" not in got.expr   # arithmetic on the unrolled values is folded
+
+
+def test_literal_loop_whose_computed_value_reads_a_changing_name_is_not_exact():
+    got = _condition("""
+def pick(total):
+    acc = 0
+    for w in (4, 2):
+        acc = acc + w
+        if total == acc:
+            return w
+    raise ValueError("none")
+""")
+    assert not got.exact and "reassigns" in got.reason
+
+
+# --- nested loops over non-literal iterables -----------------------------------
+
+NESTED = """
+def aspect(width, height, table):
+    for sizes in table.values():
+        for name, (w, h) in sizes.items():
+            if width == w and height == h:
+                return name
+    raise ValueError("no aspect")
+"""
+
+
+@pytest.mark.parametrize("table", [{}, {"a": {}}, {"a": {"x": (1, 2)}}, {"a": {"x": (1, 2)}, "b": {"y": (3, 4)}}])
+def test_nested_non_literal_loops_fall_through_when_no_element_returns(table):
+    got = _condition(NESTED)
+    assert not got.exact and "non-literal" in got.reason
+    assert "all(" in got.expr
+    for width, height in itertools.product(range(5), range(5)):
+        env = {"width": width, "height": height, "table": table}
+        want = not any(width == w and height == h for sizes in table.values() for w, h in sizes.values())
+        assert bool(eval(got.expr, dict(env))) == want, (got.expr, env)  # noqa: S307
+
+
+# --- except-sites with several calls in the try body ---------------------------
+
+def test_except_site_with_two_calls_is_their_disjunction():
+    got = _condition("""
+def load():
+    try:
+        mod = import_module("a")
+        sub = import_module("a.b")
+    except ImportError as exc:
+        raise RuntimeError("missing") from exc
+""")
+    assert got.exact
+    bad, compared = mismatches(
+        got.expr, "raised(import_module('a'), ImportError) or raised(import_module('a.b'), ImportError)")
+    assert compared == 4 and not bad
+
+
+def test_prose_names_every_alternative_call():
+    cond = parse_condition("(raised(g(x), KeyError) or raised(h(a), KeyError)) and y")
+    found = raised_in(cond)
+    assert len(found) == 1 and found[0][1] == "KeyError"
+    assert call_words(found[0][0]) == "one of the calls `g(x)`, `h(a)`"
+
+
+def test_loop_body_rebinding_its_target_before_the_test_is_not_read_as_the_element():
+    got = _condition("""
+def parse(text):
+    for part in text.split(","):
+        part = part.strip()
+        if part and "=" not in part:
+            return part
+    raise ValueError("no bare part")
+""")
+    assert not got.exact
+    # `all(not (part and '=' not in part) for part in text.split(','))` would test the unstripped
+    # parts: on "a=1, " it says a part returns (" " has no "="), while the code strips it to ""
+    # and reaches the raise.
+    env = {"text": "a=1, "}
+    assert bool(eval(got.expr, dict(env))) is True   # noqa: S307 - the site is not excluded wrongly
+
+
+def test_literal_loop_body_rebinding_its_target_is_not_exact():
+    got = _condition("""
+def f(m):
+    for c in (8, 16):
+        c = c * 2
+        if m <= c:
+            return c
+    raise ValueError("big")
+""")
+    # `c = c * 2` reads the target the body rebinds: not forwarded, so not unrolled exactly.
+    assert not got.exact and "reassigns" in got.reason
