@@ -139,3 +139,47 @@ def test_lines_boxed_by_a_log_viewer_lose_their_right_border(ctx):
     assert (event.message, event.frames[0].function) == ("Collective failed: unhandled system error", "CHECK")
     (m, *_) = explain(text, context=ctx)
     assert (m.file_path, m.via, m.confidence) == (COMM, "frame", "high")
+
+
+def _docker(lines: list[str]) -> str:
+    import json
+
+    return "\n".join(json.dumps({"log": line + "\n", "stream": "stderr", "time": "2026-01-01T00:00:00Z"})
+                     for line in lines)
+
+
+TRACEBACK_LINES = [
+    "Traceback (most recent call last):",
+    '  File "/srv/env/site-packages/acme/dist/comm.py", line 350, in CHECK',
+    '    raise RuntimeError(f"Collective failed: {error_str}")',
+    "RuntimeError: Collective failed: unhandled system error",
+]
+
+
+def test_docker_json_file_log_lines_are_unwrapped(ctx):
+    (m, *_) = explain(_docker(TRACEBACK_LINES), context=ctx)
+    assert (m.file_path, m.via, m.confidence) == (COMM, "frame", "high")
+
+
+def test_frames_printed_with_escaped_quotes():
+    text = "\n".join(line.replace('"', '\\"') for line in TRACEBACK_LINES[1:3]) + "\n" + TRACEBACK_LINES[3]
+    (event,) = parse_events(split_clean_lines(text))
+    assert event.frames[0].path == "/srv/env/site-packages/acme/dist/comm.py" and event.frames[0].line == 350
+
+
+@pytest.mark.parametrize("shape", ["boxed", "docker", "escaped"])
+def test_a_log_scan_reads_these_shapes_as_explain_does(ctx, tmp_path, shape):
+    from errdex.match import scan
+
+    if shape == "boxed":
+        text = "\n".join(line.ljust(90) + "│" for line in TRACEBACK_LINES)
+    elif shape == "docker":
+        text = _docker(TRACEBACK_LINES)
+    else:
+        text = "\n".join(line.replace('"', '\\"') if "File" in line else line for line in TRACEBACK_LINES)
+    log = tmp_path / "server.log"
+    log.write_text("[10:00:00] starting\n" + text + "\n[10:00:01] stopped\n")
+    (occurrence,) = scan(log, context=ctx).occurrences
+    (m, *_) = explain(text, context=ctx)
+    assert (occurrence.file_path, occurrence.via, occurrence.confidence) == (m.file_path, m.via, m.confidence) \
+        == (COMM, "frame", "high")

@@ -22,7 +22,7 @@ from errdex.match.encode import FragmentCache, encode_occurrences, report_json
 from errdex.match.events import ErrorEvent, bare_message, line_event, opens_block, parse_at
 from errdex.match.linematch import LineMatcher
 from errdex.match.resolve import Match, match_event
-from errdex.match.text import clean_line, normalize_unknown
+from errdex.match.text import clean_line, needs_cleaning, normalize_unknown
 
 CHUNK_SIZE = 8 << 20
 WINDOW_LINES = 2000
@@ -274,7 +274,7 @@ class BlockScanner:
             text = block[back:end or hard_end].decode("utf-8", "replace")
             window = text.split("\n")
             whole = not end or len(window) > limit
-            if "\x1b" in text or "\r" in text:
+            if needs_cleaning(text):
                 lines = _Watched(clean_line(line) for line in window[:limit])
             else:   # nothing to clean: clean_line would return every line as it is
                 lines = _Watched(window[:limit] if len(window) > limit else window)

@@ -52,9 +52,27 @@ _NORMALIZE = re.compile(
 _BOX_RIGHT = re.compile(r"\s*[│┃]\s*$")
 
 
+#: A docker/kubernetes json-file log line: the printed line is the "log" string.
+_DOCKER_LOG = '{"log":'
+#: A frame printed as an escaped string (a log shipper's or a repr's `File \"...\"`).
+_ESCAPED_FRAME = 'File \\"'
+#: What `clean_line` changes; text holding none of these is clean already.
+_CLEANED = ("\x1b", "\r", "│", "┃", _DOCKER_LOG, _ESCAPED_FRAME)
+
+
+def needs_cleaning(text: str) -> bool:
+    """Whether `clean_line` could change any line of this text (a log scan skips it when not)."""
+    return any(mark in text for mark in _CLEANED)
+
+
 def clean_line(line: str) -> str:
     """Drop ANSI escapes, carriage returns (CRLF logs, progress bars) and a drawn box's
-    right border (the left one is a prefix like any other)."""
+    right border (the left one is a prefix like any other); unwrap a docker json-file
+    log line and a frame printed with escaped quotes."""
+    if line.startswith(_DOCKER_LOG):
+        line = _docker_payload(line)
+    if _ESCAPED_FRAME in line:
+        line = line.replace('\\"', '"')
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     if "│" in line or "┃" in line:
@@ -64,6 +82,14 @@ def clean_line(line: str) -> str:
         if "\r" in line:  # progress-bar redraws: the last one is what was shown
             line = line.rsplit("\r", 1)[-1]
     return line
+
+
+def _docker_payload(line: str) -> str:
+    try:
+        payload = json.loads(line).get("log")
+    except (ValueError, AttributeError):
+        return line
+    return payload.rstrip("\n") if isinstance(payload, str) else line
 
 
 def split_clean_lines(text: str) -> list[str]:
