@@ -95,32 +95,49 @@ class RelatedKey(NamedTuple):
 
 
 class RelatedIndex:
-    """The inverted indexes over a dataset's keys (records in file/line order)."""
+    """The inverted indexes over a dataset's keys (records in file/line order).
+
+    Each record keeps the postings of its own tier keys (the lists themselves,
+    complete once every key is added), so ranking one looks nothing up by key.
+    """
 
     def __init__(self, keys: list[RelatedKey]) -> None:
         self.keys = keys
-        self.fn_key, self.guard_keys, self.class_key, self.words = [], [], [], []
         self.by_fn: dict[tuple, list[int]] = defaultdict(list)
         self.by_guard: dict[tuple, list[int]] = defaultdict(list)
         self.by_class: dict[tuple, list[int]] = defaultdict(list)
         self.word_sets = _WordSets()
-        for i, k in enumerate(keys):
-            fk = (k.module, k.function)
-            self.fn_key.append(fk)
-            self.by_fn[fk].append(i)
-            gk = [(k.module, g) for g in k.guards]
-            self.guard_keys.append(gk[:_MAX_GUARDS])
-            for g in gk:
-                self.by_guard[g].append(i)
-            ck = (k.module, k.error_class) if k.error_class else None
-            self.class_key.append(ck)
-            if ck:
-                self.by_class[ck].append(i)
-            self.words.append(self.word_sets.add(k.words, i))
+        self.modules: list[str | None] = []
+        self.fn_posting: list[list[int]] = []              # by_fn of the record's function
+        self.guard_postings: list[list[list[int]]] = []    # by_guard of its first _MAX_GUARDS guards
+        self.class_posting: list[list[int] | None] = []    # by_class of its class (None without one)
+        self.words: list[int] = []                          # its word set's id
+        by_fn, by_guard, by_class = self.by_fn, self.by_guard, self.by_class
+        add_words = self.word_sets.add
+        for i, (_, module, function, guards, error_class, words) in enumerate(keys):
+            self.modules.append(module)
+            posting = by_fn[(module, function)]
+            posting.append(i)
+            self.fn_posting.append(posting)
+            mine = []
+            for n, g in enumerate(guards):
+                posting = by_guard[(module, g)]
+                posting.append(i)
+                if n < _MAX_GUARDS:
+                    mine.append(posting)
+            self.guard_postings.append(mine)
+            if error_class:
+                posting = by_class[(module, error_class)]
+                posting.append(i)
+                self.class_posting.append(posting)
+            else:
+                self.class_posting.append(None)
+            self.words.append(add_words(words, i))
 
     def related(self, i: int) -> list[str]:
         """The ids of record i's top related records."""
-        return [self.keys[j].id for j in self.ranked(i)]
+        keys = self.keys
+        return [keys[j].id for j in self.ranked(i)]
 
     def sharing_words(self, i: int) -> list[int]:
         """Records whose ranking record i's words can reach: they share a word rare enough to be probed.
@@ -137,36 +154,46 @@ class RelatedIndex:
         return out
 
     def ranked(self, i: int) -> list[int]:
-        """The TOP records of the highest score for record i; ties go to the nearest in the source."""
+        """The TOP records of the highest score for record i; ties go to the nearest in the source.
+
+        The tiers add their weights in a fixed order (function, guards, class, then similarity),
+        so equal sums are equal floats and ties fall to the distance.
+        """
         scores: defaultdict[int, float] = defaultdict(float)
-        _add(scores, self.by_fn[self.fn_key[i]], _SAME_FUNCTION, i)
-        for k in self.guard_keys[i]:
-            _add(scores, self.by_guard[k], _SHARED_GUARD, i)
-        if self.class_key[i]:
-            _add(scores, self.by_class[self.class_key[i]], _SAME_CLASS, i)
+        posting = self.fn_posting[i]
+        for j in (posting if len(posting) <= _NEAR else _near(posting, i)):
+            scores[j] += _SAME_FUNCTION
+        for posting in self.guard_postings[i]:
+            for j in (posting if len(posting) <= _NEAR else _near(posting, i)):
+                scores[j] += _SHARED_GUARD
+        posting = self.class_posting[i]
+        if posting is not None:
+            for j in (posting if len(posting) <= _NEAR else _near(posting, i)):
+                scores[j] += _SAME_CLASS
         self.word_sets.add_scores(scores, self.words[i], i)
         scores.pop(i, None)
+        items = scores.items()
+        if len(scores) > TOP:
+            # Only records scoring at least the TOP-th best score can be in the top: order just those.
+            cut = sorted(scores.values(), reverse=True)[TOP - 1]
+            items = [(j, s) for j, s in items if s >= cut]
         # Ties: the same module's nearest first, then dataset order. Distances are never compared across
         # modules, so records added or removed elsewhere cannot reorder this list (`errdex.delta`).
-        module = self.keys[i].module
-        keys = self.keys
-        keyed = [(-s, 0, j - i if j > i else i - j, j) if keys[j].module == module else (-s, 1, 0, j)
-                 for j, s in scores.items()]
-        top = sorted(keyed) if len(keyed) <= 4 * TOP else heapq.nsmallest(TOP, keyed)
-        return [t[3] for t in top[:TOP]]
+        modules = self.modules
+        module = modules[i]
+        keyed = sorted([(-s, 0, j - i if j > i else i - j, j) if modules[j] == module else (-s, 1, 0, j)
+                        for j, s in items])
+        return [t[3] for t in keyed[:TOP]]
 
 
-def _add(scores: dict, posting: list[int], weight: float, me: int) -> None:
-    """Add `weight` to the records of a tier key; of a long key, only those nearest `me`.
+def _near(posting: list[int], me: int) -> list[int]:
+    """Of a long tier key's records, only those nearest `me`.
 
     Records are in file/line order, so "nearest" means closest in the source:
     only TOP of them can be kept anyway.
     """
-    if len(posting) > _NEAR:
-        at = bisect.bisect_left(posting, me)
-        posting = posting[max(0, at - _NEAR // 2):at + _NEAR // 2 + 1]
-    for j in posting:
-        scores[j] += weight
+    at = bisect.bisect_left(posting, me)
+    return posting[max(0, at - _NEAR // 2):at + _NEAR // 2 + 1]
 
 
 class _WordSets:
@@ -179,6 +206,7 @@ class _WordSets:
         self.members: list[list[int]] = []
         self.by_word: dict[str, list[int]] = defaultdict(list)
         self.similar: dict[int, list[tuple[int, float]]] = {}
+        self.rank: dict[str, int] | None = None   # each word's place, rarest first (see `_rarity`)
 
     def add(self, words: frozenset, record: int) -> int:
         wid = self.ids.get(words)
@@ -189,6 +217,7 @@ class _WordSets:
             self.members.append([])
             for w in words:
                 self.by_word[w].append(wid)
+            self.rank = None
         self.members[wid].append(record)
         return wid
 
@@ -199,37 +228,47 @@ class _WordSets:
         return found
 
     def add_scores(self, scores: dict, wid: int, me: int) -> None:
-        if not self.sets[wid]:
+        if not self.sizes[wid]:
             return
-        for other, jac in self.similar_sets(wid):
-            members = self.members[other]
-            if len(members) > _NEAR:
-                at = bisect.bisect_left(members, me)
-                members = members[max(0, at - _NEAR // 2):at + _NEAR // 2 + 1]
-            for j in members:
+        found = self.similar.get(wid)
+        if found is None:
+            found = self.similar[wid] = self._similar(wid)
+        all_members = self.members
+        for other, jac in found:
+            members = all_members[other]
+            for j in (members if len(members) <= _NEAR else _near(members, me)):
                 scores[j] += jac
+
+    def _rarity(self) -> dict[str, int]:
+        """Each word's place when sorted by posting length, then by the word: one sort for all sets.
+
+        The word breaks ties because a frozenset's order changes with the hash seed from run to run.
+        """
+        if self.rank is None:
+            by_word = self.by_word
+            self.rank = {w: n for n, w in enumerate(sorted(by_word, key=lambda w: (len(by_word[w]), w)))}
+        return self.rank
 
     def _similar(self, wid: int) -> list[tuple[int, float]]:
         """Word sets with Jaccard >= _MIN_JACCARD, found through this set's rarest words."""
         mine = self.sets[wid]
-        # Rarest first, ties by the word: a frozenset's order changes with the hash seed from run to run.
-        rarest = sorted(mine, key=lambda w: (len(self.by_word[w]), w))[:_PROBE_WORDS]
-        postings = [p for p in (self.by_word[w] for w in rarest) if len(p) <= _MAX_POSTING]
+        by_word = self.by_word
+        rarest = sorted(mine, key=self._rarity().__getitem__)[:_PROBE_WORDS]
+        postings = [p for p in (by_word[w] for w in rarest) if len(p) <= _MAX_POSTING]
         if not postings:
             return [(wid, 1.0)]
         candidates = set(chain.from_iterable(postings))
         size = len(mine)
-        sets = self.sets
+        sets, sizes = self.sets, self.sizes
         out = []
         lo, hi = size * _MIN_JACCARD, size / _MIN_JACCARD   # |B| outside these cannot reach the threshold
-        sizes = self.sizes
         for other in candidates:
-            if not lo <= sizes[other] <= hi:
-                continue
-            common = len(mine & sets[other])
-            jac = common / (size + len(sets[other]) - common)
-            if jac >= _MIN_JACCARD:
-                out.append((other, jac))
+            n = sizes[other]
+            if lo <= n <= hi:
+                common = len(mine & sets[other])
+                jac = common / (size + n - common)
+                if jac >= _MIN_JACCARD:
+                    out.append((other, jac))
         if len(out) > _CANDIDATES:
             out = heapq.nlargest(_CANDIDATES, out, key=lambda t: t[1])
         return out
