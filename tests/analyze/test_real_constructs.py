@@ -256,3 +256,51 @@ def f(m):
 """)
     # `c = c * 2` reads the target the body rebinds: not forwarded, so not unrolled exactly.
     assert not got.exact and "reassigns" in got.reason
+
+
+def test_checks_inside_a_with_block_then_after_it_are_not_found_impossible():
+    # The block's own exits hold both reads of `gate.on` (before and after the inner `with`).
+    got = _condition("""
+def f(gate):
+    with enabled(gate, True):
+        assert gate.on
+        with enabled(gate, False):
+            assert not gate.on
+    assert not gate.on
+""", 2)
+    assert got.expr != "False" and not got.exact
+
+
+def test_checks_in_one_block_without_a_change_between_stay_impossible():
+    got = _condition("""
+def f(gate):
+    log("start")
+    with lock:
+        assert gate.on
+        assert not gate.on
+    raise ValueError("never")
+""", 2)
+    assert (got.expr, got.exact) == ("False", True)
+
+
+# --- with blocks that catch what their body raises ------------------------------
+
+def test_code_after_a_pytest_raises_block_is_reachable():
+    got = _condition("""
+def test_it(model):
+    with pytest.raises(RuntimeError):
+        raise RuntimeError("load failed")
+    assert model.ok
+""", 1)
+    assert got.expr == "not model.ok"
+    assert not got.exact and "catches exceptions" in got.reason
+
+
+def test_code_after_a_plain_with_block_that_raises_is_unreachable():
+    got = _condition("""
+def f(model):
+    with opened(model):
+        raise RuntimeError("load failed")
+    assert model.ok
+""", 1)
+    assert (got.expr, got.exact) == ("False", True)

@@ -320,6 +320,8 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
             walk.note(*exits.approx)
         walk.ran(stmt)
         return
+    if stmt.__class__ in _COMPOUND:
+        walk.ran(stmt)   # its guard is read inside it, after what its body may have called
     walk.add(exits.next, exits.approx, own=not _raise_only_check(stmt))
     walk.ran(stmt)
     if bound is None:
@@ -327,6 +329,10 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     stale = bound and expr_names(exits.next) & bound
     if stale and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         walk.note(REBOUND.format(names=", ".join(sorted(stale))))
+
+
+_COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
+                       ast.Match})
 
 
 def _raise_only_check(stmt: ast.stmt) -> bool:

@@ -7,6 +7,10 @@ left over leaves the function (`return`, `raise`, `sys.exit()`). Calls
 raising on their own are not modelled: every condition holds "modulo
 exceptions", as everywhere in errdex.
 
+A `with` block under a manager that catches exceptions (`pytest.raises`,
+`contextlib.suppress`) may go on after a `raise` in it: it falls through,
+approximately.
+
 Loops over a literal tuple/list/set/`range(...)` of constants are unrolled
 by substituting each element into the body's exit conditions, so
 
@@ -29,7 +33,7 @@ from errdex.analyze.exprs import expr_key, replace_names
 from errdex.analyze.exprs import expr_names as read_names
 from errdex.analyze.names import bound_names, target_names
 from errdex.analyze.patterns import case_condition
-from errdex.analyze.purity import is_pure
+from errdex.analyze.purity import is_pure, may_change_state, state_atoms
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
 from errdex.extract.scope import dotted_source
 
@@ -42,6 +46,49 @@ NON_LITERAL_LOOP = "loop over non-literal iterable"
 WHILE_LOOP = "while loop condition"
 TRY_MAY_RAISE = "try body may raise"
 LOOP_REBINDS = "loop body reassigns a name its exit test reads"
+SUPPRESSED = "a with block whose context manager catches exceptions"
+#: Context managers that swallow an exception raised in their block (`pytest.raises`,
+#: `contextlib.suppress`, unittest's `assertRaises`): control goes on after the block.
+SUPPRESSING_MANAGERS = frozenset({"raises", "suppress", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+
+
+REREAD = "a value checked again after a call that may change it"
+
+
+def _reread_after_change(before: ast.expr, guard: ast.expr, stmts: list[ast.stmt], stmt: ast.stmt) -> bool:
+    """Whether `guard` (of `stmt`) contradicts `before` (of the statements ahead of it in `stmts`)
+    only by reading again a value that a call between may have changed.
+
+    Asked only once a block's path looks impossible; the guard is then left
+    out (the block's fall-through is over-approximated) rather than the path
+    declared dead.
+    """
+    atoms = state_atoms(guard)
+    if is_const(before, False) or is_const(guard, False) or state_atoms(before).isdisjoint(atoms):
+        return False
+    index = stmts.index(stmt)
+    first = next((i for i, s in enumerate(stmts[:index]) if _reads_any(s, atoms)), index)
+    return any(may_change_state(s) for s in stmts[first:index]) or (
+        stmt.__class__ not in _PLAIN and stmt.__class__ is not ast.Assert and may_change_state(stmt))
+
+
+def _reads_any(stmt: ast.stmt, atoms: frozenset[str]) -> bool:
+    """Whether a test or assertion directly in `stmt` reads one of `atoms`."""
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.If, ast.While, ast.Assert)) and not state_atoms(node.test).isdisjoint(atoms):
+            return True
+    return False
+
+
+def suppresses_exceptions(stmt: ast.With | ast.AsyncWith) -> bool:
+    """Whether a context manager of `stmt` is one that catches what its block raises."""
+    for item in stmt.items:
+        call = item.context_expr
+        func = call.func if isinstance(call, ast.Call) else None
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name in SUPPRESSING_MANAGERS:
+            return True
+    return False
 
 
 @dataclass(slots=True)
@@ -281,7 +328,11 @@ class FlowAnalyzer:
             approx = _merge(approx, exits.approx)
             brk = disjoin([brk, conjoin([reached, exits.brk])])
             cont = disjoin([cont, conjoin([reached, exits.cont])])
-            reached = conjoin([reached, exits.next])
+            joined = conjoin([reached, exits.next])
+            if is_const(joined, False) and _reread_after_change(reached, exits.next, stmts, stmt):
+                approx = _merge(approx, (REREAD,))   # the two reads may differ: not impossible
+                continue
+            reached = joined
             if is_const(reached, False):
                 break
         result = Exits(reached, brk, cont, approx)
@@ -319,7 +370,10 @@ class FlowAnalyzer:
         if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
             return self._loop_exits(stmt)
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
-            return self.block_exits(stmt.body)
+            body = self.block_exits(stmt.body)
+            if not is_const(body.next, True) and suppresses_exceptions(stmt):
+                return Exits(TRUE, body.brk, body.cont, _merge(body.approx, (SUPPRESSED,)))
+            return body
         if isinstance(stmt, (ast.Try, ast.TryStar)):
             return self._try_exits(stmt)
         if isinstance(stmt, ast.Match):
