@@ -107,3 +107,46 @@ def test_public_name(qualname, method, public):
     from errdex.analyze.callgraph import _public_name
 
     assert _public_name(qualname, method) is public
+
+
+def _callee_by_resolving(cb, functions: dict, call: str):
+    """The callee rule with every name resolved through the re-exports (no shortcut)."""
+    from errdex.analyze.callgraph import _CalleeResolver, _resolve
+
+    if call.startswith("builtins."):
+        return None
+    ref = _resolve(cb, call, functions)
+    if ref in functions:
+        return ref
+    cls = _resolve(cb, call, cb.classes)
+    if cls in cb.classes:
+        return _CalleeResolver(cb, functions).method(cls, "__init__")
+    head, _, meth = ref.rpartition(".")
+    if head:
+        cls = _resolve(cb, head, cb.classes)
+        if cls in cb.classes:
+            return _CalleeResolver(cb, functions).method(cls, meth)
+    return None
+
+
+def test_callee_shortcut_for_names_without_reexports_agrees_with_resolving():
+    """Most calls name nothing re-exported: the resolver skips resolving them; results must not change."""
+    from errdex.analyze.callgraph import _CalleeResolver
+    from errdex.extract.link import Codebase
+    from errdex.models import ClassFacts
+
+    classes = {q: ClassFacts(q, bases) for q, bases in {
+        "p.m.Base": [], "p.m.Child": ["p.m.Base"], "p.n.Other": ["p.Child"]}.items()}
+    aliases = {"p.Child": "p.m.Child", "p.api": "p.m", "p.n.run": "p.m.run", "p.loop": "p.loop2",
+               "p.loop2": "p.loop", "q.B": "p.m.Base"}
+    functions = dict.fromkeys(["p.m.run", "p.m.Base.__init__", "p.m.Base.go", "p.m.Child.stop",
+                               "p.n.Other.go", "p.n.helper"])
+    cb = Codebase(classes, aliases)
+    parts = ["p", "m", "n", "api", "Child", "Base", "Other", "run", "go", "stop", "helper", "loop", "q", "B",
+             "__init__", "builtins", "len"]
+    names = [".".join(c) for k in (1, 2, 3, 4) for c in itertools.product(parts, repeat=k)]
+    resolver = _CalleeResolver(cb, functions)
+    got = {n: resolver.target(n) for n in names}
+    assert got == {n: _callee_by_resolving(cb, functions, n) for n in names}
+    assert got["p.api.run"] == "p.m.run" and got["p.Child.go"] == "p.m.Base.go" and got["p.n.Other"] == "p.m.Base.__init__"
+    assert got["p.m.Child"] == "p.m.Base.__init__" and got["q.B.go"] == "p.m.Base.go"

@@ -77,7 +77,7 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
         for call in fn.calls:
             target = known.get(call, False)
             if target is False:
-                target = resolver.target(call)
+                target = known[call] = resolver.callee(call)
             if target is not None and target != caller:
                 callers_of.setdefault(target, set()).add(caller)
     return graph
@@ -95,22 +95,35 @@ class _CalleeResolver:
     def target(self, call: str) -> str | None:
         found = self.cache.get(call, False)
         if found is False:
-            found = self.cache[call] = self._callee(call)
+            found = self.cache[call] = self.callee(call)
         return found
 
-    def _callee(self, call: str) -> str | None:
+    def callee(self, call: str) -> str | None:
+        """What `call` names among the dataset's functions (uncached: see `target`)."""
         if call.startswith("builtins."):
             return None
-        ref = _resolve(self.cb, call, self.functions)
-        if ref in self.functions:
-            return ref
-        cls = _resolve(self.cb, call, self.cb.classes)
-        if cls in self.cb.classes:
-            return self.method(cls, "__init__")
-        head, _, meth = ref.rpartition(".")
-        if head:
-            cls = _resolve(self.cb, head, self.cb.classes)
+        head, _, meth = call.rpartition(".")
+        aliases = self.cb.aliases
+        if call not in aliases and head not in aliases:
+            # Neither the name nor its head is re-exported: resolving would leave it as it is (most calls).
+            if call in self.functions:
+                return call
+            if call in self.cb.classes:
+                return self.method(call, "__init__")
+            if head not in self.cb.classes and head.rpartition(".")[0] not in aliases:
+                return None   # nor is the head a class, or reached through a re-exported name
+        else:
+            ref = _resolve(self.cb, call, self.functions)
+            if ref in self.functions:
+                return ref
+            cls = _resolve(self.cb, call, self.cb.classes)
             if cls in self.cb.classes:
+                return self.method(cls, "__init__")
+            head, _, meth = ref.rpartition(".")
+        if head:
+            classes = self.cb.classes
+            cls = head if head in classes else _resolve(self.cb, head, classes)
+            if cls in classes:
                 return self.method(cls, meth)
         return None
 

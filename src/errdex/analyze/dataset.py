@@ -69,11 +69,14 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
         graph = build_call_graph(facts, cb)
         method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
         reach: dict = {}
-        keys = [RelatedKey.of(r) for r in records]
-        index = RelatedIndex(keys)
-        for record in records:
+        keys: list[RelatedKey] = []
+        position: dict[int, int] = {}   # by id: the same objects in a forked encoder
+        of = RelatedKey.of
+        for i, record in enumerate(records):   # one pass: each record is read while it is in the cache
+            keys.append(of(record))
             fill_reach(record, site_qualname(record), graph, reach)
-        position = {id(record): i for i, record in enumerate(records)}   # the same objects in a forked encoder
+            position[id(record)] = i
+        index = RelatedIndex(keys)
 
     def finish(record: dict) -> None:
         # Ranking needs every record's key but nothing else of the dataset: it runs here, on every core.
