@@ -617,6 +617,22 @@ def f(n):
             return 2
     raise ValueError("n")
 """, "n == 1"),
+    # --- and/or used for their value, not their truth ------------------------
+    Case("or_default_compared", """
+def f(ring):
+    if (ring or 1) != 1:
+        raise ValueError("ring")
+""", "(ring or 1) != 1"),
+    Case("or_default_compared_after_check", """
+def f(enabled, beams):
+    if enabled and (beams or 1) > 1:
+        raise ValueError("beams")
+""", "enabled and (beams or 1) > 1"),
+    Case("and_value_negated", """
+def f(a, b):
+    if -(a and b) < -2:
+        raise ValueError("big")
+""", "-(a and b) < -2"),
     # --- names reassigned between guard and site ----------------------------
     Case("guard_then_rebind", """
 def f(x):

@@ -175,10 +175,25 @@ def _simplify(node: ast.expr) -> ast.expr:
         values = [_simplify(v) for v in node.values]
         return conjoin(values) if isinstance(node.op, ast.And) else disjoin(values)
     if isinstance(node, ast.UnaryOp):
-        operand = _simplify(node.operand)
         if isinstance(node.op, ast.Not):
-            return negate(operand)
-        return _fold_unary(node.op, operand)
+            return negate(_simplify(node.operand))
+        return _fold_unary(node.op, _simplify_value(node.operand))
+    if isinstance(node, ast.Compare):
+        return _simplify_compare(node)
+    return node
+
+
+def _simplify_value(node: ast.expr) -> ast.expr:
+    """Simplify an expression whose value is used, not only its truth.
+
+    `x or 1` is always true, but `(x or 1) > 1` compares `x` when it is
+    truthy: and/or keep their operands' values, so only what yields a bool
+    either way (a comparison, `not`) or a number (`-1`) is rewritten here.
+    """
+    if isinstance(node, ast.UnaryOp):
+        if isinstance(node.op, ast.Not):
+            return negate(_simplify(node.operand))
+        return _fold_unary(node.op, _simplify_value(node.operand))
     if isinstance(node, ast.Compare):
         return _simplify_compare(node)
     return node
@@ -194,7 +209,7 @@ def _fold_unary(op: ast.unaryop, operand: ast.expr) -> ast.expr:
 
 
 def _simplify_compare(node: ast.Compare) -> ast.expr:
-    operands = [_simplify(o) for o in (node.left, *node.comparators)]
+    operands = [_simplify_value(o) for o in (node.left, *node.comparators)]
     node = ast.Compare(left=operands[0], ops=node.ops, comparators=operands[1:])
     if len(node.ops) > 1:
         parts = split_chain(node)
