@@ -40,7 +40,15 @@ def names_in(expr: str) -> frozenset[str]:
 
 def feeding_for(names: set[str], feeding: list[str]) -> list[str]:
     """The feeding assignments whose targets the names use (one level of the slice), in order."""
-    return [line.strip() for line in feeding if not _assigned(line).isdisjoint(names)]
+    known = _ASSIGNED.get
+    out = []
+    for line in feeding:
+        targets = known(line)
+        if targets is None:
+            targets = _assigned(line)
+        if not targets.isdisjoint(names):
+            out.append(line.strip())
+    return out
 
 
 _ASSIGNED: dict[str, frozenset[str]] = {}
@@ -94,6 +102,8 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
 
 def type_guard(cond: Condition) -> str | None:
     """A TypeGuard function for the isinstance test the site's condition makes."""
+    if "isinstance" not in cond.own_text:   # no isinstance call in the own test's source: no type test (most)
+        return None
     tests = type_tests(cond.own)
     if not tests or cond.is_except:
         return None

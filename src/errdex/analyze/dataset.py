@@ -71,18 +71,22 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
         reach: dict = {}
         keys: list[RelatedKey] = []
         position: dict[int, int] = {}   # by id: the same objects in a forked encoder
+        quals: list[str] = []
         of = RelatedKey.of
         for i, record in enumerate(records):   # one pass: each record is read while it is in the cache
             keys.append(of(record))
-            fill_reach(record, site_qualname(record), graph, reach)
+            quals.append(qual := site_qualname(record))
+            fill_reach(record, qual, graph, reach)
             position[id(record)] = i
         index = RelatedIndex(keys)
 
     def finish(record: dict) -> None:
         # Ranking needs every record's key but nothing else of the dataset: it runs here, on every core.
-        record["errdex"]["related"] = index.related(position[id(record)])
-        fill_own(record, site_qualname(record), method_of)
-        record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
+        i = position[id(record)]
+        ex = record["errdex"]
+        ex["related"] = index.related(i)
+        fill_own(record, quals[i], method_of)
+        ex["provenance"]["related"] = RELATED_PROVENANCE
 
     return Prepared(CallFacts(graph, method_of), finish, keys)
 
@@ -130,12 +134,18 @@ def fill_own(record: dict, qual: str, method_of: dict) -> None:
     prov["tags"] = "heuristic:tags"
     tag, rule = background_tag(record, own_text)
     record["backgroundTag"] = tag
-    prov["backgroundTag"] = f"heuristic:taxonomy:{rule}"
+    prov["backgroundTag"] = _TAXONOMY.get(rule) or _TAXONOMY.setdefault(rule, f"heuristic:taxonomy:{rule}")
     _fill_text(record, qual, tag, method_of, cond)
+
+
+_TAXONOMY: dict[str, str] = {}     # provenance texts by rule: one string each, not one per record
+_SITUATIONS: dict[str, str] = {}
+_HEURISTIC: dict[str, str] = {}
 
 
 def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Condition) -> None:
     ex = record["errdex"]
+    prov = ex["provenance"]
     exact = bool(ex.get("conditionExact")) and cond.tree is not None
     cls = record.get("errorClass") or ("AssertionError" if record.get("errorType") == "assertion" else "Exception")
     f = prose.SiteFacts(qual, qual.rpartition(".")[2], cls, cond, exact, ex.get("conditionReason"),
@@ -144,32 +154,33 @@ def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Conditi
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"
-    _set(record, "documentation", prose.documentation(f), from_condition)
-    _set(record, "triggerScenarios", prose.trigger_scenarios(f), from_condition)
-    _set(record, "commonSituations", prose.common_situations(f), f"heuristic:situations:{tag}")
+    _set(record, prov, "documentation", prose.documentation(f), from_condition)
+    _set(record, prov, "triggerScenarios", prose.trigger_scenarios(f), from_condition)
+    _set(record, prov, "commonSituations", prose.common_situations(f),
+         _SITUATIONS.get(tag) or _SITUATIONS.setdefault(tag, f"heuristic:situations:{tag}"))
     sols, sols_fact = prose.solutions(f)
-    _set(record, "solutions", sols, "fact" if sols_fact else "heuristic:solutions")
+    _set(record, prov, "solutions", sols, "fact" if sols_fact else "heuristic:solutions")
     strategy, rule = prose.handling_strategy(f)
-    _set(record, "handlingStrategy", strategy, f"heuristic:{rule}")
-    _set(record, "preventionTips", prose.prevention_tips(f), "heuristic:tips")
-    _set(record, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
-                                                           f.reason, prose.relevant_feeding(f)), from_condition)
-    _set(record, "typeGuard", codegen.type_guard(cond), from_condition)
+    by_rule = _HEURISTIC.get(rule) or _HEURISTIC.setdefault(rule, f"heuristic:{rule}")
+    _set(record, prov, "handlingStrategy", strategy, by_rule)
+    _set(record, prov, "preventionTips", prose.prevention_tips(f), "heuristic:tips")
+    _set(record, prov, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
+                                                                 f.reason, prose.relevant_feeding(f)), from_condition)
+    _set(record, prov, "typeGuard", codegen.type_guard(cond), from_condition)
     if f.test and f.error_type == "assertion":
         return   # a test's own assertion: wrapping or guarding the test's call would be no fix
-    entry = ex["entryPoints"][0] if ex["entryPoints"] else qual
+    entry = f.entry_points[0] if f.entry_points else qual
     call = codegen.call_text(entry, method_of.get(entry))
-    _set(record, "tryCatchPattern", codegen.try_catch(call, cls, f.error_type, strategy),
-         f"heuristic:{rule}")
+    _set(record, prov, "tryCatchPattern", codegen.try_catch(call, cls, f.error_type, strategy), by_rule)
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
     site_call = codegen.call_text(qual, method_of.get(qual))
-    _set(record, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
-                                                       f.error_type == "warning"),
+    _set(record, prov, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
+                                                             f.error_type == "warning"),
          from_condition)
 
 
-def _set(record: dict, name: str, value, provenance: str) -> None:
-    """Fill a field and record where it came from; an empty value leaves both unset."""
+def _set(record: dict, prov: dict, name: str, value, provenance: str) -> None:
+    """Fill a field and record where it came from (`prov`: the record's provenance); an empty value leaves both unset."""
     if value:
         record[name] = value
-        record["errdex"]["provenance"][name] = provenance
+        prov[name] = provenance

@@ -30,19 +30,14 @@ def tags_for(record: dict, test_text: str | None = None) -> list[str]:
     """
     ex = record["errdex"]
     cls = (ex.get("classQualname") or record.get("errorClass") or "").rpartition(".")[2]
-    out = dict(_head(bool(ex.get("test")), record.get("filePath") or "", cls))
-    idents = 0
+    head = _head(bool(ex.get("test")), record.get("filePath") or "", cls)
     cond = test_text if test_text is not None else ex.get("condition") or ""
     # Placeholder sources keep their strings (`paths['rounds']` gives "rounds"); the condition's are dropped.
-    texts = [*((v, False) for v in (ex.get("placeholders") or {}).values()), (cond, True)]
-    for text, strip in texts:
-        for low in _candidates(text, strip):
-            if idents >= MAX_IDENTIFIERS:
-                break
-            if low not in out:
-                out[low] = None
-                idents += 1
-    return list(out)
+    found = _candidates(cond, True)
+    placeholders = ex.get("placeholders")
+    if placeholders:
+        found = dict.fromkeys([low for v in placeholders.values() for low in _candidates(v, False)] + list(found))
+    return [*head, *[low for low in found if low not in head][:MAX_IDENTIFIERS]]
 
 
 _HEADS: dict[tuple, dict[str, None]] = {}
@@ -288,10 +283,20 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
     and `when` alone (cached per class set and shape), the first word rule
     that occurs in the message, and a condition rule before both.
     """
-    f = _facts(record)
-    text = f.condition if test_text is None else test_text
-    # Rule 0 (deprecation words) only counts for warnings: others look from the next word rule on.
-    first = min(_first_by_class(f), first_word_rule(f.words, 0 if f.error_type == _WARNING else 1))
+    ex = record["errdex"]
+    condition = ex.get("condition") or ""
+    # Everything but the condition rules follows from these (records repeat them: one class, one message).
+    key = (record.get("errorClass"), ex.get("classQualname"), tuple(ex.get("classAncestors") or ()),
+           record.get("errorType"), record.get("httpStatus") is not None, condition == "False",
+           record.get("errorMessage") or "")
+    first = _FIRST_BEFORE_CONDITION.get(key)
+    if first is None:
+        f = _facts(record)
+        # Rule 0 (deprecation words) only counts for warnings: others look from the next word rule on.
+        first = min(_first_by_class(f), first_word_rule(f.words, 0 if f.error_type == _WARNING else 1))
+        if len(_FIRST_BEFORE_CONDITION) < 200_000:
+            _FIRST_BEFORE_CONDITION[key] = first
+    text = condition if test_text is None else test_text
     if text not in ("", "True", "False") and "." in text and _ANY_COND.search(text) is not None:
         for i in _COND_RULES:
             if i >= first:
@@ -303,6 +308,7 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
     return rule.tag, rule.name
 
 
+_FIRST_BEFORE_CONDITION: dict[tuple, int] = {}
 _COND_RULES = tuple(sorted(_COND_RX))
 _BY_CLASS: dict[tuple, int] = {}
 
