@@ -143,7 +143,7 @@ class RecordIndex:
                 by_basename[rec.file_path.rsplit("/", 1)[-1]].add(rec.file_path)
                 if rec.assert_test and not rec.error_message:
                     by_assert[_squash(rec.assert_test)].append(rec)
-            self._maps = (by_file, by_basename, by_assert, by_id)
+            self._maps = (by_file, by_basename, by_assert, by_id, package_roots(self.records))
         return self._maps
 
     @property
@@ -162,8 +162,17 @@ class RecordIndex:
     def by_id(self) -> dict[str, RecordRef]:
         return self._build()[3]
 
+    @property
+    def roots(self) -> PackageRoots:
+        return self._build()[4]
+
     def files_for(self, path: str) -> list[str]:
-        """Indexed files a printed path refers to: the longest common suffix wins."""
+        """Indexed files a printed path refers to: the longest common suffix wins.
+
+        A path that names more directories than it shares with an indexed file, none of
+        them the indexed package's own (`.../vllm/distributed/utils.py` against
+        `sglang/srt/distributed/utils.py`), is another package's copy of the file.
+        """
         parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
         if not parts:
             return []
@@ -173,11 +182,73 @@ class RecordIndex:
             n = _common_suffix(parts, cparts)
             if n < 2 and n < len(cparts) and n < len(parts):
                 continue
+            if n < len(parts) and not self.roots.names_package(candidate, parts):
+                continue
             if n > best_len:
                 best, best_len = [candidate], n
             elif n == best_len:
                 best.append(candidate)
         return best
+
+    def in_indexed_package(self, path: str) -> bool:
+        """Whether a printed path lies in an indexed package although no indexed file is it
+        (a module another version renamed or removed): its package directory and the
+        directory under it are indexed (`.../sglang/srt/old_name.py`)."""
+        parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+        return self.roots.holds(parts[:-1])
+
+
+class PackageRoots:
+    """Each repo's package directory: the directories all its indexed files share.
+
+    A printed path names the package it lies in (`site-packages/sglang/...`); a file of
+    the same name under another package (`site-packages/vllm/...`) is that package's copy.
+    """
+
+    def __init__(self, root_of: dict[str, str], dirs: set[str]) -> None:
+        self.root_of = root_of      # indexed file -> its repo's package directory name
+        self.dirs = dirs            # every indexed directory, "pkg/sub/..."
+        self.names = set(root_of.values())
+
+    def names_package(self, candidate: str, parts: list[str]) -> bool:
+        root = self.root_of.get(candidate)
+        return root is None or root in parts
+
+    def holds(self, dir_parts: list[str]) -> bool:
+        for at in range(len(dir_parts) - 1, -1, -1):
+            if dir_parts[at] in self.names:
+                below = dir_parts[at:at + 2]
+                return len(below) == 2 and "/".join(below) in self.dirs
+        return False
+
+
+def package_roots(records: Sequence[RecordRef]) -> PackageRoots:
+    """The package directory of each repo: the last directory all its files share."""
+    paths_by_repo: dict[str, set[str]] = defaultdict(set)
+    for rec in records:
+        paths_by_repo[rec.repo].add(rec.file_path)
+    root_of: dict[str, str] = {}
+    dirs: set[str] = set()
+    for paths in paths_by_repo.values():
+        split = [p.split("/")[:-1] for p in paths]
+        shared = split[0]
+        for dirs_of in split[1:]:
+            shared = shared[:_common_prefix(shared, dirs_of)]
+        if not shared:
+            continue
+        start = len(shared) - 1
+        for path, dirs_of in zip(paths, split):
+            root_of[path] = shared[-1]
+            for end in range(start + 1, len(dirs_of) + 1):
+                dirs.add("/".join(dirs_of[start:end]))
+    return PackageRoots(root_of, dirs)
+
+
+def _common_prefix(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[n] == b[n]:
+        n += 1
+    return n
 
 
 def _common_suffix(a: list[str], b: list[str]) -> int:
@@ -234,7 +305,8 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     become `Match` objects. `hint`/`seen_in`: see `PatternEngine.match_message`.
     """
     event = with_printed_class(event, engine)
-    raised_outside = bool(event.frames) and not index.files_for(event.frames[-1].path)
+    raised_outside = bool(event.frames) and not index.files_for(event.frames[-1].path) \
+        and not index.in_indexed_package(event.frames[-1].path)
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
         candidates = _message_candidates(event, index, engine, hint, seen_in)
