@@ -304,3 +304,82 @@ def f(model):
     assert model.ok
 """, 1)
     assert (got.expr, got.exact) == ("False", True)
+
+
+# --- what an except-site's try body can fail at --------------------------------
+
+def test_key_lookup_under_except_key_error_is_a_missing_key():
+    got = _condition("""
+def offset_of(offsets, layer, expert):
+    try:
+        found = offsets[(layer, expert)]
+    except KeyError as exc:
+        raise ValueError("no object") from exc
+""")
+    assert got.exact
+    for offsets in ({}, {(1, 2): 0}, {(2, 1): 5}):
+        for layer, expert in ((1, 2), (2, 1), (0, 0)):
+            env = {"offsets": offsets, "layer": layer, "expert": expert}
+            assert bool(eval(got.expr, dict(env))) == ((layer, expert) not in offsets)  # noqa: S307
+
+
+def test_key_lookup_in_a_comprehension_stays_a_raised_fact():
+    got = _condition("""
+def f(d, ks):
+    try:
+        vals = [d[k] for k in ks]
+    except KeyError:
+        raise ValueError("missing")
+""")
+    assert "raised(" in got.expr and "not in" not in got.expr
+
+
+def test_comprehension_with_calls_is_named_whole_and_type_tests_are_not_culprits():
+    got = _condition("""
+def parse(value, xs):
+    try:
+        parsed = json.loads(value) if isinstance(value, str) else value
+        numbers = [float(x) for x in xs]
+    except (ValueError, TypeError) as exc:
+        raise ValueError("bad") from exc
+""")
+    assert got.exact
+    bad, compared = mismatches(got.expr, "raised(json.loads(value), (ValueError, TypeError)) or "
+                                         "raised([float(x) for x in xs], (ValueError, TypeError))")
+    assert compared == 4 and not bad
+
+
+def test_literal_loop_forwards_a_getattr_into_its_test():
+    got = _condition("""
+def trunk(model):
+    for attr in ("language_model", "model"):
+        candidate = getattr(model, attr, None)
+        if candidate is not None and hasattr(candidate, "layers"):
+            return candidate
+    raise AttributeError("no trunk")
+""")
+    assert got.exact, got.reason
+
+    class Trunk:
+        layers = ()
+
+    for model in (SimpleNamespace(), SimpleNamespace(model=Trunk()), SimpleNamespace(language_model=1),
+                  SimpleNamespace(language_model=Trunk(), model=None)):
+        want = not any(getattr(model, a, None) is not None and hasattr(getattr(model, a, None), "layers")
+                       for a in ("language_model", "model"))
+        assert bool(eval(got.expr, {"model": model})) == want  # noqa: S307
+
+
+def test_literal_loop_over_attribute_names_reads_the_attributes():
+    got = _condition("""
+def check(batch, n):
+    for key in ("input_ids", "positions"):
+        value = getattr(batch, key)
+        assert value.shape[0] == n
+    raise ValueError("after")
+""", 1)
+    assert got.exact
+    assert "batch.input_ids.shape[0]" in got.expr and "getattr" not in got.expr
+    ok = SimpleNamespace(input_ids=SimpleNamespace(shape=(3,)), positions=SimpleNamespace(shape=(3,)))
+    short = SimpleNamespace(input_ids=SimpleNamespace(shape=(3,)), positions=SimpleNamespace(shape=(2,)))
+    assert eval(got.expr, {"batch": ok, "n": 3}) and not eval(got.expr, {"batch": short, "n": 3})  # noqa: S307

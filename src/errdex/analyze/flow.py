@@ -26,6 +26,7 @@ why in `Exits.approx`. Results are cached per statement and per block by
 from __future__ import annotations
 
 import ast
+import keyword
 import operator
 from dataclasses import dataclass
 
@@ -33,7 +34,7 @@ from errdex.analyze.exprs import expr_key, replace_names
 from errdex.analyze.exprs import expr_names as read_names
 from errdex.analyze.names import bound_names, target_names
 from errdex.analyze.patterns import case_condition
-from errdex.analyze.purity import is_pure, may_change_state, state_atoms
+from errdex.analyze.purity import may_change_state, reads_only, state_atoms
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
 from errdex.extract.scope import dotted_source
 
@@ -173,7 +174,8 @@ def substitute(expr: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
     """A copy of `expr` with the named variables replaced by expressions.
 
     Integer arithmetic the replacement makes constant is folded (`w * 32`
-    with `w = 4` reads `128`), so unrolled tests read as numbers.
+    with `w = 4` reads `128`), so unrolled tests read as numbers, and
+    `getattr(o, "name")` reads `o.name`.
     """
     return simplify(_fold_arithmetic(replace_names(expr, values)))
 
@@ -185,9 +187,15 @@ _FOLD_LIMIT = 1 << 64
 
 
 def _fold_arithmetic(node: ast.AST) -> ast.AST:
-    """`node` with integer `+ - * // %` of two constants computed; `node` itself when nothing folds."""
-    if not isinstance(node, ast.expr) or not any(isinstance(n, ast.BinOp) for n in ast.walk(node)):
+    """`node` with integer `+ - * // %` of two constants computed and `getattr(o, "name")` written
+    `o.name`; `node` itself when nothing folds."""
+    if not isinstance(node, ast.expr) or not any(isinstance(n, (ast.BinOp, ast.Call)) for n in ast.walk(node)):
         return node
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and len(node.args) == 2 and not node.keywords and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str) and node.args[1].value.isidentifier()
+            and not keyword.iskeyword(node.args[1].value)):
+        return ast.Attribute(value=_fold_arithmetic(node.args[0]), attr=node.args[1].value, ctx=ast.Load())
     if isinstance(node, ast.BinOp):
         left, right = _fold_arithmetic(node.left), _fold_arithmetic(node.right)
         fold = _ARITHMETIC.get(type(node.op))
@@ -505,6 +513,7 @@ class FlowAnalyzer:
         """A loop body's exits with `name = <pure expression>` forwarded into the later tests.
 
         `T = w * 32` then `if n % T: continue` reads as `if n % (w * 32)`, so
+        (a pure value, or a read-only builtin's: `c = getattr(o, name, None)`)
         the test is over the loop's target and the names the body leaves
         alone, and can be unrolled. An assignment whose value reads a name
         the body binds (its value differs between iterations) is not
@@ -521,7 +530,7 @@ class FlowAnalyzer:
             target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
             if isinstance(target, ast.Name):
                 value = replace_names(stmt.value, known) if known else stmt.value
-                if is_pure(value) and not (read_names(value) & body_bound):
+                if reads_only(value) and not (read_names(value) & body_bound):
                     known[target.id] = value
                 continue
             exits = self.stmt_exits(stmt)

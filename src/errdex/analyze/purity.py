@@ -52,6 +52,20 @@ def _is_pure(node: ast.AST) -> bool:
 #: Builtins that read their arguments and change nothing (calls to them are not state changes).
 _READ_ONLY_CALLS = frozenset({"isinstance", "issubclass", "len", "type", "id", "callable", "hasattr",
                               "getattr", "repr", "str", "int", "float", "bool", "abs", "min", "max"})
+
+
+def reads_only(node: ast.expr) -> bool:
+    """`is_pure`, or a call of a read-only builtin (`getattr(o, "a", None)`, `len(x)`) on such values.
+
+    Such a value can be written in place of a name bound to it, as long as
+    nothing it reads is rebound in between.
+    """
+    if is_pure(node):
+        return True
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _READ_ONLY_CALLS
+            and not node.keywords and all(reads_only(a) for a in node.args))
+
+
 _NO_RUN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _STATE_CHANGES = "_errdex_changes"
 

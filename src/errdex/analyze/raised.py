@@ -6,8 +6,9 @@ order (`int(s.strip())` is one call, not two); the fact is their
 disjunction, `raised(f(x), E) or raised(g(y), E)` (a later call runs only
 when the earlier ones returned, which the `or` already says). Beyond
 `MAX_CANDIDATES` calls the first ones are named and the result is marked
-approximate. Only the try body's own expressions are visited, never the
-whole function.
+approximate. A try body whose only operation that can fail is `d[k]`,
+under `except KeyError`, gives `k not in d`. Only the try body's own
+expressions are visited, never the whole function.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import ast
 from dataclasses import dataclass
 
 from errdex.analyze.exprs import memo
+from errdex.analyze.purity import is_pure
 from errdex.analyze.source import call_text
 
 SEVERAL_CALLS = "more calls in try body than named may raise"
@@ -87,11 +89,37 @@ def _outer_calls(expr: ast.AST) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.Call]:
-    calls: list[ast.Call] = []
+#: Builtins that answer about their argument and do not raise for it: not a failing call.
+NEVER_RAISING = frozenset({"isinstance", "issubclass", "callable", "id", "hasattr"})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.expr]:
+    """The try body's candidate culprits: outer calls, or a comprehension holding calls as one.
+
+    `[float(x) for x in xs]` is named whole (its `x` means nothing outside
+    it); `isinstance(v, str)` and the like are left out when other calls
+    remain, since they do not raise.
+    """
+    found: list[ast.expr] = []
     for stmt in stmts:
-        calls.extend(_outer_call_nodes(stmt))
-    return calls
+        for call in _outer_call_nodes(stmt):
+            found.append(_enclosing_comprehension(stmt, call) or call)
+    unique: list[ast.expr] = []
+    for node in found:
+        if not any(node is u for u in unique):
+            unique.append(node)
+    kept = [n for n in unique if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                       and n.func.id in NEVER_RAISING)]
+    return kept or unique
+
+
+def _enclosing_comprehension(stmt: ast.stmt, call: ast.Call) -> ast.expr | None:
+    """The outermost comprehension of `stmt` that holds `call`, if any."""
+    for node in ast.walk(stmt):
+        if isinstance(node, _COMPREHENSIONS) and any(sub is call for sub in ast.walk(node)):
+            return node
+    return None
 
 
 def _body_calls(node: ast.Try | ast.TryStar) -> list[ast.Call]:
@@ -116,11 +144,35 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
         candidates.append(text)
         culprits.append(call)
     if not culprits:
+        lookup = _missing_key(node.body, handler)
+        if lookup is not None:
+            return RaisedCondition(lookup, (), [])
         culprits = [_first_expression(node.body)]
         approx = (NO_CALL,)
     facts = [ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[]) for culprit in culprits]
     expr = facts[0] if len(facts) == 1 else ast.BoolOp(op=ast.Or(), values=facts)
     return RaisedCondition(expr, approx, candidates)
+
+
+def _missing_key(stmts: list[ast.stmt], handler: ast.ExceptHandler) -> ast.expr | None:
+    """`k not in d` when the try body's one operation that can fail is `d[k]` and `E` is KeyError.
+
+    Read by the mapping protocol: `d[k]` raises KeyError exactly when `k`
+    is not a key of `d` (a mapping with `__missing__`, such as a
+    defaultdict, never raises it, and is not what such code catches).
+    """
+    if not (isinstance(handler.type, ast.Name) and handler.type.id == "KeyError"):
+        return None
+    nodes = [n for stmt in stmts for n in ast.walk(stmt)]
+    if any(isinstance(n, (*_COMPREHENSIONS, *_NO_CALLS_INSIDE)) for n in nodes):
+        return None   # a name bound inside would mean nothing outside
+    subscripts = [n for n in nodes if isinstance(n, ast.Subscript)]
+    if len(subscripts) != 1 or not isinstance(subscripts[0].ctx, ast.Load):
+        return None
+    lookup = subscripts[0]
+    if isinstance(lookup.slice, ast.Slice) or not (is_pure(lookup.value) and is_pure(lookup.slice)):
+        return None
+    return ast.Compare(left=lookup.slice, ops=[ast.NotIn()], comparators=[lookup.value])
 
 
 def _first_expression(stmts: list[ast.stmt]) -> ast.expr:
