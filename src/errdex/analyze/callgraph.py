@@ -157,8 +157,10 @@ def _public_functions(facts: list[FileFacts], functions: dict, cb: Codebase) -> 
     A public class's `__init__` is public: `Cls(...)` is how callers reach it.
     A function nested in another is never public: nothing outside can name it.
     """
+    # A name with no part starting with "_" is public either way; only the others need `_public_name`.
     public = {q for q, fn in functions.items()
-              if _public_name(q, fn.cls is not None) and q.rpartition(".")[0] not in functions}
+              if (("._" not in q and q[:1] != "_") or (fn.cls is not None and _public_name(q, True)))
+              and q.rpartition(".")[0] not in functions}
     by_class: dict[str, list[str]] = {}
     for q, fn in functions.items():
         if fn.cls is not None:

@@ -30,7 +30,6 @@ _GUARD_TEXT = 300         # characters of the condition read for guard names
 _MAX_GUARDS = 4          # guard names looked up per record
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _NOT_GUARDS = frozenset({*keyword.kwlist, "self", "cls", "raised", "isinstance", "len", "type", "hasattr",
                          "getattr", "callable", "issubclass", "min", "max", "any", "all", "str", "int",
                          "float", "bool", "list", "tuple", "dict", "set"})
@@ -61,19 +60,16 @@ def guard_names(condition: str | None) -> tuple[str, ...]:
     found = _GUARDS_CACHE.get(condition)
     if found is None:
         # The guards nearest the site come last; a long conjunction's head adds little but cost.
-        names = _NAME.findall(_strip_strings(condition[-_GUARD_TEXT:]))
-        found = tuple(dict.fromkeys(n for n in reversed(names)
-                                    if n.split(".")[0] not in _NOT_GUARDS and not n[0].isdigit()))
+        names = _NAME_OUTSIDE_STRINGS.findall(condition[-_GUARD_TEXT:])   # "" for each string literal
+        names.reverse()
+        found = tuple(dict.fromkeys([n for n in names if n and n.partition(".")[0] not in _NOT_GUARDS]))
         if len(_GUARDS_CACHE) < 200_000:
             _GUARDS_CACHE[condition] = found
     return found
 
 
-_STRINGS = re.compile(r"'[^']*'|\"[^\"]*\"")
-
-
-def _strip_strings(expr: str) -> str:
-    return _STRINGS.sub(" ", expr) if "'" in expr or '"' in expr else expr
+#: A string literal (matched to be skipped) or a name: one scan finds the names outside strings.
+_NAME_OUTSIDE_STRINGS = re.compile(r"'[^']*'|\"[^\"]*\"|([A-Za-z_][A-Za-z0-9_.]*)")
 
 
 class RelatedKey(NamedTuple):
@@ -89,9 +85,12 @@ class RelatedKey(NamedTuple):
     @classmethod
     def of(cls, record: dict) -> RelatedKey:
         ex = record["errdex"]
-        return cls(record["id"], ex.get("module") or record.get("filePath"), ex.get("function"),
-                   guard_names(ex.get("condition")), record.get("errorClass"),
-                   literal_words(record.get("errorMessage") or ""))
+        return _new_key(cls, (record["id"], ex.get("module") or record.get("filePath"), ex.get("function"),
+                              guard_names(ex.get("condition")), record.get("errorClass"),
+                              literal_words(record.get("errorMessage") or "")))
+
+
+_new_key = tuple.__new__   # what `RelatedKey._make` calls, without its Python frame
 
 
 class RelatedIndex:
