@@ -203,9 +203,12 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
             block.drop_prefix()
     events: list[ErrorEvent] = []
     frames: list[Frame] = []
+    frame_indent = -1   # where the last frame line starts: an exception line never starts right of it
     if not header:
-        first = FRAME.match(lines[start][len(prefix):].lstrip())
+        body0 = lines[start][len(prefix):]
+        first = FRAME.match(body0.lstrip())
         frames.append(Frame(first.group("path"), int(first.group("line")), first.group("func")))
+        frame_indent = _indent(body0)
     complete = False
     # Unindented lines still read as the last frame's source (see `_unindented_source`).
     source_lines = 0 if header else _SOURCE_LINES
@@ -218,9 +221,11 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
         under_frame, source_lines = source_lines, _SOURCE_LINES if frame else 0
         if frame:
             frames.append(Frame(frame.group("path"), int(frame.group("line")), frame.group("func")))
+            frame_indent = _indent(body)
         elif TRACEBACK_HEADER.match(stripped):
             frames = []
-        elif not stripped or body[:1].isspace() or stripped.startswith(_CHAIN):
+        elif (not stripped or body[:1].isspace() or stripped.startswith(_CHAIN)) \
+                and not _shifted_exception(body, stripped, frame_indent):
             pass  # source lines, carets, "[Previous line repeated]", chain markers
         elif under_frame and _unindented_source(stripped):
             source_lines = under_frame - 1   # a paste that lost its indentation: source, then carets
@@ -249,6 +254,18 @@ _CARETS = re.compile(r"[~^]+")
 #: Unindented lines under a frame read as its source: a statement may span lines, then carets.
 _SOURCE_LINES = 3
 _EXCEPTION_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:" + EXC_SUFFIX + r"|Exception)(?:\(|:|$)")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _shifted_exception(body: str, stripped: str, frame_indent: int) -> bool:
+    """Whether an indented line is the exception line of a traceback pasted with extra
+    indentation (a markdown list, a quote): it starts no further right than the frames
+    do, where source lines and carets always sit deeper, and it names a class like one."""
+    return (0 <= _indent(body) <= frame_indent and stripped[:1] != "["
+            and _EXCEPTION_NAME.match(stripped) is not None)
 
 
 def _unindented_source(line: str) -> bool:

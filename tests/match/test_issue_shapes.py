@@ -1,0 +1,59 @@
+"""More shapes of error text in issue trackers: a traceback indented as a whole inside a
+markdown list, issue titles, and a message quoted or labelled inside a sentence."""
+
+import pytest
+
+from errdex.match import MatchContext, explain, parse_events
+from errdex.match.text import split_clean_lines
+
+from .conftest import make_record
+
+QUANT = "acme/layers/quant/blocks.py"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    records = [
+        make_record("Weight rows = {rows} are not a multiple of the block height = {block}.",
+                    file_path=QUANT, line=606, function="check_blocks"),
+        make_record("Weight cols = {cols} are not a multiple of the block width = {block}.",
+                    file_path=QUANT, line=597, function="check_blocks"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+INDENTED = """  File "/srv/acme/layers/quant/blocks.py", line 350, in check_blocks
+      raise ValueError(
+  ValueError: Weight rows = 320 are not a multiple of the block height = 128.
+"""
+
+
+def test_a_traceback_indented_as_a_whole_keeps_its_exception_line():
+    (event,) = parse_events(split_clean_lines(INDENTED))
+    assert event.error_class == "ValueError"
+    assert event.message.startswith("Weight rows = 320")
+    assert [f.function for f in event.frames] == ["check_blocks"]
+
+
+def test_the_indented_traceback_names_its_site(ctx):
+    (m, *_) = explain(INDENTED, context=ctx)
+    assert (m.line_number, m.confidence) == (606, "high")
+
+
+def test_lines_deeper_than_the_frames_stay_source_lines():
+    text = ("Traceback (most recent call last):\n"
+            '  File "/srv/acme/layers/quant/blocks.py", line 350, in check_blocks\n'
+            "    ValueError(rows)\n"
+            "ValueError: Weight rows = 3 are not a multiple of the block height = 2.\n")
+    (event,) = parse_events(split_clean_lines(text))
+    assert event.message.startswith("Weight rows = 3")
+
+
+def test_a_repeated_line_note_at_frame_depth_is_not_an_exception():
+    text = ("Traceback (most recent call last):\n"
+            '  File "/srv/acme/layers/quant/blocks.py", line 350, in check_blocks\n'
+            "    check_blocks(x)\n"
+            "  [Previous line repeated 996 more times]\n"
+            "RecursionError: maximum recursion depth exceeded\n")
+    (event,) = parse_events(split_clean_lines(text))
+    assert (event.error_class, len(event.frames)) == ("RecursionError", 1)
