@@ -1,4 +1,4 @@
-"""CPU time of the dataset analysis on sglang 0.5.23: the main process's part (goal <= 1.2 s) and the rest.
+"""CPU time of the dataset analysis on sglang 0.5.23: the main process's part (goal <= 0.7 s) and the rest (<= 2 s).
 
 `errdex index` runs `prepare_dataset` (call graph, callers, entry points,
 `related`) in the main process, then each record's `finish` (tags, prose,
@@ -56,13 +56,16 @@ def _child(records, facts, cb, profile: bool, out: int) -> None:
     prof = cProfile.Profile() if profile else None
     if prof:
         prof.enable()
-    start = time.process_time()
-    finish = prepare_dataset(records, facts, cb).finish
-    middle = time.process_time()
-    with collector_paused():   # as in the encoders, forked from `errdex index` with the collector paused
+    # As in `errdex index`, which runs with the collector paused throughout (its encoders are forked so):
+    # switched back on after either part, the collector's first pass over the whole heap (~0.25 s)
+    # would be counted here though an index run never makes it.
+    with collector_paused():
+        start = time.process_time()
+        finish = prepare_dataset(records, facts, cb).finish
+        middle = time.process_time()
         for record in records:
             finish(record)
-    end = time.process_time()
+        end = time.process_time()
     if prof:
         prof.disable()
     text = f"{middle - start} {end - middle}\n"
@@ -106,7 +109,8 @@ def main() -> None:
     runs = [run_forked(records, facts, cb)[0] for _ in range(opts.repeat)]
     print("prepare  " + "  ".join(f"{p:.2f}" for p, _ in runs) + " s CPU (main process, serial)")
     print("finish   " + "  ".join(f"{f:.2f}" for _, f in runs) + " s CPU (all records; in the encoders, every core)")
-    print(f"best     {min(p for p, _ in runs):.2f} s CPU in the main process  (goal <= 1.2 s)")
+    print(f"best     {min(p for p, _ in runs):.2f} s CPU in the main process  (goal <= 0.7 s), "
+          f"{min(f for _, f in runs):.2f} s CPU in the encoders  (goal <= 2.0 s)")
     if opts.profile:
         print(run_forked(records, facts, cb, profile=True)[1])
 
