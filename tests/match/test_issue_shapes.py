@@ -57,3 +57,42 @@ def test_a_repeated_line_note_at_frame_depth_is_not_an_exception():
             "RecursionError: maximum recursion depth exceeded\n")
     (event,) = parse_events(split_clean_lines(text))
     assert (event.error_class, len(event.frames)) == ("RecursionError", 1)
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def titles(request, tmp_path):
+    records = [
+        make_record("Model backends {names} are not supported by this server for now. Supported backends: {known}",
+                    file_path="acme/models/registry.py", line=63, function="resolve"),
+        make_record("The pool capacity is unbalanced across devices. {detail}", file_path="acme/dist/boot.py",
+                    line=450, function="check_balance", error_class="RuntimeError"),
+        make_record("{num}", file_path="acme/kernels/gemm.py", line=45, function="launch"),   # a bare `raise ValueError(n)`
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_an_issue_title_cut_before_the_templates_end_is_high_with_enough_text(titles):
+    (m,) = explain("[Bug] Model backends ['X'] are not supported by this server for now.", context=titles)
+    assert (m.line_number, m.match_kind, m.confidence) == (63, "prefix", "high")
+
+
+def test_a_short_classless_prefix_stays_low(titles):
+    (m,) = explain("[Bug] Model backends ['X'] are not supported", context=titles)
+    assert (m.line_number, m.confidence) == (63, "low")
+
+
+def test_a_message_quoted_in_a_title_is_found(titles):
+    text = 'Trying the new model: "Model backends [\'X\'] are not supported by this server for now."'
+    (m,) = explain(text, context=titles)
+    assert (m.line_number, m.confidence) == (63, "high")
+
+
+def test_a_cut_message_behind_a_label_of_several_words_is_found(titles):
+    text = "Two hints contradict: Model backends ['X'] are not supported by this server for"
+    (m,) = explain(text, context=titles)
+    assert m.line_number == 63
+
+
+def test_a_class_another_version_used_keeps_the_message_match_low_over_a_bare_guess(titles):
+    (m,) = explain("ValueError: The pool capacity is unbalanced across devices. free=1, total=2", context=titles)
+    assert (m.line_number, m.via, m.confidence) == (450, "message", "low")

@@ -45,6 +45,7 @@ from errdex.match.patterns import (
     verify_full,
     verify_prefix,
     wrapped_start,
+    WRAPPER_LABEL_MAX,
 )
 
 if TYPE_CHECKING:   # condition checks run for explain, not for log scans: imported when first needed
@@ -53,6 +54,7 @@ if TYPE_CHECKING:   # condition checks run for explain, not for log scans: impor
 HIGH_MIN_LITERAL = 12
 HIGH_MIN_LITERAL_CLASSLESS = 20   # no class printed: nothing to agree with, so ask for more text
 HIGH_MIN_LITERAL_PREFIX = 30      # a cut-off paste (issue title, first sentence) with the class agreeing
+HIGH_MIN_LITERAL_PREFIX_CLASSLESS = 40   # the same with no class printed (an issue title's own words)
 HIGH_MIN_COVERAGE = 0.5
 #: A template that opens with a placeholder ("{name} must be contiguous", "{a} is not divisible by {b}")
 #: has only a generic phrase to go on, which other libraries print too: it needs more literal text.
@@ -454,11 +456,51 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
         for rec in index.by_assert.get(_squash(expr), []) if expr else []:
             out.append(_Candidate(rec, "message", "assert", None))
     if event.message:
+        disagreeing: list[_Candidate] = []
         for hit in engine.match_message(event.message, hint, seen_in):
             if _agrees(event.error_class, hit.record, engine) is False:
+                if hit.literal_covered >= DISAGREEING_MIN_LITERAL:
+                    disagreeing.append(_Candidate(hit.record, "message", hit.kind, hit))
                 continue
             out.append(_Candidate(hit.record, "message", hit.kind, hit))
+        if not out:
+            out = _quoted_candidates(event, engine) or disagreeing
     return out
+
+
+#: Literal characters a message hit needs to be kept when its class disagrees with the printed
+#: one (another version raised the same text as another class): always `low`, never dropped for
+#: a guess by class alone.
+DISAGREEING_MIN_LITERAL = 30
+
+
+def _quoted_candidates(event: ErrorEvent, engine: PatternEngine) -> list[_Candidate]:
+    """Hits of the message quoted or labelled inside the text (an issue title: `Testing X:
+    "<message>"`, `Some words: <message, cut>`), when the text as a whole matched nothing."""
+    out: list[_Candidate] = []
+    for part in quoted_parts(event.message):
+        for hit in engine.match_message(part):
+            if _agrees(event.error_class, hit.record, engine) is not False:
+                out.append(_Candidate(hit.record, "message", hit.kind, hit))
+        if out:
+            break
+    return out
+
+
+_QUOTED = re.compile(r'"([^"]{20,})"|`([^`]{20,})`|“([^”]{20,})”')
+
+
+def quoted_parts(message: str) -> list[str]:
+    """Parts of a sentence that may be an error message: quoted spans of 20+ characters,
+    then what follows a label of several words ending in ': ' near the start."""
+    parts = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(message)]
+    at = message.find(": ")
+    while 0 < at <= WRAPPER_LABEL_MAX:
+        if " " in message[:at].strip() and len(message) - at > 20:
+            parts.append(message[at + 2:])
+            break
+        at = message.find(": ", at + 1)
+    return parts
 
 
 def _bare_match(event: ErrorEvent, engine: PatternEngine) -> Match | None:
@@ -565,8 +607,8 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         high = contained_hit_is_high(normalized_chunks(c.record), normalize_space(event.message),
                                      hit.literal_covered, c.record, agrees, event)
         return "high" if high else "low"
-    if hit.kind == "prefix" and agrees and hit.literal_covered >= HIGH_MIN_LITERAL_PREFIX \
-            and hit.coverage >= HIGH_MIN_COVERAGE:
+    if hit.kind == "prefix" and hit.coverage >= HIGH_MIN_COVERAGE and hit.literal_covered >= (
+            HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS):
         return "low" if interpreter_shaped(event.error_class, event.message) else "high"
     return "low"
 
