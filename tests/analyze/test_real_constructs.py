@@ -383,3 +383,61 @@ def check(batch, n):
     ok = SimpleNamespace(input_ids=SimpleNamespace(shape=(3,)), positions=SimpleNamespace(shape=(3,)))
     short = SimpleNamespace(input_ids=SimpleNamespace(shape=(3,)), positions=SimpleNamespace(shape=(2,)))
     assert eval(got.expr, {"batch": ok, "n": 3}) and not eval(got.expr, {"batch": short, "n": 3})  # noqa: S307
+
+
+def test_a_raise_in_the_try_body_caught_by_the_handler_is_a_way_in():
+    got = _condition("""
+def require(lib):
+    try:
+        if parse(lib.version) < parse("0.46"):
+            raise ImportError("too old")
+    except ImportError as err:
+        raise ImportError("install a newer one") from err
+""", 1)
+    assert got.exact, got.reason
+    # `old` stands for the version test, so the evaluation does not call `parse`
+    bad, compared = mismatches(
+        got.expr.replace("parse(lib.version) < parse('0.46')", "old"),
+        "raised(parse(lib.version), ImportError) or raised(parse('0.46'), ImportError) or old")
+    assert compared and not bad, got.expr
+
+
+def test_a_raise_of_a_builtin_subclass_is_caught_and_an_unrelated_one_is_not():
+    got = _condition("""
+def f(d, k, n):
+    try:
+        if k not in d:
+            raise KeyError(k)
+        if n < 0:
+            raise TypeError("negative")
+    except LookupError:
+        raise ValueError("missing")
+""", 2)
+    assert got.exact and "TypeError" not in got.expr
+    assert eval(got.expr, {"d": {}, "k": 1, "n": 5}) and not eval(got.expr, {"d": {1: 2}, "k": 1, "n": -1})  # noqa: S307
+
+
+def test_a_raise_of_a_class_that_may_subclass_the_caught_one_is_not_exact():
+    got = _condition("""
+def f(x):
+    try:
+        if x:
+            raise ConfigError("bad")
+        run(x)
+    except ValueError:
+        raise RuntimeError("failed")
+""", 1)
+    assert not got.exact and "subclass" in got.reason
+
+
+def test_a_builtin_exception_is_not_caught_by_a_library_class():
+    got = _condition("""
+def f(sock):
+    try:
+        reply = sock.recv()
+        if not reply:
+            raise RuntimeError("empty")
+    except zmq.Again:
+        raise TimeoutError("no reply")
+""", 1)
+    assert got.exact and got.expr == "raised(sock.recv(), zmq.Again)"

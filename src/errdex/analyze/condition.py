@@ -43,6 +43,7 @@ once the function's earlier validations pass; `expr` stays the whole truth.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -52,8 +53,8 @@ from errdex.analyze.exprs import expr_key, expr_names
 from errdex.analyze.names import own_bindings, target_names
 from errdex.analyze.patterns import case_condition
 from errdex.analyze.purity import is_pure, may_change_state, state_atoms
-from errdex.analyze.raised import outer_calls, raised_condition
-from errdex.analyze.simplify import is_const, negate, render, simplify
+from errdex.analyze.raised import NO_CALL, outer_calls, raised_condition
+from errdex.analyze.simplify import TRUE, conjoin, disjoin, is_const, negate, render, simplify
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
 
@@ -439,11 +440,109 @@ def _enter_handler(walk: _PathWalk, handler: ast.ExceptHandler, parent: ast.AST 
         return
     walk.rebind(_nested_bound(walk.flow, parent.body) | ({handler.name} if handler.name else set()))
     raised = raised_condition(parent, handler)
-    walk.add(raised.expr, raised.approx)
+    fact, approx = raised.expr, raised.approx
+    caught, caught_approx = _caught_raises(parent, handler)
+    if caught:
+        fact = disjoin([fact, *caught]) if raised.candidates else disjoin(caught)
+        approx = caught_approx if raised.candidates else tuple(a for a in caught_approx if a != NO_CALL)
+    elif caught_approx:
+        approx = _merge_reasons(approx, caught_approx)
+    walk.add(fact, approx)
     walk.ran(parent)   # the try body ran up to the failing call
     for call in raised.candidates:
         if call not in walk.calls:
             walk.calls += (call,)
+
+
+MAY_CATCH_SUBCLASS = "a raise in the try body may be caught as a subclass"
+
+
+def _caught_raises(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) -> tuple[list[ast.expr], tuple[str, ...]]:
+    """The guards under which the try body's own `raise X(...)` statements reach `handler`.
+
+    `try: ... if v < min: raise ImportError(...)` under `except ImportError`
+    enters the handler when `v < min`: that is one more way in, next to the
+    calls that raised. A class caught by name (or a builtin subclass of the
+    caught builtin, or any class under `except Exception`) counts; one that
+    may be a subclass of the caught class is noted as approximate.
+    """
+    caught: list[ast.expr] = []
+    approx: tuple[str, ...] = ()
+    for path in _raise_paths(node.body, []):
+        raise_node = path[-1]
+        verdict = _catches(handler.type, raise_node.exc)
+        if verdict is None:
+            approx = _merge_reasons(approx, (MAY_CATCH_SUBCLASS,))
+        elif verdict:
+            sub = _PathWalk(FlowAnalyzer())   # its own block states: it starts in the try body
+            block: list[ast.stmt] | None = node.body
+            for index, element in enumerate(path):
+                if block is not None:
+                    _fall_through_preceding(sub, block, element)
+                if sub.dead() or index == len(path) - 1:
+                    break
+                block = _enter(sub, element, path[index + 1], path[index - 1] if index else None)
+            if not sub.dead():
+                caught.append(simplify(conjoin(list(sub.guards))) if sub.guards else TRUE)
+                approx = _merge_reasons(approx, sub.reasons)
+    return caught, approx
+
+
+def _raise_paths(block: list[ast.stmt], prefix: list[ast.AST]):
+    """Paths from a try body to each `raise X` in it (not in nested definitions or nested try bodies)."""
+    for stmt in block:
+        path = [*prefix, stmt]
+        if isinstance(stmt, ast.Raise):
+            if stmt.exc is not None:
+                yield path
+            continue
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try, ast.TryStar)):
+            continue
+        if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+            yield from _raise_paths(stmt.body, path)
+            yield from _raise_paths(getattr(stmt, "orelse", []), path)
+
+
+def _catches(caught: ast.expr | None, raised: ast.expr) -> bool | None:
+    """Whether `except caught` catches `raise raised`: True, False, or None when unknown."""
+    if caught is None:
+        return True
+    kinds = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    name = _class_name(raised.func if isinstance(raised, ast.Call) else raised)
+    if name is None:
+        return None
+    unknown = False
+    for kind in kinds:
+        caught_name = _class_name(kind)
+        if caught_name in (name, "BaseException") or (caught_name == "Exception" and name not in _NOT_EXCEPTIONS):
+            return True
+        raised_cls, caught_cls = _builtin_exception(name), _builtin_exception(caught_name)
+        if raised_cls is not None and caught_cls is not None:
+            if issubclass(raised_cls, caught_cls):
+                return True
+        elif raised_cls is None:   # a builtin is no subclass of a class defined in code
+            unknown = True
+    return None if unknown else False
+
+
+_NOT_EXCEPTIONS = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit"})
+
+
+def _class_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _builtin_exception(name: str | None) -> type | None:
+    value = getattr(builtins, name, None) if name else None
+    return value if isinstance(value, type) and issubclass(value, BaseException) else None
+
+
+def _merge_reasons(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
+    return first + tuple(r for r in second if r not in first)
 
 
 def _enter_case(walk: _PathWalk, match: ast.Match, child: ast.AST) -> None:

@@ -103,8 +103,10 @@ def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.expr]:
     """
     found: list[ast.expr] = []
     for stmt in stmts:
+        built = {id(n.exc) for n in ast.walk(stmt) if isinstance(n, ast.Raise) and n.exc is not None}
         for call in _outer_call_nodes(stmt):
-            found.append(_enclosing_comprehension(stmt, call) or call)
+            if id(call) not in built:   # `raise E(...)` builds its exception: see `condition._caught_raises`
+                found.append(_enclosing_comprehension(stmt, call) or call)
     unique: list[ast.expr] = []
     for node in found:
         if not any(node is u for u in unique):
