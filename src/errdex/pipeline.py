@@ -373,7 +373,7 @@ def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[
         blob = cached.get(hkeys[rel])
         if blob is None:
             lines = frozenset(s.line for s in group)
-            again = extract_file(str(tree.root), rel, modules[rel], analyze=analyze, helper_lines=lines)
+            again = extract_file(str(tree.root), rel, modules[rel], analyze=analyze, helper_lines=lines, calls=False)
             found = {c.site.line: (c.site.condition, c.site.guard, c.site.condition_exact, c.site.condition_reason,
                                    c.site.feeding, c.site.condition_calls)
                      for c in again.helper_calls if c.site.line in lines}

@@ -239,3 +239,27 @@ def test_line_endings_and_encodings_give_the_same_sites(tmp_path):
         ("f", 4, "ü {x}", {"x": "x"}),
     ]
     assert all(got == seen["lf.py"] for got in seen.values()), seen
+
+
+def test_a_helper_line_walk_analyzes_those_calls_only(tmp_path):
+    """Helper calls are analyzed after linking, by walking their file again: that walk analyzes the
+    calls asked for and leaves the file's own sites alone (the first walk analyzed them)."""
+    from errdex.analyze.site import analyze_site
+
+    (tmp_path / "m.py").write_text(
+        "def f(qty, ok):\n"
+        "    if qty < 0:\n"
+        "        fail(f'negative {qty}')\n"
+        "    if not ok:\n"
+        "        raise ValueError('not ok')\n"
+        "    if qty > 9:\n"
+        "        fail(f'too many {qty}')\n", encoding="utf-8")
+    first = extract_file(str(tmp_path), "m.py", "m", analyze=analyze_site)
+    assert [(s.line, s.condition) for s in first.sites] == [(5, "not ok")]
+    assert all(c.site.condition is None for c in first.helper_calls)   # not known as helpers yet
+
+    again = extract_file(str(tmp_path), "m.py", "m", analyze=analyze_site, helper_lines=frozenset({3}),
+                         calls=False)
+    assert [s.condition for s in again.sites] == [None]
+    assert [(c.site.line, c.site.condition) for c in again.helper_calls] == [(3, "qty < 0"), (7, None)]
+    assert again.functions == []

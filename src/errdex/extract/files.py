@@ -38,6 +38,7 @@ def extract_file(root: str, rel_path: str, module: str, *, analyze: SiteAnalyzer
     """Extract every error site of one file; never raises for a bad file.
 
     `calls=False` skips each function's call list (`FunctionFacts.calls`), which only analysis reads.
+    `helper_lines`: `analyze` runs for the helper calls on these lines only, not for the file's sites.
     """
     return extract_file_lines(root, rel_path, module, analyze=analyze, helper_lines=helper_lines,
                               max_bytes=max_bytes, calls=calls)[0]

@@ -58,7 +58,11 @@ class ModuleWalker:
     def __init__(self, tree: ast.Module, source: str, lines: list[str], facts: FileFacts,
                  is_package: bool, analyze: SiteAnalyzer | None = None,
                  helper_lines: frozenset[int] = frozenset(), calls: bool = True) -> None:
-        """`calls=False` records no `FunctionFacts`: only the call graph (analysis) reads them."""
+        """`calls=False` records no `FunctionFacts`: only the call graph (analysis) reads them.
+
+        `helper_lines` (known only after linking): analyze the helper calls on these lines
+        alone; the file's own sites were analyzed when it was first walked.
+        """
         self.tree = tree
         self.lines = lines
         self.source = source
@@ -67,6 +71,7 @@ class ModuleWalker:
         self.is_package = is_package
         self.analyze = analyze
         self.helper_lines = helper_lines  # helper calls to analyze (known only after linking)
+        self.analyze_sites = analyze is not None and not helper_lines
         self.imports = facts.imports
         self.local_defs: set[str] = set()
         self.constants: dict[str, Template] = {}
@@ -422,7 +427,7 @@ class ModuleWalker:
         site = ErrorSite(self.facts.file_path, stmt.lineno, self._function_name(), error_type, written,
                          self._resolve(written), template, severity=severity, http_status=http_status,
                          error_code=error_code, end_line=stmt.end_lineno or stmt.lineno)
-        if self.analyze is not None:
+        if self.analyze_sites:
             self._analyze(site)
         self.facts.sites.append(site)
         self._note_helper(site, template)
