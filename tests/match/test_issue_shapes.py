@@ -96,3 +96,36 @@ def test_a_cut_message_behind_a_label_of_several_words_is_found(titles):
 def test_a_class_another_version_used_keeps_the_message_match_low_over_a_bare_guess(titles):
     (m,) = explain("ValueError: The pool capacity is unbalanced across devices. free=1, total=2", context=titles)
     assert (m.line_number, m.via, m.confidence) == (450, "message", "low")
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def asserts(request, tmp_path):
+    records = [
+        make_record("res={res!r}, res.text={res.text!r}", file_path="acme/server.py", line=2376,
+                    function="warmup", error_class="AssertionError", error_type="assertion",
+                    assert_test="res.status_code == 200", placeholders={"res!r": "res", "res.text!r": "res.text"}),
+        make_record("{res.text}", file_path="acme/server.py", line=2501, function="generate",
+                    error_class="AssertionError", error_type="assertion", assert_test="res.status_code == 200"),
+        make_record("", file_path="acme/kits/radix.py", line=54, function="check",
+                    error_class="AssertionError", error_type="assertion", assert_test="res.status_code == 200"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_a_pasted_assert_statement_is_found_by_its_test_and_message_source(asserts):
+    (m,) = explain('assert res.status_code == 200, f"{res=}, {res.text=}"', context=asserts)
+    assert (m.line_number, m.match_kind, m.confidence) == (2376, "assert", "high")
+
+
+def test_a_pasted_statement_whose_message_is_a_name_fits_every_such_assert_low(asserts):
+    matches = explain("assert res.status_code == 200, msg", context=asserts)
+    assert {m.line_number for m in matches} == {2376, 2501, 54}
+    assert all(m.confidence == "low" for m in matches)
+
+
+def test_the_statement_split_skips_commas_in_brackets_and_strings():
+    from errdex.match.events import assert_statement
+
+    assert assert_statement('assert f(a, b) == ",", "no, really"') == ('f(a, b) == ","', '"no, really"')
+    assert assert_statement("assert x") == ("x", None)
+    assert assert_statement("x == 1") is None

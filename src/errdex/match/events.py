@@ -60,6 +60,7 @@ class ErrorEvent:
     primary: bool = True              # last printed exception of its chain
     kind: str = "line"                # traceback | pytest | warning | line | text
     failing_expr: str | None = None   # `assert <expr>` shown by pytest, or retold on a line
+    assert_message: str | None = None  # message source of an `assert <expr>, <msg>` statement pasted alone
 
 
 @dataclass(slots=True)
@@ -382,3 +383,30 @@ def bare_message(line: str) -> str:
     """The message part of a line that names no class: after the log prefix, or inside a
     JSON error body (an HTTP client's printout of the server's error)."""
     return json_error_message(line) or strip_log_prefix(line)
+
+
+def assert_statement(line: str) -> tuple[str, str | None] | None:
+    """`(test, message source or None)` of a pasted `assert <test>[, <message>]` statement
+    (an issue titled with the failing line), or None: the comma that splits them is the
+    first one outside brackets and string literals."""
+    text = line.strip()
+    if not text.startswith("assert ") or len(text) <= len("assert "):
+        return None
+    body, depth, quote, i = text[len("assert "):], 0, "", 0
+    while i < len(body):
+        ch = body[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return body[:i].strip(), body[i + 1:].strip() or None
+        i += 1
+    return body.strip(), None

@@ -139,13 +139,16 @@ class RecordIndex:
             by_basename: dict[str, set[str]] = defaultdict(set)
             by_assert: dict[str, list[RecordRef]] = defaultdict(list)
             by_id: dict[str, RecordRef] = {}
+            by_assert_test: dict[str, list[RecordRef]] = defaultdict(list)
             for rec in self.records:
                 by_id[rec.id] = rec
                 by_file[rec.file_path].append(rec)
                 by_basename[rec.file_path.rsplit("/", 1)[-1]].add(rec.file_path)
-                if rec.assert_test and not rec.error_message:
-                    by_assert[_squash(rec.assert_test)].append(rec)
-            self._maps = (by_file, by_basename, by_assert, by_id, package_roots(self.records))
+                if rec.assert_test:
+                    by_assert_test[_squash(rec.assert_test)].append(rec)
+                    if not rec.error_message:
+                        by_assert[_squash(rec.assert_test)].append(rec)
+            self._maps = (by_file, by_basename, by_assert, by_id, package_roots(self.records), by_assert_test)
         return self._maps
 
     @property
@@ -167,6 +170,11 @@ class RecordIndex:
     @property
     def roots(self) -> PackageRoots:
         return self._build()[4]
+
+    @property
+    def by_assert_test(self) -> dict[str, list[RecordRef]]:
+        """Every assert by its test, with a message or without."""
+        return self._build()[5]
 
     def files_for(self, path: str) -> list[str]:
         """Indexed files a printed path refers to: the longest common suffix wins.
@@ -295,6 +303,7 @@ class _Candidate:
     kind: str
     hit: MessageHit | None
     frame_quality: float = 0.0
+    sites: int = 0   # a pasted assert statement: how many sites it fits (1: high)
 
 
 def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
@@ -451,7 +460,10 @@ def _verify(rec: RecordRef, message: str, engine: PatternEngine) -> MessageHit |
 def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
                         hint: set[int] | None = None, seen_in: str | None = None) -> list[_Candidate]:
     out: list[_Candidate] = []
-    if event.failing_expr or (event.error_class in (None, "AssertionError") and not event.message):
+    if event.assert_message is not None:   # a pasted `assert <test>, <message>` statement
+        sites = asserts_with_message(index, event.failing_expr or "", event.assert_message)
+        out.extend(_Candidate(rec, "message", "assert", None, sites=len(sites)) for rec in sites)
+    elif event.failing_expr or (event.error_class in (None, "AssertionError") and not event.message):
         expr = event.failing_expr or ""
         for rec in index.by_assert.get(_squash(expr), []) if expr else []:
             out.append(_Candidate(rec, "message", "assert", None))
@@ -501,6 +513,31 @@ def quoted_parts(message: str) -> list[str]:
             break
         at = message.find(": ", at + 1)
     return parts
+
+
+_STRING_LITERAL = re.compile(r"""^[rRbBuUfF]{0,2}(?P<q>'{3}|"{3}|'|")(?P<body>.*)(?P=q)$""", re.S)
+_FIELD = re.compile(r"\{[^{}]*\}")
+_SELF_DOCUMENTING = re.compile(r"\{([^{}=!:]+)=[^{}]*\}")
+
+
+def asserts_with_message(index: RecordIndex, test: str, message_source: str) -> list[RecordRef]:
+    """The asserts of a pasted statement: the same test, and when its message is a string
+    literal, the same literal text around the values (`f"{res=}, {res.text=}"` reads as
+    `res=..., res.text=...`)."""
+    sites = index.by_assert_test.get(_squash(test), [])
+    skeleton = _literal_skeleton(message_source)
+    if skeleton is None:
+        return list(sites)
+    return [r for r in sites if _squash(_FIELD.sub("", r.error_message)) == skeleton]
+
+
+def _literal_skeleton(source: str) -> str | None:
+    """The literal text of a string-literal message source, values removed, no whitespace."""
+    found = _STRING_LITERAL.match(source.strip())
+    if found is None:
+        return None
+    body = _SELF_DOCUMENTING.sub(lambda m: m.group(1).strip() + "=", found.group("body"))
+    return _squash(_FIELD.sub("", body))
 
 
 def _bare_match(event: ErrorEvent, engine: PatternEngine) -> Match | None:
@@ -596,6 +633,8 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         return "low"
     if c.via == "frame":
         return "high"
+    if c.kind == "assert" and c.sites:
+        return "high" if c.sites == 1 else "low"
     if c.kind == "assert":
         expr = _squash(event.failing_expr or "")
         return "high" if expr and _assert_counts(engine).get(expr) == 1 else "low"
