@@ -129,3 +129,13 @@ def test_the_statement_split_skips_commas_in_brackets_and_strings():
     assert assert_statement('assert f(a, b) == ",", "no, really"') == ('f(a, b) == ","', '"no, really"')
     assert assert_statement("assert x") == ("x", None)
     assert assert_statement("x == 1") is None
+
+
+def test_a_message_retyped_with_other_case_and_spacing_names_its_site_low(tmp_path):
+    records = [make_record("Acme only supports sm75 and above.", file_path="acme/boot.py", line=91,
+                           function="check_arch", error_class="RuntimeError")]
+    ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
+    (m,) = explain("ACME only supports sm 75 and  above", context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (91, "retyped", "low")
+    assert explain("ValueError: ACME only supports sm 75 and above", context=ctx) == []   # class disagrees
+    assert explain("only sm 75", context=ctx) == []

@@ -92,7 +92,7 @@ class Match:
     via: str                            # "frame" | "message"
     bindings: dict[str, str] = field(default_factory=dict)
     expressions: dict[str, str] = field(default_factory=dict)   # placeholder -> source expr
-    match_kind: str = "full"            # full | contained | prefix | line | assert | bare
+    match_kind: str = "full"            # full | contained | prefix | drift | line | assert | retyped | bare
     condition_check: ConditionCheck | None = None
     log_line: int | None = None
     chain: int = 0
@@ -321,6 +321,8 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
         candidates = _message_candidates(event, index, engine, hint, seen_in)
+    if not candidates:
+        candidates = _retyped_candidates(event, engine)
     if not candidates:   # no frame, no pattern: a printed class and an all-placeholder template
         bare = _bare_match(event, engine)
         return [bare] if bare is not None else []
@@ -538,6 +540,30 @@ def _literal_skeleton(source: str) -> str | None:
         return None
     body = _SELF_DOCUMENTING.sub(lambda m: m.group(1).strip() + "=", found.group("body"))
     return _squash(_FIELD.sub("", body))
+
+
+#: Characters a retyped message must keep (letters and digits) to be looked up by them alone.
+RETYPED_MIN_CHARS = 20
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+def _retyped_candidates(event: ErrorEvent, engine: PatternEngine) -> list[_Candidate]:
+    """Templates without values whose letters and digits the message spells, case aside:
+    a message retyped by hand (`SGlang only supports sm 75 and  above`). Always low."""
+    key = _NOT_ALNUM.sub("", event.message).casefold()
+    if len(key) < RETYPED_MIN_CHARS:
+        return []
+    table = getattr(engine, "retyped_table", None)
+    if table is None:
+        table = defaultdict(list)
+        for rec in engine.records:
+            if rec.error_message and not rec.groups:
+                spelled = _NOT_ALNUM.sub("", rec.error_message).casefold()
+                if len(spelled) >= RETYPED_MIN_CHARS:
+                    table[spelled].append(rec)
+        engine.retyped_table = table = dict(table)
+    return [_Candidate(rec, "message", "retyped", None) for rec in table.get(key, ())
+            if _agrees(event.error_class, rec, engine) is not False]
 
 
 def _bare_match(event: ErrorEvent, engine: PatternEngine) -> Match | None:
