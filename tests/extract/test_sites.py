@@ -128,6 +128,28 @@ def test_helper_calls_are_sites_of_their_own(extract):
     assert all(s.file_path == "pkg/user.py" for s in sites if s.helper)
 
 
+def test_a_helper_whose_message_comes_late_in_its_parameters(extract):
+    """`raise_error_or_warn(obj, strict, counter, message)`: the message is the fourth argument, and a
+    caller may build it in a local variable first."""
+    _, sites, _ = extract({"m.py": '''
+        def raise_error_or_warn(obj, strict, counter_name, message, log_interval=1000):
+            if strict:
+                raise ValueError(message)
+
+        def report(pool, detail, strict):
+            msg = f"{pool} leaked! {detail}"
+            raise_error_or_warn(None, strict, "leaks", msg)
+            raise_error_or_warn(None, strict, "leaks", message=f"{pool} again")
+            raise_error_or_warn(None, strict, "leaks", "a", "b", "c", "d", "e", "f", "g")
+    '''})
+    helper_made = sorted((s.line, s.message.text(), s.helper) for s in sites if s.helper)
+    assert helper_made == [
+        (8, "{pool} leaked! {detail}", "m.raise_error_or_warn"),
+        (9, "{pool} again", "m.raise_error_or_warn"),
+        (10, "a", "m.raise_error_or_warn"),
+    ]
+
+
 def test_functions_are_qualified_and_nested_code_found(extract):
     _, sites, _ = extract({"m.py": '''
         class A:

@@ -33,6 +33,9 @@ _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exceptio
 # `(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*\(` on the forward text.
 _CALL_REVERSED = re.compile(r"\(\s*([\w.]++)")
 _DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*")
+#: Positional arguments of a call read as possible helper messages (`raise_error_or_warn(obj, strict,
+#: counter_name, message)` passes its message fourth).
+_HELPER_ARGS = 8
 _MESSAGE_PARAM = re.compile(r"msg|message|text|reason|detail|desc|what|err|why|explanation", re.I)
 
 #: Called for each site with (scope node, path from scope to site statement, site, file's source lines).
@@ -404,7 +407,7 @@ class ModuleWalker:
         if written in _NOT_HELPERS or last in _LOG_METHODS or written.startswith(("log", "logger", "self.log")):
             return
         args: dict[str, Template] = {}
-        for i, a in enumerate(call.args[:3]):
+        for i, a in enumerate(call.args[:_HELPER_ARGS]):
             t = self.builder.build(a)
             if t is not None:
                 args[str(i)] = t
