@@ -1,8 +1,10 @@
 """Dataset-level analysis: fills callers, entry points, related errors, tags and the prose/code fields.
 
 Runs once per index over all records (after `build_records`). Only callers,
-entry points and `related` need the whole dataset (`prepare_dataset`, in the
-main process); the rest of a record follows from the record alone, so
+entry points and `related` need the whole dataset: `prepare_dataset` builds
+what they read (the call graph, the ranking index) in the main process. Each
+record's own part (its callers and entry points looked up in the graph, its
+ranking, tags, prose and code) follows from that and the record alone, so
 `errdex index` has the publish fill it where each record is encoded, in the
 encoders it forks anyway, on every core (`Store.publish(finish=...)`). Every
 field filled gets an entry in `errdex.provenance`: "fact" when it follows
@@ -57,10 +59,10 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
 
 
 def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None) -> Prepared:
-    """What needs the whole dataset, now: callers and entry points for every record.
+    """What needs the whole dataset, now: the call graph and the ranking index over every record's key.
 
-    Returns, with the call facts, `finish`, which fills the rest of one record (`related`,
-    from the ranking keys of all, then tags, backgroundTag, the prose and code fields). The publish
+    Returns, with the call facts, `finish`, which fills one record (callers and entry points from
+    the graph, `related` from the index, then tags, backgroundTag, the prose and code fields). The publish
     calls it where it encodes each record (`Store.publish(finish=...)`), so that
     work runs on every core inside the encoders the publish forks anyway. Run here
     (`analyze_dataset`) or in an encoder, `finish` fills a record alike.
@@ -68,24 +70,25 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
     with collector_paused():
         graph = build_call_graph(facts, cb)
         method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
-        reach: dict = {}
         keys: list[RelatedKey] = []
         position: dict[int, int] = {}   # by id: the same objects in a forked encoder
         quals: list[str] = []
         of = RelatedKey.of
         for i, record in enumerate(records):   # one pass: each record is read while it is in the cache
             keys.append(of(record))
-            quals.append(qual := site_qualname(record))
-            fill_reach(record, qual, graph, reach)
+            quals.append(site_qualname(record))
             position[id(record)] = i
         index = RelatedIndex(keys)
+    reach: dict = {}   # callers and entry points by function: each encoder fills its own copy
 
     def finish(record: dict) -> None:
-        # Ranking needs every record's key but nothing else of the dataset: it runs here, on every core.
+        # The graph and the index are the dataset's; looking a record up in them runs here, on every core.
         i = position[id(record)]
+        qual = quals[i]
+        fill_reach(record, qual, graph, reach)
         ex = record["errdex"]
         ex["related"] = index.related(i)
-        fill_own(record, quals[i], method_of)
+        fill_own(record, qual, method_of)
         ex["provenance"]["related"] = RELATED_PROVENANCE
 
     return Prepared(CallFacts(graph, method_of), finish, keys)
