@@ -209,6 +209,10 @@ class PatternEngine:
                 hits.append(hit)
         return hits
 
+    def token_candidates(self, text: str) -> set[int]:
+        """Records whose longest literal token occurs in the text (see `_token_candidates`)."""
+        return self._token_candidates(text)
+
     def _token_candidates(self, text: str) -> set[int]:
         """Records whose longest literal token occurs in the text.
 

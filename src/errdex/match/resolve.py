@@ -549,21 +549,18 @@ _NOT_ALNUM = re.compile(r"[\W_]+")
 
 def _retyped_candidates(event: ErrorEvent, engine: PatternEngine) -> list[_Candidate]:
     """Templates without values whose letters and digits the message spells, case aside:
-    a message retyped by hand (`SGlang only supports sm 75 and  above`). Always low."""
+    a message retyped by hand (`SGlang only supports sm 75 and  above`). Always low. Only
+    records whose longest word the text holds are read (a log scan reads no others)."""
     key = _NOT_ALNUM.sub("", event.message).casefold()
     if len(key) < RETYPED_MIN_CHARS:
         return []
-    table = getattr(engine, "retyped_table", None)
-    if table is None:
-        table = defaultdict(list)
-        for rec in engine.records:
-            if rec.error_message and not rec.groups:
-                spelled = _NOT_ALNUM.sub("", rec.error_message).casefold()
-                if len(spelled) >= RETYPED_MIN_CHARS:
-                    table[spelled].append(rec)
-        engine.retyped_table = table = dict(table)
-    return [_Candidate(rec, "message", "retyped", None) for rec in table.get(key, ())
-            if _agrees(event.error_class, rec, engine) is not False]
+    out = []
+    for idx in sorted(engine.token_candidates(normalize_space(event.message))):
+        rec = engine.records[idx]
+        if rec.error_message and not rec.groups and _NOT_ALNUM.sub("", rec.error_message).casefold() == key \
+                and _agrees(event.error_class, rec, engine) is not False:
+            out.append(_Candidate(rec, "message", "retyped", None))
+    return out
 
 
 def _bare_match(event: ErrorEvent, engine: PatternEngine) -> Match | None:
