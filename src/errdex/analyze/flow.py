@@ -34,7 +34,7 @@ from errdex.analyze.exprs import expr_key, replace_names
 from errdex.analyze.exprs import expr_names as read_names
 from errdex.analyze.names import bound_names, target_names
 from errdex.analyze.patterns import case_condition
-from errdex.analyze.purity import may_change_state, reads_only, state_atoms
+from errdex.analyze.purity import expr_may_change_state, may_change_state, reads_only, state_atoms
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
 from errdex.extract.scope import dotted_source
 
@@ -71,6 +71,12 @@ def _reread_after_change(before: ast.expr, guard: ast.expr, stmts: list[ast.stmt
     first = next((i for i, s in enumerate(stmts[:index]) if _reads_any(s, atoms)), index)
     return any(may_change_state(s) for s in stmts[first:index]) or (
         stmt.__class__ not in _PLAIN and stmt.__class__ is not ast.Assert and may_change_state(stmt))
+
+
+def _stateless(known: dict[str, ast.expr]) -> dict[str, ast.expr]:
+    """The forwarded values that read no attribute, item or call (what a call between may change)."""
+    return {name: value for name, value in known.items()
+            if not any(isinstance(n, (ast.Attribute, ast.Subscript, ast.Call)) for n in ast.walk(value))}
 
 
 def _reads_any(stmt: ast.stmt, atoms: frozenset[str]) -> bool:
@@ -518,7 +524,9 @@ class FlowAnalyzer:
         alone, and can be unrolled. An assignment whose value reads a name
         the body binds (its value differs between iterations) is not
         forwarded, and a forwarded value is dropped once a name it reads is
-        bound again.
+        bound again, or, when it reads an attribute, item or call, once a
+        statement that may change state runs (`before = g.count`, a call,
+        then `g.count > before` compares two different reads).
         """
         known: dict[str, ast.expr] = {}
         reached, brk, cont, approx = TRUE, FALSE, FALSE, ()
@@ -532,13 +540,18 @@ class FlowAnalyzer:
                 value = replace_names(stmt.value, known) if known else stmt.value
                 if reads_only(value) and not (read_names(value) & body_bound):
                     known[target.id] = value
-                continue
+                    continue
+            if known and self._calls_before_exits(stmt):
+                known = _stateless(known)   # a call may change an attribute or item a value read
             exits = self.stmt_exits(stmt)
+            if known:
+                if exits is not FALLS_THROUGH:
+                    exits = Exits(substitute(exits.next, known), substitute(exits.brk, known),
+                                  substitute(exits.cont, known), exits.approx)
+                if self._calls_on_the_way_on(stmt):
+                    known = _stateless(known)
             if exits is FALLS_THROUGH:
                 continue
-            if known:
-                exits = Exits(substitute(exits.next, known), substitute(exits.brk, known),
-                              substitute(exits.cont, known), exits.approx)
             approx = _merge(approx, exits.approx)
             brk = disjoin([brk, conjoin([reached, exits.brk])])
             cont = disjoin([cont, conjoin([reached, exits.cont])])
@@ -546,6 +559,25 @@ class FlowAnalyzer:
             if is_const(reached, False):
                 break
         return Exits(reached, brk, cont, approx)
+
+    def _calls_before_exits(self, stmt: ast.stmt) -> bool:
+        """Whether something may be called before `stmt` decides how it leaves (its test, for a check)."""
+        if isinstance(stmt, (ast.If, ast.While, ast.Assert)):
+            return expr_may_change_state(stmt.test)
+        return may_change_state(stmt)
+
+    def _calls_on_the_way_on(self, stmt: ast.stmt) -> bool:
+        """Whether something may be called on the way through `stmt` to the next one.
+
+        A check's leaving branch (`if t: raise E(...)`) does not count.
+        """
+        if isinstance(stmt, ast.Assert):
+            return expr_may_change_state(stmt.test)
+        if isinstance(stmt, ast.If):
+            leaves = is_const(self.block_exits(stmt.body).next, False)
+            return expr_may_change_state(stmt.test) or any(map(may_change_state, stmt.orelse)) or (
+                not leaves and any(map(may_change_state, stmt.body)))
+        return may_change_state(stmt)
 
     def _try_exits(self, stmt: ast.Try | ast.TryStar) -> Exits:
         body, orelse = self.block_exits(stmt.body), self.block_exits(stmt.orelse)

@@ -83,7 +83,12 @@ def may_change_state(stmt: ast.stmt) -> bool:
     return changes
 
 
-def _changes(stmt: ast.stmt) -> bool:
+def expr_may_change_state(expr: ast.expr) -> bool:
+    """`may_change_state` for an expression (a test): whether evaluating it may call something."""
+    return _changes(expr)
+
+
+def _changes(stmt: ast.AST) -> bool:
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
         return True
     stack: list[ast.AST] = [stmt]
