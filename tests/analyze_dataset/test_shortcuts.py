@@ -104,3 +104,18 @@ def test_type_guard_precheck_keeps_every_isinstance_test():
              ["not isinstance(x, int)", "isinstance (x, (int, float))", "x and not isinstance(y, str)",
               "n > 3", "is_instance(x)", "raised(f(x), TypeError)"]]
     assert [g is not None for g in found] == [True, True, True, False, False, False]
+
+
+def test_tag_candidates_lowered_once_match_lowering_each_name():
+    def by_name(text: str, strip: bool) -> tuple[str, ...]:
+        plain = tags._strip_strings(text) if strip else text
+        return tuple(dict.fromkeys(low for name in tags._IDENT.findall(plain)
+                                   if len(low := name.lower()) > 2 and low not in tags._NOT_TAGS))
+
+    rng = random.Random(5)
+    alphabet = "aBc_Xy1 .'(\u212a\u0130zZ"   # the Kelvin sign and dotted I lower-case into ASCII letters
+    texts = ["Self.Block_Size > MAX and 'Shape' in X", "\u212aernel_size is None", "len(A) == None"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30))) for _ in range(2000)]
+    for text in texts:
+        for strip in (False, True):
+            assert tags._candidates(text, strip) == by_name(text, strip), (text, strip)

@@ -122,7 +122,7 @@ def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[
     found = reach.get(key)
     if found is None:
         found = reach[key] = (graph.callers(qual), graph.entry_points(qual, include_tests=key[1]))
-    ex["callers"], ex["entryPoints"] = list(found[0]), list(found[1])
+    ex["callers"], ex["entryPoints"] = found[0][:], found[1][:]   # each record its own lists
     prov["callers"] = prov["entryPoints"] = "fact"
     return found
 

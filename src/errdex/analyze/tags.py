@@ -59,18 +59,23 @@ def _head(test: bool, file_path: str, cls: str) -> dict[str, None]:
     return out
 
 
-_CANDIDATES: dict[tuple[str, bool], tuple[str, ...]] = {}
+_CANDIDATES: dict[str, tuple[str, ...]] = {}            # by text, strings kept
+_CANDIDATES_STRIPPED: dict[str, tuple[str, ...]] = {}   # by text, strings dropped
 
 
 def _candidates(text: str, strip: bool) -> tuple[str, ...]:
     """Identifiers of an expression (strings removed when `strip`) that may be tags, lower-case, in order."""
-    found = _CANDIDATES.get((text, strip))
+    cache = _CANDIDATES_STRIPPED if strip else _CANDIDATES
+    found = cache.get(text)
     if found is None:
         plain = _strip_strings(text) if strip and ("'" in text or '"' in text) else text
-        found = tuple(dict.fromkeys(low for name in _IDENT.findall(plain)
-                                    if len(low := name.lower()) > 2 and low not in _NOT_TAGS))
-        if len(_CANDIDATES) < 200_000:
-            _CANDIDATES[(text, strip)] = found
+        if plain.isascii():   # lower-case the text once (outside ASCII, lower() may make new letters)
+            names = [low for low in _IDENT.findall(plain.lower()) if len(low) > 2 and low not in _NOT_TAGS]
+        else:
+            names = [low for name in _IDENT.findall(plain) if len(low := name.lower()) > 2 and low not in _NOT_TAGS]
+        found = tuple(dict.fromkeys(names))
+        if len(cache) < 200_000:
+            cache[text] = found
     return found
 
 
