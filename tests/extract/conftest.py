@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from errdex.extract.files import extract_file
-from errdex.extract.link import Codebase, helper_sites
+from errdex.extract.link import Codebase, helper_sites, inline_imported_constants
 from errdex.extract.scope import module_name
 
 
@@ -25,6 +25,7 @@ def extract_tree(root: Path):
     pkgs = frozenset(f.rsplit("/", 1)[0] if "/" in f else "" for f in files if f.endswith("__init__.py"))
     facts = [extract_file(str(root), f, module_name(f, pkgs)) for f in files]
     cb = Codebase.from_facts(facts)
+    inline_imported_constants(cb, facts)
     sites = [s for f in facts for s in f.sites]
     sites += helper_sites(cb, [c for f in facts for c in f.helper_calls])
     return facts, sites, cb

@@ -285,3 +285,41 @@ def test_a_helper_line_walk_analyzes_those_calls_only(tmp_path):
     assert [s.condition for s in again.sites] == [None]
     assert [(c.site.line, c.site.condition) for c in again.helper_calls] == [(3, "qty < 0"), (7, None)]
     assert again.functions == []
+
+
+def test_messages_naming_imported_string_constants_hold_their_text(extract):
+    _, sites, _ = extract({
+        "pkg/__init__.py": "from pkg.errors import REEXPORTED\n",
+        "pkg/errors.py": '''
+            NO_LORA = "LoRA weights cannot be captured in a graph"
+            PREFIX = "[pkg] "
+            REEXPORTED = "through the package"
+            NOT_TEXT = 42
+        ''',
+        "pkg/use.py": '''
+            from pkg.errors import NO_LORA, PREFIX, NOT_TEXT
+            from pkg import REEXPORTED
+            from elsewhere import UNKNOWN
+            def f(x):
+                if x == 1:
+                    raise RuntimeError(NO_LORA)
+                if x == 2:
+                    raise ValueError(f"{PREFIX}bad {x}")
+                if x == 3:
+                    raise ValueError(REEXPORTED)
+                if x == 4:
+                    raise ValueError(UNKNOWN)
+                if x == 5:
+                    raise ValueError(NOT_TEXT)
+                raise ValueError(f"{PREFIX!r} kept as a value")
+        ''',
+    })
+    got = {s.line: (s.message.text(), s.message.form) for s in sites if s.file_path == "pkg/use.py"}
+    assert got == {
+        7: ("LoRA weights cannot be captured in a graph", "constant"),
+        9: ("[pkg] bad {x}", "fstring"),
+        11: ("through the package", "constant"),
+        13: ("{UNKNOWN}", "dynamic"),        # not the codebase's: stays a value
+        15: ("{NOT_TEXT}", "dynamic"),       # not a string
+        16: ("{PREFIX!r} kept as a value", "fstring"),
+    }

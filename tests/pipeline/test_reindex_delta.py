@@ -12,13 +12,14 @@ from .conftest import write_sample
 
 FILES = {
     "shop/__init__.py": "from .errors import ShopError, OutOfStock\nfrom .core import buy\n",
-    "shop/errors.py": "class ShopError(ValueError):\n    code = 'S1'\n\nclass OutOfStock(ShopError):\n    pass\n",
+    "shop/errors.py": "class ShopError(ValueError):\n    code = 'S1'\n\nclass OutOfStock(ShopError):\n    pass\n\n"
+                      "UNKNOWN_ITEM = 'unknown item: ask for a catalog'\n",
     "shop/util.py": '''
         def fail(msg):
             raise RuntimeError(msg)
     ''',
     "shop/core.py": '''
-        from .errors import OutOfStock, ShopError
+        from .errors import UNKNOWN_ITEM, OutOfStock, ShopError
         from .util import fail
 
         def _check(qty, limit):
@@ -29,6 +30,8 @@ FILES = {
         def buy(item, qty, limit=10):
             if not item:
                 raise ShopError("no item given")
+            if item == "?":
+                raise ShopError(UNKNOWN_ITEM)
             if qty < 0:
                 fail(f"negative quantity {qty}")
             _check(qty, limit)
@@ -94,6 +97,21 @@ def test_in_place_equals_full_rebuild(tmp_path, edit, analysis):
     assert _records(db) == _records(tmp_path / "b.db")
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_a_message_naming_an_imported_constant_holds_its_text_in_place_too(tmp_path):
+    src = write_sample(tmp_path / "src", FILES)
+    db = tmp_path / "a.db"
+    _index(src, db)
+    EDITS["lines shifted"](src / CORE)
+    assert _index(src, db).in_place
+    rec = next(r for r in _records(db).values() if r["filePath"] == CORE and r["errorClass"] == "ShopError"
+               and "unknown" in r["errorMessage"])
+    assert (rec["errorMessage"], rec["messagePattern"]) == ("unknown item: ask for a catalog",
+                                                           "unknown item: ask for a catalog")
+    _edit(src / "shop/errors.py", "ask for a catalog", "see the catalog")   # what errors.py offers changed
+    assert not _index(src, db).in_place
+    assert any(r["errorMessage"] == "unknown item: see the catalog" for r in _records(db).values())
 
 
 def test_a_change_to_what_a_file_offers_rebuilds_in_full(tmp_path):

@@ -32,7 +32,7 @@ class FactsLoader:
             self.by_module[entry.module].append(rel)
         self.override = override or {}
         self.loaded: set[str] = set()
-        self.cb = Codebase(_LazyTable(self), _LazyTable(self), _LazyTable(self))
+        self.cb = Codebase(_LazyTable(self), _LazyTable(self), _LazyTable(self), _LazyTable(self))
         self.method_of = _LazyTable(self)
 
     def facts(self, rel: str) -> FileFacts:
@@ -59,6 +59,9 @@ class FactsLoader:
     def _add(self, f: FileFacts) -> None:
         """As `Codebase.from_facts` does, plus each method's owning class."""
         classes, aliases, helpers = self.cb.classes.real, self.cb.aliases.real, self.cb.helpers.real
+        constants = self.cb.constants.real
+        for name, text in f.string_constants.items():
+            constants[f"{f.module}.{name}"] = text
         for c in f.classes:
             classes[c.qualname] = c
         for local, target in f.imports.items():

@@ -34,6 +34,7 @@ class Codebase:
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     helpers: dict[str, HelperDef] = field(default_factory=dict)
+    constants: dict[str, str] = field(default_factory=dict)   # "pkg.mod.NAME" -> module-level string
 
     @classmethod
     def from_facts(cls, facts: list[FileFacts]) -> "Codebase":
@@ -45,6 +46,8 @@ class Codebase:
                 cb.aliases[f"{f.module}.{local}"] = target
             for h in f.helpers:
                 cb.helpers.setdefault(h.qualname, h)
+            for name, text in f.string_constants.items():
+                cb.constants[f"{f.module}.{name}"] = text
         return cb
 
     def resolve(self, ref: str, table: dict, _depth: int = 0) -> str:
@@ -115,6 +118,46 @@ def _builtin_bases(qual: str) -> list[str]:
 
 def _display(qual: str) -> str:
     return qual[9:] if qual.startswith("builtins.") else qual
+
+
+def inline_imported_constants(cb: Codebase, facts: list[FileFacts]) -> None:
+    """A message naming a string constant imported from another module of the codebase
+    (`from .errors import NO_LORA; raise RuntimeError(NO_LORA)`) holds the constant's text.
+
+    The walker inlines constants of the site's own module; imported ones are known only
+    here. A placeholder is replaced when it is a bare name the file imports and the name
+    resolves, through re-exports, to a module-level string of the codebase.
+    """
+    for f in facts:
+        if not f.imports:
+            continue
+        for site in f.sites:
+            message = _with_constants(cb, f, site.message)
+            if message is not None:
+                site.message = message
+
+
+def _with_constants(cb: Codebase, f: FileFacts, message: Template) -> Template | None:
+    segments: list = []
+    changed = False
+    for s in message.segments:
+        if isinstance(s, Placeholder) and s.name == s.expr and s.expr in f.imports:
+            text = cb.constants.get(cb.resolve(f.imports[s.expr], cb.constants))
+            if text is not None:
+                segments.append(text)
+                changed = True
+                continue
+        segments.append(s)
+    if not changed:
+        return None
+    merged: list = []
+    for s in segments:   # adjacent literal text joins, as the builder leaves it
+        if isinstance(s, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += s
+        else:
+            merged.append(s)
+    whole = all(isinstance(s, str) for s in merged)
+    return Template(merged, "constant" if whole and message.form == "dynamic" else message.form)
 
 
 def helper_sites(cb: Codebase, calls: list[HelperCall]) -> list[ErrorSite]:
