@@ -49,11 +49,11 @@ from dataclasses import dataclass, field
 
 from errdex.analyze.flow import FlowAnalyzer
 from errdex.analyze.conjunction import EMPTY, Conjunction
-from errdex.analyze.exprs import expr_key, expr_names
+from errdex.analyze.exprs import expr_key, expr_names, memo
 from errdex.analyze.names import own_bindings, target_names
 from errdex.analyze.patterns import case_condition
 from errdex.analyze.purity import is_pure, may_change_state, state_atoms
-from errdex.analyze.raised import NO_CALL, outer_calls, raised_condition
+from errdex.analyze.raised import NO_CALL, outer_call_texts, raised_condition
 from errdex.analyze.simplify import TRUE, conjoin, disjoin, is_const, negate, render, simplify
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
@@ -203,7 +203,8 @@ class _PathWalk:
         made = self.conjunction.calls
         if not made or is_pure(expr):
             return frozenset()
-        if not any(call in made for call in outer_calls(expr)):
+        calls_made = memo(expr, "_errdex_calls", outer_call_texts)
+        if not any(call in made for call in calls_made):
             return frozenset()
         calls = sorted(key for key in self._read_before_change(expr) if "(Call " in key)
         if not calls:

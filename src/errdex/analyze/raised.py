@@ -69,6 +69,11 @@ def outer_calls(expr: ast.AST) -> list[str]:
     return list(memo(expr, "_errdex_calls", _outer_calls))
 
 
+def outer_call_texts(expr: ast.AST) -> tuple[str, ...]:
+    """`outer_calls` as the memoised tuple (no copy): `memo(expr, "_errdex_calls", outer_call_texts)`."""
+    return _outer_calls(expr)
+
+
 def _outer_calls(expr: ast.AST) -> tuple[str, ...]:
     if isinstance(expr, ast.BoolOp):
         found: list[str] = []
@@ -103,10 +108,17 @@ def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.expr]:
     """
     found: list[ast.expr] = []
     for stmt in stmts:
-        built = {id(n.exc) for n in ast.walk(stmt) if isinstance(n, ast.Raise) and n.exc is not None}
+        built: set[int] = set()
+        within: dict[int, ast.expr] = {}   # call -> the outermost comprehension holding it
+        for node in ast.walk(stmt):   # breadth first: outer comprehensions come first
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                built.add(id(node.exc))
+            elif isinstance(node, _COMPREHENSIONS) and id(node) not in within:
+                for sub in ast.walk(node):
+                    within.setdefault(id(sub), node)
         for call in _outer_call_nodes(stmt):
             if id(call) not in built:   # `raise E(...)` builds its exception: see `condition._caught_raises`
-                found.append(_enclosing_comprehension(stmt, call) or call)
+                found.append(within.get(id(call), call))
     unique: list[ast.expr] = []
     for node in found:
         if not any(node is u for u in unique):
@@ -114,14 +126,6 @@ def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.expr]:
     kept = [n for n in unique if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                                        and n.func.id in NEVER_RAISING)]
     return kept or unique
-
-
-def _enclosing_comprehension(stmt: ast.stmt, call: ast.Call) -> ast.expr | None:
-    """The outermost comprehension of `stmt` that holds `call`, if any."""
-    for node in ast.walk(stmt):
-        if isinstance(node, _COMPREHENSIONS) and any(sub is call for sub in ast.walk(node)):
-            return node
-    return None
 
 
 def _body_calls(node: ast.Try | ast.TryStar) -> list[ast.Call]:
