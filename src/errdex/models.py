@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "5"
+EXTRACTOR_VERSION = "6"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +175,16 @@ class HelperCall:
 
 
 @dataclass(slots=True)
+class FactoryDef:
+    """A function that returns an exception built from its parameters (`def _bad(x): return
+    ValueError(f"bad {x}")`): `raise _bad(n)` raises what it builds."""
+
+    qualname: str                # "pkg.mod._bad" or "pkg.mod.Cls._bad"
+    params: list[str]            # its parameters, without self/cls for methods
+    site: ErrorSite              # the exception it returns: class, and a message over the parameters
+
+
+@dataclass(slots=True)
 class FunctionFacts:
     """A function's calls, for the call graph (callers and entry points)."""
 
@@ -202,6 +212,8 @@ class FileFacts:
     exports: list[str] | None = None   # __all__ when a literal list
     string_constants: dict[str, str] = field(default_factory=dict)
     diagnostic: Diagnostic | None = None
+    factories: list[FactoryDef] = field(default_factory=list)
+    factory_calls: list[HelperCall] = field(default_factory=list)   # `raise f(...)` sites, args by position/name
 
 
 @dataclass(slots=True)

@@ -30,7 +30,7 @@ from errdex.extract.files import (
     extract_file_lines,
     key_of,
 )
-from errdex.extract.link import Codebase, helper_sites, inline_imported_constants
+from errdex.extract.link import Codebase, helper_sites, inline_imported_constants, link_factories
 from errdex.extract.scope import module_name
 from errdex.extract.wire import cached_facts_or_none, pack_facts, unpack_facts
 from errdex.models import (
@@ -343,6 +343,7 @@ def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str] |
     """Resolve classes and helpers across files; analyze helper-call sites (keys given) where the AST is needed again."""
     cb = Codebase.from_facts(facts)
     inline_imported_constants(cb, facts)
+    link_factories(cb, facts)
     sites: list[ErrorSite] = [s for f in facts for s in f.sites]
     calls = [c for f in facts for c in f.helper_calls]
     through_helpers = helper_sites(cb, calls)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from errdex.extract.files import extract_file
-from errdex.extract.link import Codebase, helper_sites, inline_imported_constants
+from errdex.extract.link import Codebase, helper_sites, inline_imported_constants, link_factories
 from errdex.extract.scope import module_name
 
 
@@ -26,6 +26,7 @@ def extract_tree(root: Path):
     facts = [extract_file(str(root), f, module_name(f, pkgs)) for f in files]
     cb = Codebase.from_facts(facts)
     inline_imported_constants(cb, facts)
+    link_factories(cb, facts)
     sites = [s for f in facts for s in f.sites]
     sites += helper_sites(cb, [c for f in facts for c in f.helper_calls])
     return facts, sites, cb

@@ -323,3 +323,50 @@ def test_messages_naming_imported_string_constants_hold_their_text(extract):
         15: ("{NOT_TEXT}", "dynamic"),       # not a string
         16: ("{PREFIX!r} kept as a value", "fstring"),
     }
+
+
+def test_raising_what_a_factory_returns(extract):
+    """`raise self._exhausted(ratio, "KV", need)`: the class and message are those the factory returns,
+    with the call's arguments in place of its parameters; a call to a non-factory stays as written."""
+    _, sites, _ = extract({
+        "pkg/__init__.py": "",
+        "pkg/errors.py": '''
+            class ContractError(ValueError):
+                pass
+
+            def _describe(v):
+                return type(v).__name__
+
+            def invalid_type(v, expected):
+                return ContractError(f"invalid type: {_describe(v)}, expected {expected}")
+        ''',
+        "pkg/pool.py": '''
+            from pkg.errors import invalid_type
+
+            class Pool:
+                @staticmethod
+                def _exhausted(ratio: int, kind: str, need: int) -> RuntimeError:
+                    return RuntimeError(f"c{ratio} {kind} pool exhausted: need {need}, ratio {ratio:>3}")
+
+                def _maybe(self, flag):
+                    if flag:
+                        return KeyError("one")
+                    return IndexError("two")
+
+                def alloc(self, ratio, extend, v):
+                    if extend is None:
+                        raise self._exhausted(ratio, "KV", len(extend) + 1)
+                    if v is None:
+                        raise invalid_type(v, expected="a bool")
+                    raise self._maybe(True)
+        ''',
+    })
+    got = {s.line: (s.error_class, s.class_ref, s.message.text(), s.message.placeholders(), s.factory)
+           for s in sites if s.file_path == "pkg/pool.py"}
+    assert got == {
+        16: ("RuntimeError", "builtins.RuntimeError", "c{ratio} KV pool exhausted: need {(len(extend) + 1)}, ratio {ratio:>3}",
+             {"ratio": "ratio", "(len(extend) + 1)": "(len(extend) + 1)", "ratio:>3": "ratio"}, True),
+        18: ("ContractError", "pkg.errors.ContractError", "invalid type: {_describe(v)}, expected a bool",
+             {"_describe(v)": "_describe(v)"}, True),
+        19: ("self._maybe", "pkg.pool.Pool._maybe", "{True}", {"True": "True"}, True),   # two returned: as written
+    }

@@ -13,13 +13,14 @@ from .conftest import write_sample
 FILES = {
     "shop/__init__.py": "from .errors import ShopError, OutOfStock\nfrom .core import buy\n",
     "shop/errors.py": "class ShopError(ValueError):\n    code = 'S1'\n\nclass OutOfStock(ShopError):\n    pass\n\n"
-                      "UNKNOWN_ITEM = 'unknown item: ask for a catalog'\n",
+                      "UNKNOWN_ITEM = 'unknown item: ask for a catalog'\n\n"
+                      "def sold_out(item, left):\n    return OutOfStock(f'{item} is sold out ({left} left)')\n",
     "shop/util.py": '''
         def fail(msg):
             raise RuntimeError(msg)
     ''',
     "shop/core.py": '''
-        from .errors import UNKNOWN_ITEM, OutOfStock, ShopError
+        from .errors import UNKNOWN_ITEM, OutOfStock, ShopError, sold_out
         from .util import fail
 
         def _check(qty, limit):
@@ -32,6 +33,8 @@ FILES = {
                 raise ShopError("no item given")
             if item == "?":
                 raise ShopError(UNKNOWN_ITEM)
+            if limit == 0:
+                raise sold_out(item, "no")
             if qty < 0:
                 fail(f"negative quantity {qty}")
             _check(qty, limit)
@@ -112,6 +115,20 @@ def test_a_message_naming_an_imported_constant_holds_its_text_in_place_too(tmp_p
     _edit(src / "shop/errors.py", "ask for a catalog", "see the catalog")   # what errors.py offers changed
     assert not _index(src, db).in_place
     assert any(r["errorMessage"] == "unknown item: see the catalog" for r in _records(db).values())
+
+
+def test_a_site_raising_what_a_factory_returns_in_place_too(tmp_path):
+    src = write_sample(tmp_path / "src", FILES)
+    db = tmp_path / "a.db"
+    _index(src, db)
+    EDITS["lines shifted"](src / CORE)
+    assert _index(src, db).in_place
+    rec = next(r for r in _records(db).values() if r["filePath"] == CORE and "sold out" in r["errorMessage"])
+    assert (rec["errorClass"], rec["errorMessage"], rec["errdex"]["classBases"]) == (
+        "OutOfStock", "{item} is sold out (no left)", ["shop.errors.ShopError"])
+    _edit(src / "shop/errors.py", "is sold out", "has sold out")   # the factory changed: what errors.py offers
+    assert not _index(src, db).in_place
+    assert any(r["errorMessage"] == "{item} has sold out (no left)" for r in _records(db).values())
 
 
 def test_a_change_to_what_a_file_offers_rebuilds_in_full(tmp_path):

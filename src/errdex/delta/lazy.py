@@ -32,7 +32,7 @@ class FactsLoader:
             self.by_module[entry.module].append(rel)
         self.override = override or {}
         self.loaded: set[str] = set()
-        self.cb = Codebase(_LazyTable(self), _LazyTable(self), _LazyTable(self), _LazyTable(self))
+        self.cb = Codebase(_LazyTable(self), _LazyTable(self), _LazyTable(self), _LazyTable(self), _LazyTable(self))
         self.method_of = _LazyTable(self)
 
     def facts(self, rel: str) -> FileFacts:
@@ -62,6 +62,9 @@ class FactsLoader:
         constants = self.cb.constants.real
         for name, text in f.string_constants.items():
             constants[f"{f.module}.{name}"] = text
+        factories = self.cb.factories.real
+        for d in f.factories:
+            factories.setdefault(d.qualname, d)
         for c in f.classes:
             classes[c.qualname] = c
         for local, target in f.imports.items():

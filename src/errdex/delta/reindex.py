@@ -43,7 +43,7 @@ from errdex.delta.state import (
     unpack_related,
 )
 from errdex.extract.files import cache_key, extract_file_lines
-from errdex.extract.link import helper_sites, inline_imported_constants
+from errdex.extract.link import helper_sites, inline_imported_constants, link_factories
 from errdex.extract.wire import pack_facts
 from errdex.models import (
     EXTRACTOR_VERSION,
@@ -193,6 +193,7 @@ def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, 
 
     file_facts = [f for f, _ in facts.values()]
     inline_imported_constants(loader.cb, file_facts)
+    link_factories(loader.cb, file_facts)
     sites: list[ErrorSite] = [s for f in file_facts for s in f.sites]
     through = helper_sites(loader.cb, [c for f in file_facts for c in f.helper_calls])
     if through and analysis:

@@ -79,9 +79,12 @@ def surface_digest(facts: FileFacts) -> bytes:
                 h.site.message.rendered()[0], h.site.message.form, h.site.severity, h.site.http_status,
                 h.site.error_code) for h in facts.helpers]
     functions = [(fn.qualname, fn.calls, fn.public, fn.cls) for fn in facts.functions]
+    factories = [(d.qualname, d.params, d.site.error_type, d.site.error_class, d.site.class_ref,
+                  d.site.message.segments, d.site.message.form, d.site.http_status, d.site.error_code)
+                 for d in facts.factories]
     classes = [(c.qualname, c.bases, c.error_code) for c in facts.classes]
     surface = (facts.module, classes, sorted(facts.imports.items()), facts.exports, helpers, functions,
-               sorted(facts.string_constants.items()), facts.diagnostic is not None)
+               sorted(facts.string_constants.items()), facts.diagnostic is not None, factories)
     return hashlib.sha256(pickle.dumps(surface, 4)).digest()
 
 

@@ -9,10 +9,12 @@ in another module is a site of its own.
 
 from __future__ import annotations
 
+import ast
 import builtins
+import re
 from dataclasses import dataclass, field, replace
 
-from errdex.models import ClassFacts, ErrorSite, FileFacts, HelperCall, HelperDef, Placeholder, Template
+from errdex.models import ClassFacts, ErrorSite, FactoryDef, FileFacts, HelperCall, HelperDef, Placeholder, Template
 
 _MAX_HOPS = 12
 
@@ -35,6 +37,7 @@ class Codebase:
     aliases: dict[str, str] = field(default_factory=dict)
     helpers: dict[str, HelperDef] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)   # "pkg.mod.NAME" -> module-level string
+    factories: dict[str, FactoryDef] = field(default_factory=dict)
 
     @classmethod
     def from_facts(cls, facts: list[FileFacts]) -> "Codebase":
@@ -48,6 +51,8 @@ class Codebase:
                 cb.helpers.setdefault(h.qualname, h)
             for name, text in f.string_constants.items():
                 cb.constants[f"{f.module}.{name}"] = text
+            for d in f.factories:
+                cb.factories.setdefault(d.qualname, d)
         return cb
 
     def resolve(self, ref: str, table: dict, _depth: int = 0) -> str:
@@ -94,14 +99,21 @@ class Codebase:
         return ClassInfo(qual, [_display(b) for b in bases], [_display(a) for a in ancestors], code)
 
     def helper_for(self, call: HelperCall) -> HelperDef | None:
-        ref = self.resolve(call.callee, self.helpers)
-        found = self.helpers.get(ref)
+        return self._function(call.callee, self.helpers)
+
+    def factory_for(self, call: HelperCall) -> FactoryDef | None:
+        return self._function(call.callee, self.factories)
+
+    def _function(self, callee: str, table: dict):
+        """The entry of `table` a call reaches: through re-exports, and for a method reached
+        through self, in the class's ancestors."""
+        ref = self.resolve(callee, table)
+        found = table.get(ref)
         if found is None and "." in ref:
-            # A method reached through self: look in the class's ancestors.
             cls_ref, _, meth = ref.rpartition(".")
             if cls_ref in self.classes:
                 for anc in self.class_info(cls_ref).ancestors:
-                    found = self.helpers.get(f"{self.resolve(anc, self.classes)}.{meth}")
+                    found = table.get(f"{self.resolve(anc, self.classes)}.{meth}")
                     if found is not None:
                         break
         return found
@@ -137,6 +149,76 @@ def inline_imported_constants(cb: Codebase, facts: list[FileFacts]) -> None:
                 site.message = message
 
 
+def link_factories(cb: Codebase, facts: list[FileFacts]) -> None:
+    """`raise self._unsupported(ratio, "KV")`: the site raises what the factory returns, its class
+    and its message with the call's arguments in place of the parameters."""
+    for f in facts:
+        for call in f.factory_calls:
+            factory = cb.factory_for(call)
+            if factory is None:
+                continue
+            inner, site = factory.site, call.site
+            site.error_type, site.error_class, site.class_ref = inner.error_type, inner.error_class, inner.class_ref
+            site.message = _applied(inner.message, factory.params, call.args)
+            site.http_status = inner.http_status if inner.http_status is not None else site.http_status
+            site.error_code = inner.error_code or site.error_code
+
+
+_NAME = re.compile(r"(?<![\w.'\"])[A-Za-z_]\w*")
+_DOTTED = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def _applied(message: Template, params: list[str], args: dict[str, Template]) -> Template:
+    """The factory's message with each parameter bound to the call's argument: a string argument's
+    own text (or template) in place of a bare `{param}`, else the argument's source in the expression."""
+    bound = {p: args.get(str(i)) or args.get(p) for i, p in enumerate(params)}
+    sources = {p: _source(a) for p, a in bound.items() if a is not None}
+    segments: list = []
+    for s in message.segments:
+        if not isinstance(s, Placeholder):
+            segments.append(s)
+            continue
+        arg = bound.get(s.expr)
+        if arg is not None and s.name == s.expr and arg.form != "dynamic":
+            segments.extend(arg.segments)
+            continue
+        rename = (lambda m: sources.get(m.group(), m.group())) if sources else None
+        segments.append(Placeholder(_NAME.sub(rename, s.name), _NAME.sub(rename, s.expr)) if rename else s)
+    only = len(message.segments) == 1 and isinstance(message.segments[0], Placeholder)
+    arg = bound.get(message.segments[0].expr) if only else None
+    return Template(_merged(segments), arg.form if arg is not None else message.form)
+
+
+def _source(arg: Template) -> str:
+    """An argument as an expression: its source when it is one value, else its text as a literal."""
+    if len(arg.segments) == 1 and isinstance(arg.segments[0], Placeholder):
+        expr = arg.segments[0].expr
+        return expr if _DOTTED.fullmatch(expr) or _atom(expr) else f"({expr})"
+    if all(isinstance(s, str) for s in arg.segments):
+        return repr("".join(arg.segments))
+    return f"({arg.text()!r})"
+
+
+def _atom(expr: str) -> bool:
+    """Whether an expression needs no parentheses where a name stood (a call, subscript, attribute)."""
+    try:
+        node = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant))
+
+
+def _merged(segments: list) -> list:
+    """Adjacent literal text joined, as the message builder leaves it."""
+    merged: list = []
+    for s in segments:
+        if isinstance(s, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += s
+        else:
+            merged.append(s)
+    return merged
+
+
 def _with_constants(cb: Codebase, f: FileFacts, message: Template) -> Template | None:
     segments: list = []
     changed = False
@@ -150,12 +232,7 @@ def _with_constants(cb: Codebase, f: FileFacts, message: Template) -> Template |
         segments.append(s)
     if not changed:
         return None
-    merged: list = []
-    for s in segments:   # adjacent literal text joins, as the builder leaves it
-        if isinstance(s, str) and merged and isinstance(merged[-1], str):
-            merged[-1] += s
-        else:
-            merged.append(s)
+    merged = _merged(segments)
     whole = all(isinstance(s, str) for s in merged)
     return Template(merged, "constant" if whole and message.form == "dynamic" else message.form)
 

@@ -13,10 +13,19 @@ import ast
 import re
 from typing import Callable
 
-from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal
+from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal, whole
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, resolve_dotted
 from errdex.extract.unparse import simple_unparse
-from errdex.models import ClassFacts, ErrorSite, FileFacts, FunctionFacts, HelperCall, HelperDef, Template
+from errdex.models import (
+    ClassFacts,
+    ErrorSite,
+    FactoryDef,
+    FileFacts,
+    FunctionFacts,
+    HelperCall,
+    HelperDef,
+    Template,
+)
 
 _MESSAGE_KWARGS = ("message", "msg", "detail", "reason", "description", "error", "text", "err_msg", "error_message")
 _CODE_KWARGS = ("error_code", "code", "errno", "err_code")
@@ -81,6 +90,7 @@ class ModuleWalker:
         self.builder = MessageBuilder(self.source_of, self._lookup)
         self.scopes: list[_Scope] = []
         self._call_cache: dict[tuple[str, str | None], str | None] = {}
+        self._factories: dict[str, list[FactoryDef]] = {}   # function -> the exceptions it returns
         self.path: list[ast.AST] = []
         self.want_calls = calls
         if analyze is None:  # the path from scope to statement is only the analyzer's input
@@ -94,6 +104,8 @@ class ModuleWalker:
             self._prescan_module(self.tree.body)
             self.scopes.append(_Scope(self.tree, "<module>", "module", None, []))
             self._walk(self.tree.body)
+            # A function is a factory when the exception it returns is one: it may return others elsewhere.
+            self.facts.factories = [defs[0] for defs in self._factories.values() if len(defs) == 1]
         finally:
             # The builder holds bound methods of this walker: without this cycle broken the whole
             # syntax tree would wait for the cyclic GC instead of going with the last reference.
@@ -369,6 +381,35 @@ class ModuleWalker:
                               http_status=status, error_code=_kwarg_code(call))
         if site is not None and not _looks_like_class(call.func):
             site.factory = True  # `raise self._error(...)`: the class is whatever the factory returns
+            self.facts.factory_calls.append(HelperCall(site.class_ref or written, site, self._call_args(call)))
+
+    def _call_args(self, call: ast.Call) -> dict[str, Template]:
+        """Each argument as a template: its text when string-like, else its source as one placeholder."""
+        args: dict[str, Template] = {}
+        for i, a in enumerate(call.args[:_HELPER_ARGS]):
+            args[str(i)] = self._arg_template(a)
+        for k in call.keywords:
+            if k.arg is not None:
+                args[k.arg] = self._arg_template(k.value)
+        return args
+
+    def _arg_template(self, node: ast.expr) -> Template:
+        found = self.builder.build(node)
+        return found if found is not None else whole(self.source_of(node))
+
+    def _note_factory(self, stmt: ast.Return, call: ast.Call) -> None:
+        """`return SomeError(f"... {param} ...")` in a function: what `raise f(...)` raises (linked later)."""
+        scope = self.scopes[-1]
+        written = dotted_source(call.func) or self.source_of(call.func)
+        status = _http_status(call, written)
+        msg_node = _message_arg(call, skip_first=status is not None and _kw(call, _HTTP_STATUS_KWARGS) is None)
+        template = self.builder.build_or_dynamic(msg_node) if msg_node is not None else literal("")
+        site = ErrorSite(self.facts.file_path, stmt.lineno, scope.qualname, "http" if status is not None else "exception",
+                         written, self._resolve(written), template, http_status=status,
+                         error_code=_kwarg_code(call), end_line=stmt.end_lineno or stmt.lineno)
+        params = scope.params[1:] if scope.cls is not None and scope.params[:1] in (["self"], ["cls"]) else scope.params
+        qual = f"{self.module}.{scope.qualname}"
+        self._factories.setdefault(qual, []).append(FactoryDef(qual, list(params), site))
 
     def _assert(self, stmt: ast.Assert) -> None:
         template = self.builder.build_or_dynamic(stmt.msg) if stmt.msg is not None else literal("")
@@ -380,6 +421,8 @@ class ModuleWalker:
         call = stmt.value
         if not isinstance(call, ast.Call):
             return
+        if stmt.__class__ is ast.Return and _looks_like_class(call.func) and self.scopes[-1].kind == "function":
+            self._note_factory(stmt, call)
         written = dotted_source(call.func)
         if written is None:
             return

@@ -20,6 +20,7 @@ from errdex.models import (
     ClassFacts,
     Diagnostic,
     ErrorSite,
+    FactoryDef,
     FileFacts,
     FunctionFacts,
     HelperCall,
@@ -30,7 +31,7 @@ from errdex.models import (
 from errdex.store.codec import deflate, inflate
 
 _COMPACT = (FileFacts, ErrorSite, Template, Placeholder, ClassFacts, HelperDef, HelperCall, FunctionFacts,
-            Diagnostic)
+            Diagnostic, FactoryDef)
 
 
 def _reducer(cls: type):
