@@ -139,3 +139,42 @@ def test_a_message_retyped_with_other_case_and_spacing_names_its_site_low(tmp_pa
     assert (m.line_number, m.match_kind, m.confidence) == (91, "retyped", "low")
     assert explain("ValueError: ACME only supports sm 75 and above", context=ctx) == []   # class disagrees
     assert explain("only sm 75", context=ctx) == []
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def hinted(request, tmp_path):
+    records = [
+        make_record("Graph capture failed in the runner: {e}\nPossible fixes:\n1. lower the batch size\n2. disable graphs",
+                    file_path="acme/runner/graphs.py", line=602, function="capture", error_class="Exception"),
+        make_record("Device error: {err}", file_path="acme/utils/common.py", line=1321, function="check",
+                    error_class="RuntimeError", bases=["builtins.Exception"]),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+LINE = "Exception: Graph capture failed in the runner: Device error: capturing stream has unjoined work"
+
+
+def test_a_pasted_first_line_of_a_template_with_hint_lines_is_graded_whole(hinted):
+    (m, *rest) = explain(LINE, context=hinted)
+    assert (m.line_number, m.match_kind, m.confidence) == (602, "firstline", "high")
+    assert [r.line_number for r in rest] == [1321]   # found inside the text: below it
+
+
+def test_a_first_line_cut_inside_its_literal_stays_a_low_prefix(hinted):
+    (m,) = explain("Exception: Graph capture fai", context=hinted)
+    assert (m.match_kind, m.confidence) == ("prefix", "low")
+
+
+def test_the_line_fast_path_defers_to_the_first_line_match(hinted):
+    from errdex.match.events import line_event
+    from errdex.match.linematch import LineMatcher
+    from errdex.match.resolve import match_event
+
+    line = "ERROR " + LINE
+    hint = hinted.engine.scan_block(line.encode())[0].candidates
+    event = line_event(line, 1)
+    slow = match_event(event, hinted.index, hinted.engine, top_only=True, hint=hint, seen_in=line)
+    assert [m.line_number for m in slow] == [602]
+    fast = LineMatcher(hinted.engine).match(event, hint, line)
+    assert fast is None or [m.to_dict() for m in fast] == [m.to_dict() for m in slow]

@@ -183,8 +183,10 @@ class PatternEngine:
                 done.add(idx)
         if not hits and self._backend_name == "hyperscan":
             hits = self._second_opinion(text)
-        if hits:
+        if hits and any(hit.kind == "full" for hit in hits):
             return hits
+        if hits:   # found inside the text only: a template's whole first line may be the text
+            return self.first_lines(text, done) + hits
         drifted: list[MessageHit] = []
         for idx in sorted(self._backend.prefix_candidates(text) - done):
             hit = verify_prefix(self.records[idx], text)
@@ -193,6 +195,16 @@ class PatternEngine:
             elif not hits and (hit := verify_drift(self.records[idx], text)) is not None:
                 drifted.append(hit)
         return hits or drifted
+
+    def first_lines(self, text: str, done: set[int]) -> list[MessageHit]:
+        """Templates whose first line the text is, whole (`Capture failed: {e}` then hint
+        lines that a pasted exception line does not carry)."""
+        found = []
+        for idx in sorted(self._backend.prefix_candidates(text) - done):
+            hit = verify_prefix(self.records[idx], text)
+            if hit is not None and hit.kind == "firstline":
+                found.append(hit)
+        return found
 
     def _second_opinion(self, text: str) -> list[MessageHit]:
         """Full matches by the pure-Python candidates, for text hyperscan found none in.

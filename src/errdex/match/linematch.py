@@ -68,6 +68,9 @@ class LineMatcher:
         found = self._verified(event.error_class, text, sorted(hint) if len(hint) > 1 else hint)
         if not found:
             return None
+        if all(item[1] == "contained" for item in found) \
+                and self.engine.first_lines(text, {item[0].rec.idx for item in found}):
+            return None   # a template's whole first line is the text: the general path ranks it first
         primary = event.primary
         if len(found) == 1:
             return [_to_match(found[0], _grade(found[0], text, primary, event), event)]

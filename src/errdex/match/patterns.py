@@ -260,7 +260,7 @@ class MessageHit:
     """A record's template found in a message, with the captured values."""
 
     record: RecordRef
-    kind: str                   # "full" | "contained" | "prefix" | "drift"
+    kind: str                   # "full" | "contained" | "firstline" | "prefix" | "drift"
     values: list[str]           # one per capture group (fewer for a prefix match)
     literal_covered: int        # literal characters of the template seen in the text
     message_length: int
@@ -453,7 +453,7 @@ def verify_prefix(record: RecordRef, message: str) -> MessageHit | None:
     if not message.startswith(first):
         return None
     pos, covered, values = len(first), len(first.strip()), []
-    for chunk in chunks[1:]:
+    for i, chunk in enumerate(chunks[1:], 1):
         found = message.find(chunk, pos + 1) if chunk else -1
         if chunk and found > pos:
             values.append(message[pos:found])
@@ -463,7 +463,8 @@ def verify_prefix(record: RecordRef, message: str) -> MessageHit | None:
         cut = _partial_chunk_start(rest, chunk)
         values.append(rest[:cut] if cut else rest)
         covered += len(rest) - cut if cut else 0
-        return MessageHit(record, "prefix", values, covered, len(message))
+        kind = "firstline" if not cut and rest and record.chunks[i].lstrip(" \t").startswith("\n") else "prefix"
+        return MessageHit(record, kind, values, covered, len(message))
     return None  # the whole template fit: that is a full match, not a prefix
 
 

@@ -71,7 +71,7 @@ def high_min_literal(rec: RecordRef, agrees: bool | None) -> int:
     return max(need, HIGH_MIN_LITERAL_UNANCHORED) if chunks and not chunks[0] else need
 LINE_DRIFT = 40
 MAX_MATCHES_PER_EVENT = 10
-_KIND_SCORE = {"full": 40.0, "contained": 30.0, "prefix": 20.0, "drift": 10.0}
+_KIND_SCORE = {"full": 40.0, "firstline": 35.0, "contained": 30.0, "prefix": 20.0, "drift": 10.0}
 #: Per placeholder: among templates the text fits alike, the one with fewer holes wins; it must stay
 #: below what one more literal character earns, or `{a}` would beat `{a}: {b}` on "7: x".
 GROUP_PENALTY = 0.1
@@ -663,7 +663,7 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         return "high" if expr and _assert_counts(engine).get(expr) == 1 else "low"
     if hit is None or agrees is False:
         return "low"
-    if hit.kind == "full":
+    if hit.kind in ("full", "firstline"):   # a template's whole first line is graded as a whole message
         return "high" if full_hit_is_high(hit.coverage, hit.literal_covered, c.record, agrees, event) else "low"
     if hit.kind == "contained":
         high = contained_hit_is_high(normalized_chunks(c.record), normalize_space(event.message),
