@@ -343,6 +343,9 @@ def test_raising_what_a_factory_returns(extract):
         "pkg/pool.py": '''
             from pkg.errors import invalid_type
 
+            class _Private(ValueError):
+                pass
+
             class Pool:
                 @staticmethod
                 def _exhausted(ratio: int, kind: str, need: int) -> RuntimeError:
@@ -354,6 +357,8 @@ def test_raising_what_a_factory_returns(extract):
                     return IndexError("two")
 
                 def alloc(self, ratio, extend, v):
+                    if ratio is None:
+                        raise _Private("private class")
                     if extend is None:
                         raise self._exhausted(ratio, "KV", len(extend) + 1)
                     if v is None:
@@ -364,9 +369,10 @@ def test_raising_what_a_factory_returns(extract):
     got = {s.line: (s.error_class, s.class_ref, s.message.text(), s.message.placeholders(), s.factory)
            for s in sites if s.file_path == "pkg/pool.py"}
     assert got == {
-        16: ("RuntimeError", "builtins.RuntimeError", "c{ratio} KV pool exhausted: need {(len(extend) + 1)}, ratio {ratio:>3}",
+        19: ("_Private", "pkg.pool._Private", "private class", {}, False),   # a class, though private
+        21: ("RuntimeError", "builtins.RuntimeError", "c{ratio} KV pool exhausted: need {(len(extend) + 1)}, ratio {ratio:>3}",
              {"ratio": "ratio", "(len(extend) + 1)": "(len(extend) + 1)", "ratio:>3": "ratio"}, True),
-        18: ("ContractError", "pkg.errors.ContractError", "invalid type: {_describe(v)}, expected a bool",
+        23: ("ContractError", "pkg.errors.ContractError", "invalid type: {_describe(v)}, expected a bool",
              {"_describe(v)": "_describe(v)"}, True),
-        19: ("self._maybe", "pkg.pool.Pool._maybe", "{True}", {"True": "True"}, True),   # two returned: as written
+        24: ("self._maybe", "pkg.pool.Pool._maybe", "{True}", {"True": "True"}, True),   # two returned: as written
     }

@@ -532,8 +532,9 @@ def _same_tokens(seg: str, text: str) -> bool:
 
 
 def _looks_like_class(func: ast.expr) -> bool:
+    """CapWords, private ones too (`_Unsupported`): a class, not a function returning an exception."""
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name[:1].isupper()
+    return name.lstrip("_")[:1].isupper()
 
 
 def _kw(call: ast.Call, names: tuple[str, ...]) -> ast.expr | None:
