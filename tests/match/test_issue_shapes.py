@@ -178,3 +178,8 @@ def test_the_line_fast_path_defers_to_the_first_line_match(hinted):
     assert [m.line_number for m in slow] == [602]
     fast = LineMatcher(hinted.engine).match(event, hint, line)
     assert fast is None or [m.to_dict() for m in fast] == [m.to_dict() for m in slow]
+
+
+def test_a_message_after_a_full_width_colon_label_is_found(titles):
+    (m,) = explain("错误信息：Model backends ['X'] are not supported by this server for now.", context=titles)
+    assert (m.line_number, m.confidence) == (63, "high")

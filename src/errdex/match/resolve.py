@@ -506,8 +506,12 @@ _QUOTED = re.compile(r'"([^"]{20,})"|`([^`]{20,})`|“([^”]{20,})”')
 
 def quoted_parts(message: str) -> list[str]:
     """Parts of a sentence that may be an error message: quoted spans of 20+ characters,
-    then what follows a label of several words ending in ': ' near the start."""
+    then what follows a label near the start: several words ending in ': ', or any ending in
+    a full-width colon (`报错信息：<message>`)."""
     parts = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(message)]
+    wide = message.find("：")   # a full-width colon: a CJK label, words without spaces
+    if 0 < wide <= WRAPPER_LABEL_MAX and len(message) - wide > 20:
+        parts.append(message[wide + 1:].strip())
     at = message.find(": ")
     while 0 < at <= WRAPPER_LABEL_MAX:
         if " " in message[:at].strip() and len(message) - at > 20:
