@@ -37,6 +37,14 @@ from errdex.match.bare import find_bare
 from errdex.match.builtin_messages import interpreter_shaped
 from errdex.match.engine import PatternEngine, raised_class_names
 from errdex.match.events import ErrorEvent, Frame
+from errdex.match.packages import PackageRoots, package_roots
+from errdex.match.pasted import (
+    RETYPED_MIN_CHARS,
+    literal_skeleton,
+    quoted_parts,
+    spelled,
+    squash,
+)
 from errdex.match.patterns import (
     MessageHit,
     RecordRef,
@@ -45,7 +53,6 @@ from errdex.match.patterns import (
     verify_full,
     verify_prefix,
     wrapped_start,
-    WRAPPER_LABEL_MAX,
 )
 
 if TYPE_CHECKING:   # condition checks run for explain, not for log scans: imported when first needed
@@ -208,59 +215,6 @@ class RecordIndex:
         return self.roots.holds(parts[:-1])
 
 
-class PackageRoots:
-    """Each repo's package directory: the directories all its indexed files share.
-
-    A printed path names the package it lies in (`site-packages/sglang/...`); a file of
-    the same name under another package (`site-packages/vllm/...`) is that package's copy.
-    """
-
-    def __init__(self, root_of: dict[str, str], dirs: set[str]) -> None:
-        self.root_of = root_of      # indexed file -> its repo's package directory name
-        self.dirs = dirs            # every indexed directory, "pkg/sub/..."
-        self.names = set(root_of.values())
-
-    def names_package(self, candidate: str, parts: list[str]) -> bool:
-        root = self.root_of.get(candidate)
-        return root is None or root in parts
-
-    def holds(self, dir_parts: list[str]) -> bool:
-        for at in range(len(dir_parts) - 1, -1, -1):
-            if dir_parts[at] in self.names:
-                below = dir_parts[at:at + 2]
-                return len(below) == 2 and "/".join(below) in self.dirs
-        return False
-
-
-def package_roots(records: Sequence[RecordRef]) -> PackageRoots:
-    """The package directory of each repo: the last directory all its files share."""
-    paths_by_repo: dict[str, set[str]] = defaultdict(set)
-    for rec in records:
-        paths_by_repo[rec.repo].add(rec.file_path)
-    root_of: dict[str, str] = {}
-    dirs: set[str] = set()
-    for paths in paths_by_repo.values():
-        split = [p.split("/")[:-1] for p in paths]
-        shared = split[0]
-        for dirs_of in split[1:]:
-            shared = shared[:_common_prefix(shared, dirs_of)]
-        if not shared:
-            continue
-        start = len(shared) - 1
-        for path, dirs_of in zip(paths, split):
-            root_of[path] = shared[-1]
-            for end in range(start + 1, len(dirs_of) + 1):
-                dirs.add("/".join(dirs_of[start:end]))
-    return PackageRoots(root_of, dirs)
-
-
-def _common_prefix(a: list[str], b: list[str]) -> int:
-    n = 0
-    while n < len(a) and n < len(b) and a[n] == b[n]:
-        n += 1
-    return n
-
-
 def _common_suffix(a: list[str], b: list[str]) -> int:
     n = 0
     while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
@@ -268,8 +222,7 @@ def _common_suffix(a: list[str], b: list[str]) -> int:
     return n
 
 
-def _squash(expr: str) -> str:
-    return "".join(expr.split())
+_squash = squash
 
 
 def class_agrees(text_class: str | None, rec: RecordRef) -> bool | None:
@@ -501,67 +454,28 @@ def _quoted_candidates(event: ErrorEvent, engine: PatternEngine) -> list[_Candid
     return out
 
 
-_QUOTED = re.compile(r'"([^"]{20,})"|`([^`]{20,})`|“([^”]{20,})”')
-
-
-def quoted_parts(message: str) -> list[str]:
-    """Parts of a sentence that may be an error message: quoted spans of 20+ characters,
-    then what follows a label near the start: several words ending in ': ', or any ending in
-    a full-width colon (`报错信息：<message>`)."""
-    parts = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(message)]
-    wide = message.find("：")   # a full-width colon: a CJK label, words without spaces
-    if 0 < wide <= WRAPPER_LABEL_MAX and len(message) - wide > 20:
-        parts.append(message[wide + 1:].strip())
-    at = message.find(": ")
-    while 0 < at <= WRAPPER_LABEL_MAX:
-        if " " in message[:at].strip() and len(message) - at > 20:
-            parts.append(message[at + 2:])
-            break
-        at = message.find(": ", at + 1)
-    return parts
-
-
-_STRING_LITERAL = re.compile(r"""^[rRbBuUfF]{0,2}(?P<q>'{3}|"{3}|'|")(?P<body>.*)(?P=q)$""", re.S)
-_FIELD = re.compile(r"\{[^{}]*\}")
-_SELF_DOCUMENTING = re.compile(r"\{([^{}=!:]+)=[^{}]*\}")
-
-
 def asserts_with_message(index: RecordIndex, test: str, message_source: str) -> list[RecordRef]:
     """The asserts of a pasted statement: the same test, and when its message is a string
     literal, the same literal text around the values (`f"{res=}, {res.text=}"` reads as
     `res=..., res.text=...`)."""
     sites = index.by_assert_test.get(_squash(test), [])
-    skeleton = _literal_skeleton(message_source)
+    skeleton = literal_skeleton(message_source)
     if skeleton is None:
         return list(sites)
-    return [r for r in sites if _squash(_FIELD.sub("", r.error_message)) == skeleton]
-
-
-def _literal_skeleton(source: str) -> str | None:
-    """The literal text of a string-literal message source, values removed, no whitespace."""
-    found = _STRING_LITERAL.match(source.strip())
-    if found is None:
-        return None
-    body = _SELF_DOCUMENTING.sub(lambda m: m.group(1).strip() + "=", found.group("body"))
-    return _squash(_FIELD.sub("", body))
-
-
-#: Characters a retyped message must keep (letters and digits) to be looked up by them alone.
-RETYPED_MIN_CHARS = 20
-_NOT_ALNUM = re.compile(r"[\W_]+")
+    return [r for r in sites if literal_skeleton(repr(r.error_message)) == skeleton]
 
 
 def _retyped_candidates(event: ErrorEvent, engine: PatternEngine) -> list[_Candidate]:
     """Templates without values whose letters and digits the message spells, case aside:
     a message retyped by hand (`SGlang only supports sm 75 and  above`). Always low. Only
     records whose longest word the text holds are read (a log scan reads no others)."""
-    key = _NOT_ALNUM.sub("", event.message).casefold()
+    key = spelled(event.message)
     if len(key) < RETYPED_MIN_CHARS:
         return []
     out = []
     for idx in sorted(engine.token_candidates(normalize_space(event.message))):
         rec = engine.records[idx]
-        if rec.error_message and not rec.groups and _NOT_ALNUM.sub("", rec.error_message).casefold() == key \
+        if rec.error_message and not rec.groups and spelled(rec.error_message) == key \
                 and _agrees(event.error_class, rec, engine) is not False:
             out.append(_Candidate(rec, "message", "retyped", None))
     return out

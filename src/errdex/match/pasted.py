@@ -1,0 +1,57 @@
+"""Pieces of pasted prose that may be an error: quoted or labelled messages, a retyped
+message's spelling, the literal text of an `assert` statement's message.
+"""
+
+from __future__ import annotations
+
+import re
+
+from errdex.match.patterns import WRAPPER_LABEL_MAX
+
+_QUOTED = re.compile(r'"([^"]{20,})"|`([^`]{20,})`|“([^”]{20,})”')
+
+
+def quoted_parts(message: str) -> list[str]:
+    """Parts of a sentence that may be an error message: quoted spans of 20+ characters,
+    then what follows a label near the start: several words ending in ': ', or any ending in
+    a full-width colon (`报错信息：<message>`)."""
+    parts = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(message)]
+    wide = message.find("：")   # a full-width colon: a CJK label, words without spaces
+    if 0 < wide <= WRAPPER_LABEL_MAX and len(message) - wide > 20:
+        parts.append(message[wide + 1:].strip())
+    at = message.find(": ")
+    while 0 < at <= WRAPPER_LABEL_MAX:
+        if " " in message[:at].strip() and len(message) - at > 20:
+            parts.append(message[at + 2:])
+            break
+        at = message.find(": ", at + 1)
+    return parts
+
+
+_STRING_LITERAL = re.compile(r"""^[rRbBuUfF]{0,2}(?P<q>'{3}|"{3}|'|")(?P<body>.*)(?P=q)$""", re.S)
+_FIELD = re.compile(r"\{[^{}]*\}")
+_SELF_DOCUMENTING = re.compile(r"\{([^{}=!:]+)=[^{}]*\}")
+
+
+def literal_skeleton(source: str) -> str | None:
+    """The literal text of a string-literal message source, values removed, no whitespace."""
+    found = _STRING_LITERAL.match(source.strip())
+    if found is None:
+        return None
+    body = _SELF_DOCUMENTING.sub(lambda m: m.group(1).strip() + "=", found.group("body"))
+    return squash(_FIELD.sub("", body))
+
+
+#: Characters a retyped message must keep (letters and digits) to be looked up by them alone.
+RETYPED_MIN_CHARS = 20
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+def spelled(text: str) -> str:
+    """Letters and digits only, case folded: what survives retyping a message by hand."""
+    return _NOT_ALNUM.sub("", text).casefold()
+
+
+def squash(expr: str) -> str:
+    """An expression without whitespace (how asserts are compared)."""
+    return "".join(expr.split())
