@@ -116,8 +116,8 @@ class _PathWalk:
             shared = self.own is self.conjunction
             conjunction = self.conjunction.add(expr)
             epoch = ""
-            if self.guards:
-                conjunction, epoch = self._reread(expr, conjunction)
+            if self.guards and (conjunction.false or self.with_guards > 0 or not is_pure(expr)):
+                conjunction, epoch = self._reread(expr, conjunction)   # else nothing read can differ
             self.guards += (expr,)
             self.trail = (expr, self.trail)
             self.conjunction = conjunction

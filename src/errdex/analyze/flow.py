@@ -183,7 +183,10 @@ def substitute(expr: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
     with `w = 4` reads `128`), so unrolled tests read as numbers, and
     `getattr(o, "name")` reads `o.name`.
     """
-    return simplify(_fold_arithmetic(replace_names(expr, values)))
+    replaced = replace_names(expr, values)
+    if any(isinstance(n, (ast.BinOp, ast.Call)) for n in ast.walk(replaced)):
+        replaced = _fold_arithmetic(replaced)
+    return simplify(replaced)
 
 
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -195,7 +198,7 @@ _FOLD_LIMIT = 1 << 64
 def _fold_arithmetic(node: ast.AST) -> ast.AST:
     """`node` with integer `+ - * // %` of two constants computed and `getattr(o, "name")` written
     `o.name`; `node` itself when nothing folds."""
-    if not isinstance(node, ast.expr) or not any(isinstance(n, (ast.BinOp, ast.Call)) for n in ast.walk(node)):
+    if not isinstance(node, ast.expr) or isinstance(node, (ast.Name, ast.Constant)):
         return node
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
             and len(node.args) == 2 and not node.keywords and isinstance(node.args[1], ast.Constant)
@@ -463,7 +466,11 @@ class FlowAnalyzer:
             return LoopOutcome(TRUE, FALSE, body.approx)
         approx = _merge(body.approx, (NON_LITERAL_LOOP,))
         # The body's bindings (the target too, when the body rebinds it) make the test mean something else.
-        if is_const(body.brk, False) and not (_free_names(passes, read_names(passes)) & self._body_bound(stmt)):
+        body_bound = self._body_bound(stmt)
+        clash = read_names(passes) & body_bound
+        if clash:   # names only bound inside the test's own comprehensions do not count
+            clash = _free_names(passes, clash) & body_bound
+        if is_const(body.brk, False) and not clash:
             every = ast.Call(
                 func=ast.Name("all"),
                 args=[ast.GeneratorExp(passes, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],

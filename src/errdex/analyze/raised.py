@@ -108,17 +108,7 @@ def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.expr]:
     """
     found: list[ast.expr] = []
     for stmt in stmts:
-        built: set[int] = set()
-        within: dict[int, ast.expr] = {}   # call -> the outermost comprehension holding it
-        for node in ast.walk(stmt):   # breadth first: outer comprehensions come first
-            if isinstance(node, ast.Raise) and node.exc is not None:
-                built.add(id(node.exc))
-            elif isinstance(node, _COMPREHENSIONS) and id(node) not in within:
-                for sub in ast.walk(node):
-                    within.setdefault(id(sub), node)
-        for call in _outer_call_nodes(stmt):
-            if id(call) not in built:   # `raise E(...)` builds its exception: see `condition._caught_raises`
-                found.append(within.get(id(call), call))
+        _culprits(stmt, found)
     unique: list[ast.expr] = []
     for node in found:
         if not any(node is u for u in unique):
@@ -126,6 +116,26 @@ def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.expr]:
     kept = [n for n in unique if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                                        and n.func.id in NEVER_RAISING)]
     return kept or unique
+
+
+def _culprits(stmt: ast.stmt, found: list[ast.expr]) -> None:
+    """Append the outer calls of `stmt` in source order, a comprehension holding calls in their place
+    (once), and not the exception a `raise E(...)` builds (see `condition._caught_raises`)."""
+    stack: list[tuple[ast.AST, ast.expr | None]] = [(stmt, None)]
+    while stack:
+        current, comprehension = stack.pop()
+        kind = current.__class__
+        if kind is ast.Call:
+            found.append(comprehension or current)   # repeats of a comprehension are dropped by the caller
+            continue
+        if kind is ast.Name or kind is ast.Constant or isinstance(current, _NO_CALLS_INSIDE):
+            continue
+        if comprehension is None and isinstance(current, _COMPREHENSIONS):
+            comprehension = current
+        children = [c for c in ast.iter_child_nodes(current) if c._fields]
+        if kind is ast.Raise and current.exc is not None:
+            children = [c for c in children if c is not current.exc]
+        stack.extend((child, comprehension) for child in reversed(children))
 
 
 def _body_calls(node: ast.Try | ast.TryStar) -> list[ast.Call]:
