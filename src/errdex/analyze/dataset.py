@@ -40,7 +40,7 @@ class Prepared:
     """What `prepare_dataset` leaves: the call facts, `finish` for each record, and each record's ranking key."""
 
     calls: CallFacts
-    finish: Callable[[dict], None]
+    finish: "Finisher"   # callable: finish(record)
     keys: list[RelatedKey]   # in record order; the re-index state keeps them (`delta.state.related_rows`)
 
 
@@ -79,19 +79,69 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
             quals.append(site_qualname(record))
             position[id(record)] = i
         index = RelatedIndex(keys)
-    reach: dict = {}   # callers and entry points by function: each encoder fills its own copy
+    return Prepared(CallFacts(graph, method_of), Finisher(graph, method_of, index, position, quals), keys)
 
-    def finish(record: dict) -> None:
+
+class Finisher:
+    """`finish(record)`: a record completed in two steps a publish can tell apart.
+
+    `reach` fills what the dataset around the record decides (callers and entry points
+    from the graph, `related` from the index); `own` fills the rest (tags, backgroundTag,
+    prose and code) from the record as `reach` left it and `own_inputs` alone, so a publish
+    that saw the same inputs before can reuse the body it stored then (`store.encoding`).
+    """
+
+    __slots__ = ("graph", "method_of", "index", "position", "quals", "reached")
+
+    def __init__(self, graph: CallGraph, method_of: dict[str, str], index: RelatedIndex,
+                 position: dict[int, int], quals: list[str]) -> None:
+        self.graph, self.method_of, self.index, self.position, self.quals = graph, method_of, index, position, quals
+        self.reached: dict = {}   # callers and entry points by function: each encoder fills its own copy
+
+    def __call__(self, record: dict) -> None:
+        self.reach(record)
+        self.own(record)
+
+    def reach(self, record: dict) -> None:
         # The graph and the index are the dataset's; looking a record up in them runs here, on every core.
-        i = position[id(record)]
-        qual = quals[i]
-        fill_reach(record, qual, graph, reach)
-        ex = record["errdex"]
-        ex["related"] = index.related(i)
-        fill_own(record, qual, method_of)
-        ex["provenance"]["related"] = RELATED_PROVENANCE
+        i = self.position[id(record)]
+        fill_reach(record, self.quals[i], self.graph, self.reached)
+        record["errdex"]["related"] = self.index.related(i)
 
-    return Prepared(CallFacts(graph, method_of), finish, keys)
+    def own(self, record: dict) -> None:
+        fill_own(record, self.quals[self.position[id(record)]], self.method_of)
+        record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
+
+    @property
+    def version(self) -> bytes:
+        """What a reused body must have been written by (`own_version`)."""
+        return own_version()
+
+    def own_inputs(self, record: dict) -> bytes:
+        """What `own` reads beyond the record (after `reach`): the classes owning the site's
+        function and its first entry point, which name the calls in the code fields."""
+        ex = record["errdex"]
+        qual = self.quals[self.position[id(record)]]
+        entry = ex["entryPoints"][0] if ex["entryPoints"] else qual
+        return f"{self.method_of.get(qual)}\0{self.method_of.get(entry)}".encode()
+
+
+def own_version() -> bytes:
+    """A digest of the code `Finisher.own` runs (this package): a stored body is reused only
+    by the errdex that wrote it."""
+    global _OWN_VERSION
+    if _OWN_VERSION is None:
+        import hashlib
+        from pathlib import Path
+
+        digest = hashlib.sha256()
+        for path in sorted(Path(__file__).parent.glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        _OWN_VERSION = digest.digest()
+    return _OWN_VERSION
+
+
+_OWN_VERSION: bytes | None = None
 
 
 RELATED_PROVENANCE = "heuristic:related-rank"

@@ -190,6 +190,17 @@ def _related_out_of_bodies(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE dataset_records ADD COLUMN related TEXT")
 
 
+def _body_prekeys(conn: sqlite3.Connection) -> None:
+    """Which stored body a record's inputs gave (`encoding.Memo`): a later version whose record
+    has the same inputs reuses the body without completing and encoding it again."""
+    conn.execute(
+        """CREATE TABLE body_prekeys (
+            prekey BLOB PRIMARY KEY,
+            body_key INTEGER NOT NULL
+        ) WITHOUT ROWID""")
+    conn.execute("CREATE INDEX body_prekeys_by_body ON body_prekeys (body_key)")
+
+
 #: Every migration, in the order it is applied. Names are recorded in the file.
 MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0001_initial", _initial),
@@ -200,6 +211,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("0006_dataset_state", _dataset_state),
     ("0007_contentless_search", _contentless_search),
     ("0008_related_out_of_bodies", _related_out_of_bodies),
+    ("0009_body_prekeys", _body_prekeys),
 )
 
 
