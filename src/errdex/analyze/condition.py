@@ -320,7 +320,8 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     if is_const(exits.next, True):   # most statements: no guard, so no own-guard question either
         if exits.approx:
             walk.note(*exits.approx)
-        walk.ran(stmt)
+        if walk.guards:
+            walk.trail = (stmt, walk.trail)   # `walk.ran(stmt)`, for the commonest statement
         return
     if stmt.__class__ in _COMPOUND:
         walk.ran(stmt)   # its guard is read inside it, after what its body may have called

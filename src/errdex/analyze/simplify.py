@@ -190,11 +190,12 @@ def _simplify_value(node: ast.expr) -> ast.expr:
     truthy: and/or keep their operands' values, so only what yields a bool
     either way (a comparison, `not`) or a number (`-1`) is rewritten here.
     """
-    if isinstance(node, ast.UnaryOp):
-        if isinstance(node.op, ast.Not):
+    kind = node.__class__
+    if kind is ast.UnaryOp:
+        if node.op.__class__ is ast.Not:
             return negate(_simplify(node.operand))
         return _fold_unary(node.op, _simplify_value(node.operand))
-    if isinstance(node, ast.Compare):
+    if kind is ast.Compare:
         return _simplify_compare(node)
     return node
 
