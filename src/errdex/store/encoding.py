@@ -67,7 +67,8 @@ class Memo:
     salt: bytes
 
     def prekey(self, reached: bytes, inputs: bytes) -> bytes:
-        return hashlib.sha256(self.salt + reached + inputs).digest()
+        """16 bytes of sha256: a lookup key, stored once per body (the full digest doubled its table)."""
+        return hashlib.sha256(self.salt + reached + inputs).digest()[:16]
 
 
 def body_row(record: dict[str, Any], packed_windows: Mapping[str, Packed], packer: Packer | None = None,
