@@ -230,14 +230,12 @@ def _fold_arithmetic(node: ast.AST) -> ast.AST:
     return type(node)(**fields) if changed else node
 
 
-def _free_names(expr: ast.expr, names: frozenset[str]) -> frozenset[str]:
-    """`names` (the names `expr` mentions) without those only bound inside its comprehensions.
+def _free_names(expr: ast.expr) -> frozenset[str]:
+    """The names `expr` mentions, without those only bound inside its comprehensions.
 
     A nested loop's `all(... for c in xs)` reads `xs`, not `c`: the outer loop's
     body binding `c` does not change what the test means.
     """
-    if not any(isinstance(n, _COMPREHENSIONS) for n in ast.walk(expr)):
-        return names
     free: set[str] = set()
     _collect_free(expr, frozenset(), free)
     return frozenset(free)
@@ -469,7 +467,7 @@ class FlowAnalyzer:
         body_bound = self._body_bound(stmt)
         clash = read_names(passes) & body_bound
         if clash:   # names only bound inside the test's own comprehensions do not count
-            clash = _free_names(passes, clash) & body_bound
+            clash = _free_names(passes) & body_bound
         if is_const(body.brk, False) and not clash:
             every = ast.Call(
                 func=ast.Name("all"),
