@@ -95,6 +95,15 @@ def test_truthiness_in_words_and_code(recs):
     assert parse_condition("(a and b)").neg == "not a or not b"
 
 
+def test_a_predicate_call_is_false_not_falsy():
+    """A call that answers True or False is not "empty, zero or None"."""
+    for test in ("issubclass(cls, Base)", "torch.equal(a, b)", "out.is_contiguous()", "path.exists()",
+                 "self.has_lora(name)", "name.startswith('x')"):
+        assert describe(parse_condition(f"not {test}").own) == f"`{test}` is False", test
+    for test in ("list(p.iterdir())", "self.get(name)", "load(x)"):
+        assert describe(parse_condition(f"not {test}").own).endswith("is falsy (empty, zero, None or False)"), test
+
+
 def test_no_generic_catch_tip(recs):
     for r in recs.values():
         assert not any(t.startswith("Catch `") for t in r.get("preventionTips") or [])

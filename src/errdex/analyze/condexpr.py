@@ -185,6 +185,27 @@ def code(node: ast.expr) -> str:
 
 #: Expressions that bind tighter than `not`: `not x.y[0]` needs no brackets.
 ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
+#: Calls that answer True or False: a test of one is "is False", not "is falsy (empty, zero, ...)".
+_BOOL_BUILTINS = frozenset({"callable", "hasattr", "isinstance", "issubclass", "all", "any", "bool"})
+_BOOL_METHODS = frozenset({
+    "startswith", "endswith", "isdigit", "isalpha", "isalnum", "isnumeric", "isdecimal", "isspace",
+    "islower", "isupper", "isidentifier", "isascii", "exists", "is_file", "is_dir", "is_contiguous",
+    "is_available", "is_floating_point", "is_complex", "equal", "allclose", "array_equal", "issubset",
+    "issuperset", "isdisjoint", "isfile", "isdir", "isabs", "islink",
+})
+_BOOL_PREFIXES = ("is_", "has_", "can_", "should_", "supports_", "use_")
+
+
+def returns_bool(node: ast.expr) -> bool:
+    """Whether a call answers True or False: a builtin predicate, a predicate method of str, pathlib
+    and torch, or a function named as one (`is_`, `has_`, `can_`...)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if isinstance(func, ast.Name) and name in _BOOL_BUILTINS:
+        return True
+    return name in _BOOL_METHODS or name.startswith(_BOOL_PREFIXES)
 _LOOSE = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr, ast.Compare)
 
 
@@ -364,6 +385,8 @@ def describe(node: ast.expr | None) -> str:
         if tests:
             return f"`{tests[0][0]}` is not an instance of `{tests[0][1]}`"
         if isinstance(inner, ATOMS):
+            if returns_bool(inner):
+                return f"`{code(inner)}` is False"
             return f"`{code(inner)}` is falsy (empty, zero, None or False)"
         return f"it is not the case that {describe(inner)}"
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OP_WORDS:
