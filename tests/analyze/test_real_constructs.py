@@ -457,3 +457,28 @@ def f(group, steps):
     # `group.count > group.count` would be the forwarded (wrong) test
     assert "group.count > group.count" not in got.expr
     assert not got.exact and "reassigns" in got.reason
+
+
+def test_an_import_next_to_calls_in_the_try_body_is_not_exact():
+    got = _condition("""
+def load(minimum):
+    try:
+        import recipe
+        if parse(recipe.version) < parse(minimum):
+            raise ImportError("too old")
+    except ImportError as exc:
+        raise RuntimeError("install recipe") from exc
+""", 1)
+    # the facts name calls; `import recipe` failing is a way in they do not name
+    assert not got.exact and "import" in got.reason
+
+
+def test_an_import_alone_in_the_try_body_names_no_call():
+    got = _condition("""
+def load():
+    try:
+        import recipe
+    except ImportError:
+        raise RuntimeError("no recipe")
+""")
+    assert not got.exact and "no call" in got.reason

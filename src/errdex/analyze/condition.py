@@ -446,7 +446,8 @@ def _enter_handler(walk: _PathWalk, handler: ast.ExceptHandler, parent: ast.AST 
     caught, caught_approx = _caught_raises(parent, handler)
     if caught:
         fact = disjoin([fact, *caught]) if raised.candidates else disjoin(caught)
-        approx = caught_approx if raised.candidates else tuple(a for a in caught_approx if a != NO_CALL)
+        kept = raised.approx if raised.candidates else tuple(a for a in raised.approx if a != NO_CALL)
+        approx = _merge_reasons(kept, caught_approx)
     elif caught_approx:
         approx = _merge_reasons(approx, caught_approx)
     walk.add(fact, approx)

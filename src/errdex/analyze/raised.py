@@ -22,6 +22,7 @@ from errdex.analyze.source import call_text
 
 SEVERAL_CALLS = "more calls in try body than named may raise"
 NO_CALL = "no call in try body"
+IMPORT_MAY_FAIL = "an import in the try body may fail too"
 MAX_CANDIDATES = 8
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -138,6 +139,18 @@ def _culprits(stmt: ast.stmt, found: list[ast.expr]) -> None:
         stack.extend((child, comprehension) for child in reversed(children))
 
 
+def _imports_in(node: ast.Try | ast.TryStar) -> bool:
+    """Whether the try body imports something (outside nested definitions)."""
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.Import, ast.ImportFrom)):
+            return True
+        if isinstance(current, ast.stmt) and not isinstance(current, _NO_CALLS_INSIDE):
+            stack.extend(c for c in ast.iter_child_nodes(current) if isinstance(c, (ast.stmt, ast.excepthandler)))
+    return False
+
+
 def _body_calls(node: ast.Try | ast.TryStar) -> list[ast.Call]:
     """The try body's outer calls (kept on the try: they are its own descendants, no reference cycle)."""
     return _try_body_calls(node.body)
@@ -159,6 +172,8 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
             break
         candidates.append(text)
         culprits.append(call)
+    if culprits and memo(node, "_errdex_try_imports", _imports_in):
+        approx = (*approx, IMPORT_MAY_FAIL)   # the facts name calls; an import is none of them
     if not culprits:
         lookup = _missing_key(node.body, handler)
         if lookup is not None:
