@@ -482,3 +482,31 @@ def load():
         raise RuntimeError("no recipe")
 """)
     assert not got.exact and "no call" in got.reason
+
+
+def test_a_case_excluded_then_tested_again_reads_once():
+    """`if ring and not ok: raise` then `if not ring and bad: raise`: the second site's path holds
+    `not ring or ok` and then `not ring`, which absorbs it (`a and (a or b)` is `a`)."""
+    got = _condition("""
+def f(ring, ok, n):
+    if ring and not ok:
+        raise ValueError("ring")
+    if not ring and n > 2:
+        raise ValueError("no ring")
+""", 1)
+    assert got.exact and got.expr == "not ring and n > 2"
+    bad, compared = mismatches(got.expr, "(not ring or ok) and not ring and n > 2")
+    assert compared and not bad
+
+
+def test_an_attribute_read_again_is_not_absorbed():
+    """Two reads of `gate.on` may differ (a call between): the disjunction stays."""
+    got = _condition("""
+def f(gate, n):
+    if gate.on and n > 1:
+        raise ValueError("on")
+    gate.toggle()
+    if not gate.on and n > 2:
+        raise ValueError("off")
+""", 1)
+    assert "or" in got.expr

@@ -35,12 +35,14 @@ class Conjunction:
     its `__init__` would cost several times as much, and one is built per added guard.
     """
 
-    texts: tuple[tuple[str, bool], ...] = ()
+    texts: tuple[tuple[str, bool] | None, ...] = ()   # None: a term absorbed by a later one
     keys: frozenset[str] = frozenset()
     bounds: dict[str, tuple[int, _Bound]] = field(default_factory=dict)
     calls: tuple[str, ...] = ()
     false: bool = False
     written: str | None = field(default=None, compare=False)   # `text()`, once asked for
+    ors: tuple[tuple[int, frozenset[str]], ...] = ()   # pure `a or b` terms: text index, keys of a, b
+    plain: frozenset[str] = frozenset()   # keys of the terms that read local names only (see `_names_only`)
 
     def text(self) -> str:
         """The conjunction as code; kept, since a state is shared by the sites after it."""
@@ -52,9 +54,10 @@ class Conjunction:
     def _write(self) -> str:
         if self.false:
             return "False"
-        if len(self.texts) == 1:
-            return self.texts[0][0]
-        return " and ".join(f"({t})" if wrap else t for t, wrap in self.texts) if self.texts else "True"
+        texts = [t for t in self.texts if t is not None]
+        if len(texts) == 1:
+            return texts[0][0]
+        return " and ".join(f"({t})" if wrap else t for t, wrap in texts) if texts else "True"
 
     def add(self, expr: ast.expr, epoch: str = "") -> Conjunction:
         """This conjunction and `expr` (already simplified).
@@ -76,18 +79,41 @@ class Conjunction:
         if term.constant is not None:
             return self if term.constant else _FALSE
         keys = self.keys
+        texts, ors = self.texts, self.ors
         if term.key is not None:
             key = term.key + epoch if epoch else term.key
             if key in keys:
                 return self
             if keys and (term.negated() + epoch if epoch else term.negated()) in keys:
                 return _FALSE
+            # Absorption, `a and (a or b)` is `a`, for terms that read local names only: an
+            # attribute or item read twice may differ between the reads (see `condition._reread`).
+            members = term.members
+            if members is not None:   # `a or b` with `a` held already: absorbed
+                members = frozenset(m + epoch for m in members) if epoch else members
+                if not members.isdisjoint(self.plain):
+                    return self
             keys = keys | {key}
+            if term.plain:
+                plain = self.plain | {key}
+                if ors:   # `(a or b)` just before `a`: the disjunction says nothing more. Only just before,
+                    # so no term between changes its place (and may raise where the code never reads it).
+                    last = len(texts) - 1
+                    absorbed = {i for i, held in ors if i == last and key in held}
+                    if absorbed:
+                        texts = tuple(None if i in absorbed else t for i, t in enumerate(texts))
+                        ors = tuple(o for o in ors if o[0] not in absorbed)
+            else:
+                plain = self.plain
+            if members is not None:
+                ors = ors + ((len(texts), members),)
+        else:
+            plain = self.plain
         calls = self.calls
         if term.calls:
             calls = calls + tuple(c for c in term.calls if c not in calls)
         if term.bounds is None:
-            return Conjunction(self.texts + (term.text,), keys, self.bounds, calls, False)
+            return Conjunction(texts + (term.text,), keys, self.bounds, calls, False, None, ors, plain)
         operand, _, pairs = term.bounds
         slot_key = term.slot_key + epoch if epoch else term.slot_key
         slot = self.bounds.get(slot_key)
@@ -102,10 +128,10 @@ class Conjunction:
         if written is None:
             return _FALSE
         text = (" and ".join(render(w) for w in written), False) if written else ("True", False)
-        texts = self.texts + (text,) if slot is None else self.texts[:index] + (text,) + self.texts[index + 1:]
+        texts = texts + (text,) if slot is None else texts[:index] + (text,) + texts[index + 1:]
         bounds = dict(self.bounds)
         bounds[slot_key] = (index, bound)
-        return Conjunction(texts, keys, bounds, calls, False)
+        return Conjunction(texts, keys, bounds, calls, False, None, ors, plain)
 
 
 _FALSE = Conjunction(false=True)
@@ -125,6 +151,8 @@ class _Term:
     slot_key: str = ""
     text: tuple[str, bool] = ("", False)
     node: ast.expr | None = None
+    members: frozenset[str] | None = None    # a pure `a or b`: the keys of a and b (see absorption above)
+    plain: bool = False                      # a pure term that reads local names only
 
     def negated(self) -> str:
         """Key of the term's negation, worked out only once a conjunction holds a key to meet it."""
@@ -155,6 +183,9 @@ def _prepare(term: ast.expr) -> _Term:
     prepared = _Term(node=term)
     if is_pure(term):   # a pure term holds no call
         prepared.key = expr_key(term)
+        prepared.plain = _names_only(term)
+        if isinstance(term, ast.BoolOp) and isinstance(term.op, ast.Or):
+            prepared.members = frozenset(expr_key(v) for v in _flatten(term.values, ast.Or) if _names_only(v))
     else:
         prepared.calls = tuple(outer_calls(term))
     parsed = _as_bounds(term)
@@ -164,3 +195,12 @@ def _prepare(term: ast.expr) -> _Term:
         prepared.bounds = parsed
         prepared.slot_key = f"{parsed[1]}:{expr_key(parsed[0])}"
     return prepared
+
+
+_PLAIN_NODES = (ast.Name, ast.Constant, ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare, ast.Tuple,
+                ast.expr_context, ast.unaryop, ast.operator, ast.boolop, ast.cmpop)
+
+
+def _names_only(term: ast.expr) -> bool:
+    """Whether a term reads local names and constants only (no attribute, item or call)."""
+    return all(isinstance(n, _PLAIN_NODES) for n in ast.walk(term))

@@ -311,6 +311,7 @@ def _simplify_and(parts: list[ast.expr]) -> ast.expr:
     terms, contradiction = _dedupe(terms)
     if contradiction:
         return FALSE
+    terms = _absorbed(terms, ast.Or)
     terms = merge_bounds(terms)
     if terms is None:
         return FALSE
@@ -328,7 +329,20 @@ def _simplify_or(parts: list[ast.expr]) -> ast.expr:
     terms, tautology = _dedupe(terms)
     if tautology or _covers_rest(terms):
         return TRUE
-    return _join(terms, ast.Or, FALSE)
+    return _join(_absorbed(terms, ast.And), ast.Or, FALSE)
+
+
+def _absorbed(terms: list[ast.expr], inner: type) -> list[ast.expr]:
+    """Absorption: `x and (x or y)` is `x`, and `x or (x and y)` is `x`, for pure terms (a path that
+    excludes a case earlier and then tests `not case or ...` read as a longer condition than it is)."""
+    compound = [t for t in terms if isinstance(t, ast.BoolOp) and isinstance(t.op, inner)]
+    if not compound:
+        return terms
+    keys = {expr_key(t) for t in terms if not isinstance(t, ast.BoolOp) and is_pure(t)}
+    if not keys:
+        return terms
+    gone = {id(t) for t in compound if is_pure(t) and any(expr_key(v) in keys for v in t.values)}
+    return [t for t in terms if id(t) not in gone] if gone else terms
 
 
 def _covers_rest(terms: list[ast.expr]) -> bool:
