@@ -98,7 +98,12 @@ def render(rec: dict, rng: random.Random) -> str:
     if not names:
         return template
     spots = re.compile("|".join(re.escape("{" + name + "}") for name in names))
-    return spots.sub(lambda _m: rng.choice(VALUES), template)
+    # Literal braces are written doubled in an f-string or str.format template (errdex keeps them so).
+    doubled = (rec.get("errdex") or {}).get("messageForm") in ("fstring", "format")
+    parts = spots.split(template)
+    if doubled:
+        parts = [p.replace("{{", "{").replace("}}", "}") for p in parts]
+    return "".join(p if i == 0 else rng.choice(VALUES) + p for i, p in enumerate(parts))
 
 
 def write_log(path: Path, records: list[dict], size_mb: int, injected: list[int] | None = None) -> int:
