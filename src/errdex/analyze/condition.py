@@ -568,12 +568,12 @@ def _calls_as_names(expr: ast.AST, names: dict[str, ast.Name]) -> ast.AST:
         if name is not None:
             return name
     fields = {}
-    for field in expr._fields:
-        value = getattr(expr, field, None)
+    for attr in expr._fields:   # not `field`: the dataclasses import of this module
+        value = getattr(expr, attr, None)
         if isinstance(value, list):
-            fields[field] = [_calls_as_names(v, names) if isinstance(v, ast.AST) else v for v in value]
+            fields[attr] = [_calls_as_names(v, names) if isinstance(v, ast.AST) else v for v in value]
         else:
-            fields[field] = _calls_as_names(value, names) if isinstance(value, ast.AST) else value
+            fields[attr] = _calls_as_names(value, names) if isinstance(value, ast.AST) else value
     return type(expr)(**fields)
 
 

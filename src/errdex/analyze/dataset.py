@@ -14,7 +14,6 @@ a rule chose it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from errdex.analyze import codegen, prose
