@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "8"
+EXTRACTOR_VERSION = "9"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +163,7 @@ class HelperDef:
     param: str                   # parameter that becomes the message
     param_index: int             # positional index (excluding self/cls for methods)
     site: ErrorSite              # the raise inside the helper; its message holds `{param}`
+    params: list[str] = field(default_factory=list)   # all its parameters, in order (without self/cls)
 
 
 @dataclass(slots=True)
@@ -172,6 +173,7 @@ class HelperCall:
     callee: str                  # dotted callee as resolved through imports ("pkg.mod.fail", "self.fail")
     site: ErrorSite              # prospective site located at the call (class filled in when linked)
     args: dict[str, Template]    # str(position) or keyword name -> the argument's template
+    sources: dict[str, str] = field(default_factory=dict)   # every argument's source, for a call analyzed as a site
 
 
 @dataclass(slots=True)

@@ -348,7 +348,7 @@ def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str] |
     calls = [c for f in facts for c in f.helper_calls]
     through_helpers = helper_sites(cb, calls)
     if through_helpers and keys is not None:
-        _analyze_helper_calls(tree, facts, through_helpers, store, keys)
+        _analyze_helper_calls(tree, facts, through_helpers, store, keys, cb)
     sites.extend(through_helpers)
     refs = {s.class_ref for s in sites if s.class_ref}
     classes = {ref: cb.class_info(ref) for ref in refs}
@@ -356,10 +356,12 @@ def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str] |
 
 
 def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[ErrorSite],
-                          store, keys: dict[str, str]) -> None:
+                          store, keys: dict[str, str], cb: Codebase) -> None:
     """Helper calls are known only after linking: re-walk their files to analyze just those lines.
 
     Results are cached like per-file facts, keyed by the file's key and the lines asked for.
+    Each call's condition then takes in the helper's own check, its arguments bound
+    (`analyze.helper_guard`): the helper may raise only sometimes.
     """
     analyze = _site_analyzer()
     if analyze is None:
@@ -377,16 +379,38 @@ def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[
             lines = frozenset(s.line for s in group)
             again = extract_file(str(tree.root), rel, modules[rel], analyze=analyze, helper_lines=lines, calls=False)
             found = {c.site.line: (c.site.condition, c.site.guard, c.site.condition_exact, c.site.condition_reason,
-                                   c.site.feeding, c.site.condition_calls)
+                                   c.site.feeding, c.site.condition_calls, c.sources)
                      for c in again.helper_calls if c.site.line in lines}
             blob = fresh[hkeys[rel]] = deflate(pickle.dumps(found))
         found = pickle.loads(inflate(blob))
         for s in group:
             if s.line in found:
                 (s.condition, s.guard, s.condition_exact, s.condition_reason, s.feeding,
-                 s.condition_calls) = found[s.line]
+                 s.condition_calls, sources) = found[s.line]
+                _with_helper_check(s, cb.helpers.get(s.helper), sources)
     if fresh:
         store.put_cached_facts(fresh)
+
+
+def _with_helper_check(site: ErrorSite, helper, sources: dict[str, str]) -> None:
+    """The helper's own check, bound to this call's arguments, joins the call site's condition."""
+    from errdex.analyze.helper_guard import bound_check, with_helper_check
+
+    check = helper.site.condition if helper is not None else None
+    if check is None or check == "True" or site.condition is None:
+        return
+    bound = bound_check(check, helper.params, sources)
+    if bound is None:
+        site.condition_exact = False
+        reason = f"raised only when {helper.qualname.rpartition('.')[2]}'s own check holds: {check}"
+        site.condition_reason = f"{site.condition_reason}; {reason}" if site.condition_reason else reason
+        return
+    site.condition = with_helper_check(site.condition, bound)
+    site.guard = with_helper_check(site.guard, bound)
+    if helper.site.condition_exact is False:
+        site.condition_exact = False
+        reason = f"the helper's own check: {helper.site.condition_reason}"
+        site.condition_reason = f"{site.condition_reason}; {reason}" if site.condition_reason else reason
 
 
 def _prepare(records: list[dict], facts: list[FileFacts], cb: Codebase):

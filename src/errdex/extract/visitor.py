@@ -463,9 +463,23 @@ class ModuleWalker:
             return
         site = ErrorSite(self.facts.file_path, stmt.lineno, self._function_name(), "exception", None, None,
                          Template([], "helper"), end_line=stmt.end_lineno or stmt.lineno)
+        sources: dict[str, str] = {}
         if self.analyze is not None and stmt.lineno in self.helper_lines:
             self._analyze(site)
-        self.facts.helper_calls.append(HelperCall(resolved, site, args))
+            sources = self._arg_sources(call)
+        self.facts.helper_calls.append(HelperCall(resolved, site, args, sources))
+
+    def _arg_sources(self, call: ast.Call) -> dict[str, str]:
+        """Every argument's source text (a spread `*xs` or `**kw` as such), by position or keyword."""
+        out: dict[str, str] = {}
+        for i, a in enumerate(call.args):
+            if isinstance(a, ast.Starred):   # the positions after it are not known
+                out[str(i)] = "*" + self.source_of(a.value)
+                break
+            out[str(i)] = self.source_of(a)
+        for k in call.keywords:
+            out[k.arg if k.arg is not None else "**"] = self.source_of(k.value)
+        return out
 
     def _add_site(self, stmt: ast.stmt, error_type: str, written: str, template: Template, *,
                   severity: str = "error", http_status: int | None = None,
@@ -496,7 +510,7 @@ class ModuleWalker:
         param = holes[0].expr
         if len(template.segments) == 1 or _MESSAGE_PARAM.search(param):
             qual = f"{self.module}.{scope.qualname}"
-            self.facts.helpers.append(HelperDef(qual, param, params.index(param), site))
+            self.facts.helpers.append(HelperDef(qual, param, params.index(param), site, list(params)))
 
     def _analyze(self, site: ErrorSite) -> None:
         try:

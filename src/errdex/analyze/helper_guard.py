@@ -1,0 +1,57 @@
+"""A helper call's trigger condition: the path to the call, and the helper's own check with the
+call's arguments in place of its parameters.
+
+`def fail_if(strict, msg): if strict: raise ValueError(msg)` raises at `fail_if(n > 3, "big")`
+only when `n > 3`: the call site's path alone would say it always does. The helper's condition
+was worked out where the helper is (over its parameters); here each parameter becomes the
+argument's source text. A check that reads anything but its parameters (a global, an attribute
+of its own object) or a parameter the call leaves to its default cannot be written at the call,
+so the condition is the path alone and says it is not exact.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+
+from errdex.analyze.simplify import conjoin, render, simplify
+
+_BUILTINS = frozenset(dir(builtins)) | {"raised"}
+
+
+def bound_check(check: str, params: list[str], sources: dict[str, str]) -> str | None:
+    """`check` (over the helper's parameters) with each parameter replaced by the call's argument
+    (`sources`: by position as "0", "1"... or by keyword), or None when that cannot be written."""
+    try:
+        tree = ast.parse(check, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    by_param: dict[str, ast.expr] = {}
+    for name in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - _BUILTINS:
+        if name not in params:
+            return None   # the helper reads a name of its own
+        source = sources.get(str(params.index(name))) or sources.get(name)
+        if source is None or source.startswith("*"):
+            return None   # left to its default, or spread from a sequence
+        try:
+            by_param[name] = ast.parse(source, mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+    return render(simplify(_Bind(by_param).visit(tree)))
+
+
+def with_helper_check(path: str | None, check: str) -> str:
+    """The call site's path condition and the bound helper check, both holding."""
+    if path is None or path == "True":
+        return check
+    return render(simplify(conjoin([ast.parse(path, mode="eval").body, ast.parse(check, mode="eval").body])))
+
+
+class _Bind(ast.NodeTransformer):
+    def __init__(self, by_param: dict[str, ast.expr]) -> None:
+        self.by_param = by_param
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        found = self.by_param.get(node.id)
+        return node if found is None else copy.deepcopy(found)   # each use its own node
