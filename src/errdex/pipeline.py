@@ -363,6 +363,8 @@ def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[
     Each call's condition then takes in the helper's own check, its arguments bound
     (`analyze.helper_guard`): the helper may raise only sometimes.
     """
+    from errdex.analyze.helper_guard import add_helper_check
+
     analyze = _site_analyzer()
     if analyze is None:
         return
@@ -387,30 +389,9 @@ def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[
             if s.line in found:
                 (s.condition, s.guard, s.condition_exact, s.condition_reason, s.feeding,
                  s.condition_calls, sources) = found[s.line]
-                _with_helper_check(s, cb.helpers.get(s.helper), sources)
+                add_helper_check(s, cb.helpers.get(s.helper), sources)
     if fresh:
         store.put_cached_facts(fresh)
-
-
-def _with_helper_check(site: ErrorSite, helper, sources: dict[str, str]) -> None:
-    """The helper's own check, bound to this call's arguments, joins the call site's condition."""
-    from errdex.analyze.helper_guard import bound_check, with_helper_check
-
-    check = helper.site.condition if helper is not None else None
-    if check is None or check == "True" or site.condition is None:
-        return
-    bound = bound_check(check, helper.params, sources)
-    if bound is None:
-        site.condition_exact = False
-        reason = f"raised only when {helper.qualname.rpartition('.')[2]}'s own check holds: {check}"
-        site.condition_reason = f"{site.condition_reason}; {reason}" if site.condition_reason else reason
-        return
-    site.condition = with_helper_check(site.condition, bound)
-    site.guard = with_helper_check(site.guard, bound)
-    if helper.site.condition_exact is False:
-        site.condition_exact = False
-        reason = f"the helper's own check: {helper.site.condition_reason}"
-        site.condition_reason = f"{site.condition_reason}; {reason}" if site.condition_reason else reason
 
 
 def _prepare(records: list[dict], facts: list[FileFacts], cb: Codebase):

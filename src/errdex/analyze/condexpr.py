@@ -13,6 +13,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from errdex.exprsplit import split_top_level
+
 _FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
          ast.LtE: ast.Gt, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
 _OP_TEXT = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
@@ -133,37 +135,11 @@ def _excluded_subject(part: str) -> str | None:
     return m.group(1) if m else None
 
 
-_SPLIT_TOKENS = re.compile(r"""[()\[\]{}'"\\]| and """)
-
-
 def split_conjuncts(text: str) -> list[str]:
-    """`a and (b or c) and d` -> [`a`, `(b or c)`, `d`], respecting brackets and string literals.
-
-    Visits only brackets, quotes and ` and ` (a regex finds them), not every character.
-    """
+    """`a and (b or c) and d` -> [`a`, `(b or c)`, `d`], respecting brackets and string literals."""
     if " and " not in text:
         return [text.strip()] if text.strip() else []
-    parts, depth, start = [], 0, 0
-    quote, skip_to = "", -1
-    for m in _SPLIT_TOKENS.finditer(text):
-        tok, at = m.group(), m.start()
-        if at < skip_to:
-            continue
-        if quote:
-            if tok == "\\":
-                skip_to = at + 2
-            elif tok == quote:
-                quote = ""
-        elif tok in "'\"":
-            quote = tok
-        elif tok in "([{":
-            depth += 1
-        elif tok in ")]}":
-            depth -= 1
-        elif tok == " and " and depth == 0:
-            parts.append(text[start:at].strip())
-            start = at + 5
-    parts.append(text[start:].strip())
+    parts = [p.strip() for p in split_top_level(text, " and ")]
     if any(p.startswith(("lambda", "not ")) and ":" in p for p in parts):
         return [text.strip()]
     return [p for p in parts if p]

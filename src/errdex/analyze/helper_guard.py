@@ -16,8 +16,29 @@ import builtins
 import copy
 
 from errdex.analyze.simplify import conjoin, render, simplify
+from errdex.models import ErrorSite, HelperDef
 
 _BUILTINS = frozenset(dir(builtins)) | {"raised"}
+
+
+def add_helper_check(site: ErrorSite, helper: HelperDef | None, sources: dict[str, str]) -> None:
+    """Join the helper's own check, bound to the call's arguments (`sources`), to the call site's condition."""
+    check = helper.site.condition if helper is not None else None
+    if check is None or check == "True" or site.condition is None:
+        return
+    bound = bound_check(check, helper.params, sources)
+    if bound is None:
+        _not_exact(site, f"raised only when {helper.qualname.rpartition('.')[2]}'s own check holds: {check}")
+        return
+    site.condition = with_helper_check(site.condition, bound)
+    site.guard = with_helper_check(site.guard, bound)
+    if helper.site.condition_exact is False:
+        _not_exact(site, f"the helper's own check: {helper.site.condition_reason}")
+
+
+def _not_exact(site: ErrorSite, reason: str) -> None:
+    site.condition_exact = False
+    site.condition_reason = f"{site.condition_reason}; {reason}" if site.condition_reason else reason
 
 
 def bound_check(check: str, params: list[str], sources: dict[str, str]) -> str | None:

@@ -14,6 +14,7 @@ import builtins
 import re
 from dataclasses import dataclass, field, replace
 
+from errdex.extract.messages import merged_literals
 from errdex.models import ClassFacts, ErrorSite, FactoryDef, FileFacts, HelperCall, HelperDef, Placeholder, Template
 
 _MAX_HOPS = 12
@@ -165,7 +166,6 @@ def link_factories(cb: Codebase, facts: list[FileFacts]) -> None:
 
 
 _NAME = re.compile(r"(?<![\w.'\"])[A-Za-z_]\w*")
-_DOTTED = re.compile(r"[A-Za-z_][\w.]*")
 
 
 def _applied(message: Template, params: list[str], args: dict[str, Template]) -> Template:
@@ -186,14 +186,14 @@ def _applied(message: Template, params: list[str], args: dict[str, Template]) ->
         segments.append(Placeholder(_NAME.sub(rename, s.name), _NAME.sub(rename, s.expr)) if rename else s)
     only = len(message.segments) == 1 and isinstance(message.segments[0], Placeholder)
     arg = bound.get(message.segments[0].expr) if only else None
-    return Template(_merged(segments), arg.form if arg is not None else message.form)
+    return Template(merged_literals(segments), arg.form if arg is not None else message.form)
 
 
 def _source(arg: Template) -> str:
     """An argument as an expression: its source when it is one value, else its text as a literal."""
     if len(arg.segments) == 1 and isinstance(arg.segments[0], Placeholder):
         expr = arg.segments[0].expr
-        return expr if _DOTTED.fullmatch(expr) or _atom(expr) else f"({expr})"
+        return expr if _atom(expr) else f"({expr})"
     if all(isinstance(s, str) for s in arg.segments):
         return repr("".join(arg.segments))
     return f"({arg.text()!r})"
@@ -206,17 +206,6 @@ def _atom(expr: str) -> bool:
     except SyntaxError:
         return False
     return isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant))
-
-
-def _merged(segments: list) -> list:
-    """Adjacent literal text joined, as the message builder leaves it."""
-    merged: list = []
-    for s in segments:
-        if isinstance(s, str) and merged and isinstance(merged[-1], str):
-            merged[-1] += s
-        else:
-            merged.append(s)
-    return merged
 
 
 def _with_constants(cb: Codebase, f: FileFacts, message: Template) -> Template | None:
@@ -232,7 +221,7 @@ def _with_constants(cb: Codebase, f: FileFacts, message: Template) -> Template |
         segments.append(s)
     if not changed:
         return None
-    merged = _merged(segments)
+    merged = merged_literals(segments)
     whole = all(isinstance(s, str) for s in merged)
     return Template(merged, "constant" if whole and message.form == "dynamic" else message.form)
 

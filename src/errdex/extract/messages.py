@@ -219,8 +219,14 @@ def _flatten_add(node: ast.expr, out: list[ast.expr]) -> None:
 
 
 def _merge_literals(t: Template) -> Template:
+    t.segments = merged_literals(t.segments)
+    return t
+
+
+def merged_literals(segments: list) -> list:
+    """Segments with adjacent literal text joined and empty text dropped, as every built template has them."""
     merged: list = []
-    for s in t.segments:
+    for s in segments:
         if isinstance(s, str):
             if not s:
                 continue
@@ -228,5 +234,4 @@ def _merge_literals(t: Template) -> Template:
                 merged[-1] += s
                 continue
         merged.append(s)
-    t.segments = merged
-    return t
+    return merged

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from errdex.exprsplit import split_top_level
 from errdex.match.text import (
     EXC_SUFFIX, LOG_START, json_error_message, parse_exception_line, prefix_regex, strip_log_prefix,
 )
@@ -392,21 +393,5 @@ def assert_statement(line: str) -> tuple[str, str | None] | None:
     text = line.strip()
     if not text.startswith("assert ") or len(text) <= len("assert "):
         return None
-    body, depth, quote, i = text[len("assert "):], 0, "", 0
-    while i < len(body):
-        ch = body[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return body[:i].strip(), body[i + 1:].strip() or None
-        i += 1
-    return body.strip(), None
+    parts = split_top_level(text[len("assert "):], ",", maxsplit=1)
+    return parts[0].strip(), (parts[1].strip() or None) if len(parts) == 2 else None
