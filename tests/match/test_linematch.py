@@ -239,7 +239,7 @@ def test_token_candidates_of_short_texts_equal_the_automatons(tmp_path):
     found_any = 0
     for text in texts:
         expected = automaton.candidates(text)
-        assert ctx.engine._token_candidates(text) == expected, text
+        assert ctx.engine.token_candidates(text) == expected, text
         found_any += bool(expected)
     assert found_any > 100 and ctx.engine._fallback is not None
 

@@ -215,17 +215,13 @@ class PatternEngine:
         a second look; built on first need, it costs nothing on clean logs.
         """
         hits = []
-        for idx in sorted(self._token_candidates(text)):
+        for idx in sorted(self.token_candidates(text)):
             hit = verify_full(self.records[idx], text)
             if hit is not None:
                 hits.append(hit)
         return hits
 
     def token_candidates(self, text: str) -> set[int]:
-        """Records whose longest literal token occurs in the text (see `_token_candidates`)."""
-        return self._token_candidates(text)
-
-    def _token_candidates(self, text: str) -> set[int]:
         """Records whose longest literal token occurs in the text.
 
         A short text (a log scan's bare `AssertionError: 4096`) looks its
