@@ -34,6 +34,14 @@ def test_interpreter_shaped_lines_match_but_not_with_high_confidence(ctx, text):
     assert matches and all(m.confidence == "low" for m in matches)
 
 
+def test_an_interpreter_message_behind_a_servers_label_is_still_low(ctx):
+    """`Error in request: <message>` grades the part behind the label as a whole message:
+    when that part is the interpreter's own wording, it proves nothing either."""
+    matches = explain("[2025-01-02 10:00:00] Error in request: 'NoneType' object has no attribute 'spec_'",
+                      context=ctx)
+    assert matches and matches[0].file_path == CONFIG and all(m.confidence == "low" for m in matches)
+
+
 def test_a_frame_in_the_record_file_still_makes_it_high(ctx):
     text = (
         "Traceback (most recent call last):\n"

@@ -557,12 +557,16 @@ def contained_hit_is_high(chunks: list[str], text: str, literal: int, rec: Recor
     start = wrapped_start(chunks, text)
     if start is None:
         return False
-    return full_hit_is_high(literal / max(1, len(text) - start), literal, rec, agrees, event)
+    # The part behind the label is the message: one the interpreter raises is no evidence.
+    return full_hit_is_high(literal / max(1, len(text) - start), literal, rec, agrees, event, text[start:])
 
 
-def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool | None, event: ErrorEvent) -> bool:
-    """Whether a whole-message hit is high confidence (see README, "How an error is matched")."""
-    if literal < high_min_literal(rec, agrees) or interpreter_shaped(event.error_class, event.message):
+def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool | None, event: ErrorEvent,
+                     message: str | None = None) -> bool:
+    """Whether a whole-message hit is high confidence (see README, "How an error is matched");
+    `message` is the part of the event's text the template covers, when not all of it."""
+    if literal < high_min_literal(rec, agrees) \
+            or interpreter_shaped(event.error_class, event.message if message is None else message):
         return False
     return coverage >= HIGH_MIN_COVERAGE or (bool(agrees) and literal >= HIGH_MIN_LITERAL_LONG_VALUES
                                             and bool(rec.chunks) and bool(rec.chunks[0]))
