@@ -214,6 +214,7 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
     complete = False
     # Unindented lines still read as the last frame's source (see `_unindented_source`).
     source_lines = 0 if header else _SOURCE_LINES
+    source: str | None = None   # the statement printed under the last frame
     while (item := block.next()) is not None:
         idx, body = item
         if idx - start > MAX_BLOCK_LINES:
@@ -224,13 +225,15 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
         if frame:
             frames.append(Frame(frame.group("path"), int(frame.group("line")), frame.group("func")))
             frame_indent = _indent(body)
+            source = ""
         elif TRACEBACK_HEADER.match(stripped):
             frames = []
         elif (not stripped or body[:1].isspace() or stripped.startswith(_CHAIN)) \
                 and not _shifted_exception(body, stripped, frame_indent):
-            pass  # source lines, carets, "[Previous line repeated]", chain markers
+            source = _first_source(source, stripped)   # source lines, carets, "[Previous line repeated]", chain markers
         elif under_frame and _unindented_source(stripped):
             source_lines = under_frame - 1   # a paste that lost its indentation: source, then carets
+            source = _first_source(source, stripped)
         else:
             parsed = parse_exception_line(stripped, strict=True)
             if parsed is None:
@@ -238,7 +241,8 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
                 break
             cls, message = parsed[0], parsed[1]
             message = _continuation(block, message)
-            events.append(ErrorEvent(cls, message, frames, first_line + idx, kind="traceback"))
+            events.append(ErrorEvent(cls, message, frames, first_line + idx, kind="traceback",
+                                     failing_expr=_failed_assert(cls, message, source)))
             block.consumed.add(idx)
             frames = []
             if not _chain_follows(block):
@@ -256,6 +260,22 @@ _CARETS = re.compile(r"[~^]+")
 #: Unindented lines under a frame read as its source: a statement may span lines, then carets.
 _SOURCE_LINES = 3
 _EXCEPTION_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:" + EXC_SUFFIX + r"|Exception)(?:\(|:|$)")
+
+
+def _first_source(source: str | None, stripped: str) -> str | None:
+    """The statement under a frame: its first non-blank line after the frame, carets aside."""
+    if source == "" and stripped and not _CARETS.fullmatch(stripped) and not stripped.startswith(_CHAIN):
+        return stripped
+    return source
+
+
+def _failed_assert(cls: str | None, message: str, source: str | None) -> str | None:
+    """The test of a bare `assert` that failed: Python prints no message for one, only the
+    statement under the deepest frame (`assert x is not None`), which names the site."""
+    if cls != "AssertionError" or message or not source or not source.startswith("assert "):
+        return None
+    test = split_top_level(source[len("assert "):], ",", maxsplit=1)[0].strip()
+    return test if test and test[-1] not in "([{\\" else None   # a statement continued on the next line
 
 
 def _indent(line: str) -> int:

@@ -386,6 +386,11 @@ def _frame_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngi
 def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
                 index: RecordIndex, engine: PatternEngine, deepest: bool = True) -> list[_Candidate]:
     recs = [r for f in files for r in index.by_file[f] if class_agrees(event.error_class, r) is not False]
+    if deepest and event.failing_expr:   # the failed assert's own test, printed under the frame
+        expr = _squash(event.failing_expr)
+        same_test = [r for r in recs if r.assert_test and _squash(r.assert_test) == expr]
+        if same_test:
+            return [_Candidate(r, "frame", "line", None, 1.0 if r.line == frame.line else 0.7) for r in same_test]
     exact = [r for r in recs if r.line == frame.line]
     if exact:
         return [_Candidate(r, "frame", "line", _verify(r, message, engine), 1.0) for r in exact]

@@ -1,0 +1,69 @@
+"""Tracebacks printed by another version of the indexed code, whose raising statement
+moved: to another module of the package, or further within its own file."""
+
+import pytest
+
+from errdex.match import MatchContext, explain
+from errdex.match.events import parse_events
+from errdex.match.text import split_clean_lines
+
+from .conftest import make_record
+
+CACHE = "python/acme/cache/components/ring.py"
+CHECKS = "python/acme/cache/checks.py"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    records = [
+        make_record("", file_path=CACHE, line=1181, function="Ring.build_transfers",
+                    error_class="AssertionError", assert_test="node.host is not None or node.dev is not None"),
+        make_record("", file_path=CACHE, line=1190, function="Ring.build_transfers",
+                    error_class="AssertionError", assert_test="node.lock_ref > 0"),
+        make_record("", file_path=CHECKS, line=70, function="check_pages", error_class="AssertionError",
+                    assert_test="pages.size > 0"),
+        make_record("", file_path=CHECKS, line=74, function="check_pages", error_class="AssertionError",
+                    assert_test="pages.dtype == torch.int64"),
+        make_record("Unknown backend {name}", file_path="python/acme/api.py", line=12, function="pick"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def _bare_assert(path: str, line: int, function: str, statement: str) -> str:
+    return ("Traceback (most recent call last):\n"
+            '  File "/venv/site-packages/acme/cache/radix.py", line 1240, in load_back\n'
+            "    t = comp.build_transfers(\n"
+            f'  File "/venv/site-packages/{path}", line {line}, in {function}\n'
+            f"    {statement}\n"
+            f"           {'^' * 20}\n"
+            "AssertionError\n")
+
+
+def test_a_bare_assert_keeps_the_statement_printed_under_its_frame():
+    text = _bare_assert("acme/cache/ring_component.py", 448, "build_transfers", "assert node.lock_ref > 0")
+    (event,) = parse_events(split_clean_lines(text))
+    assert (event.error_class, event.message, event.failing_expr) == ("AssertionError", "", "node.lock_ref > 0")
+
+
+@pytest.mark.parametrize("statement", ["assert (", "result = check(node)", "assert x, 'with a message'"])
+def test_no_test_is_read_from_other_statements(statement):
+    text = _bare_assert("acme/cache/ring_component.py", 448, "build_transfers", statement)
+    (event,) = parse_events(split_clean_lines(text))
+    assert event.failing_expr == ("x" if statement.endswith("message'") else None)
+
+
+def test_a_bare_assert_in_a_renamed_module_is_found_by_its_test(ctx):
+    """The module was renamed since (ring_component.py → components/ring.py): no frame
+    resolves, and the printed test is the only one of its kind in the index."""
+    text = _bare_assert("acme/cache/ring_component.py", 448, "build_transfers",
+                        "assert node.host is not None or node.dev is not None")
+    (m, *_) = explain(text, context=ctx)
+    assert (m.file_path, m.line_number, m.confidence) == (CACHE, 1181, "high")
+
+
+def test_the_printed_test_picks_the_assert_among_its_neighbours(ctx):
+    """Two bare asserts near the printed line in the printed function: the frame alone
+    cannot tell them apart, the test it prints can."""
+    text = _bare_assert("acme/cache/checks.py", 72, "check_pages", "assert pages.dtype == torch.int64")
+    matches = explain(text, context=ctx)
+    assert [(m.line_number, m.via, m.confidence) for m in matches] == [(74, "frame", "high")]
