@@ -38,6 +38,13 @@ FILES = {
 
         def outer(m):
             return _inner(m)
+
+
+        def check(n, name):
+            if n < 0:
+                raise ValueError("n must not be negative")
+            if not name:
+                raise ValueError("name is required")
         """,
     "tests/test_core.py": """
         from app.core import configure
@@ -89,7 +96,7 @@ def test_truthiness_in_words_and_code(recs):
     r = recs["function tools need a name"]
     assert "`self.name` is falsy" in r["documentation"]
     assert r["solutions"][0].startswith("Make sure `self.name` is truthy")
-    assert r["validationCode"].splitlines()[-1] == "assert self.name"
+    assert r["validationCode"].splitlines()[-1] == "    assert self.name"
     assert describe(parse_condition("not list(p.iterdir())").own) == \
         "`list(p.iterdir())` is falsy (empty, zero, None or False)"
     assert parse_condition("(a and b)").neg == "not a or not b"
@@ -110,11 +117,43 @@ def test_no_generic_catch_tip(recs):
 
 
 def test_example_fix_names_the_earlier_checks(recs):
-    fix = recs["function tools need a name"]["exampleFix"]
-    assert "raises ValueError when not self.name (once the earlier checks in it pass)" in fix
+    fix = recs["name is required"]["exampleFix"]
+    assert "raises ValueError when not name (once the earlier checks in it pass)" in fix
     ast.parse(fix)
     plain = recs["m too large"]["exampleFix"]
     assert "raises ValueError when m >= 64\n" in plain
+
+
+def test_the_rest_of_the_own_path_is_not_an_earlier_check(recs):
+    """`if a and b: raise`: `a` is part of the site's own path. Saying "after the earlier
+    checks pass" and asserting `not b` alone would claim a raise where the code has none."""
+    r = recs["function tools need a name"]
+    assert r["documentation"].startswith("`app.core.Tool.validate` raises `ValueError` when `self.name` is falsy"
+                                         " (empty, zero, None or False), where `self.kind == 'function'` holds.")
+    assert "earlier checks" not in _texts(r) + r["validationCode"] + r["exampleFix"]
+    assert r["validationCode"].splitlines() == ["if self.kind == 'function':", "    assert self.name"]
+    assert "raises ValueError when self.kind == 'function' and not self.name\n" in r["exampleFix"]
+    # a real earlier check is still named as one, and the own test stands alone
+    checked = recs["name is required"]
+    assert checked["errdex"]["condition"] == "n >= 0 and not name"
+    assert "It is reached only after the earlier checks in the function pass" in checked["documentation"]
+    assert checked["validationCode"].splitlines()[-1] == "assert name"
+
+
+def test_validation_code_holds_exactly_where_the_site_does_not_raise(recs):
+    """Run each generated check against the site's own condition on a grid of values."""
+    r = recs["function tools need a name"]
+    for kind in ("function", "other"):
+        for name in ("", "x"):
+            self = type("S", (), {"kind": kind, "name": name})()
+            raises = r["errdex"]["condition"]
+            expected_raise = eval(raises, {}, {"self": self})
+            try:
+                exec(r["validationCode"], {}, {"self": self})
+                failed = False
+            except AssertionError:
+                failed = True
+            assert failed == expected_raise, (kind, name)
 
 
 def test_test_assertion_gets_test_advice(recs):
@@ -206,7 +245,7 @@ def test_except_with_a_further_check_names_the_failure(io_recs):
 
 def test_warning_example_fix_says_warns_and_initial_values_are_not_derived(io_recs):
     r = io_recs["flag is deprecated"]
-    assert "# warns with DeprecationWarning when seen is None" in r["exampleFix"]
+    assert "# warns with DeprecationWarning when flag and seen is None" in r["exampleFix"]
     assert "raises" not in r["exampleFix"]
     assert not any("derived value" in t for t in r["preventionTips"])   # `seen = None` is an initial value
 

@@ -90,13 +90,16 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"# assumes the earlier checks in {function} passed")
     used = names_in(own)
     if fed is None:   # the caller may pass the lines it already picked (the same rule)
-        fed = feeding_for(used, feeding)
+        fed = feeding_for(used | names_in(cond.context) if cond.context else used, feeding)
     if fed:
         lines.append("# the assignments the check reads, in source order (other statements between them left out)")
     lines += fed
     shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
-    lines.append(f"assert {cond.neg}{message}")
+    if cond.context:   # the site's own path: the test holds only there
+        lines += [f"if {cond.context}:", f"    assert {cond.neg}{message}"]
+    else:
+        lines.append(f"assert {cond.neg}{message}")
     return "\n".join(lines)
 
 
@@ -159,9 +162,10 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     after = (f"# names as in {function}\nif {cond.neg}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")
     head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
+    when = f"{cond.context} and {cond.own_text}" if cond.context else cond.own_text
     once = " (once the earlier checks in it pass)" if cond.guards else ""
     verb = "warns with" if warning else "raises"
-    return f"{head}# before\n{bare}  # {verb} {error_class} when {cond.own_text}{once}\n# after\n{after}"
+    return f"{head}# before\n{bare}  # {verb} {error_class} when {when}{once}\n# after\n{after}"
 
 
 def _parsed(text: str) -> str | None:

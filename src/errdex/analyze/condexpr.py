@@ -31,11 +31,12 @@ class Condition:
 
     text: str
     tree: ast.expr | None
-    guards: list[str] = field(default_factory=list)   # the earlier conjuncts, as one text (or none)
+    guards: list[str] = field(default_factory=list)   # earlier checks that passed, as one text (or none)
     own: ast.expr | None = None
     own_text: str = ""         # the own test as source ("" when there is none)
     neg: str = ""              # the own test negated, as source
     constant: bool | None = None   # the whole condition when it is a literal True/False
+    context: str = ""          # the rest of the site's own path, ahead of the own test (`a` of `if a and b:`)
 
     @property
     def is_except(self) -> bool:
@@ -43,21 +44,27 @@ class Condition:
 
 
 def parse_condition(text: str | None, guard: str | None = None) -> Condition:
-    """The condition's own test, parsed: the site's `guard` when the analysis gave one, else the
-    last conjunct (or a trailing run of exclusions on one name).
+    """The condition's own test, parsed: the last conjunct (or a trailing run of exclusions on
+    one name) of the site's `guard` when the analysis gave one, else of the whole condition.
 
+    Conjuncts of the condition outside the guard are earlier checks that passed
+    (`guards`); the guard's conjuncts ahead of the own test are the rest of the
+    site's path (`context`: an enclosing `if`, or `a` of `if a and b: raise`).
+    Neither is an earlier check, so the generated fields keep them apart.
     The conjuncts are found from the right (`tail_conjuncts`), so a condition
-    of thirty guards costs one small parse, not a large one; `guards` holds
-    the rest as one text.
+    of thirty guards costs one small parse, not a large one.
     """
     text = text or ""
-    head, tail = _split_at_guard(text, guard) if guard else tail_conjuncts(text)
+    path = guard if guard and guard not in ("True", "False") else None   # the site's own path, when known
+    earlier = _earlier_checks(text, path) if path is not None else ""
+    rest, tail = tail_conjuncts(path if path is not None else text)
     own = _parse_cached(" and ".join(tail)) if tail else None
-    if own is None and head:
-        parts = split_conjuncts(text)   # brackets inside strings fooled the quick split
-        head, tail = " and ".join(parts[:-1]), parts[-1:]
+    if own is None and rest:   # brackets inside strings fooled the quick split
+        parts = split_conjuncts(path if path is not None else text)
+        rest, tail = " and ".join(parts[:-1]), parts[-1:]
         own = _parse_cached(tail[0]) if tail else None
-    cond = Condition(text, own, [head] if head else [], own)
+    head, context = (earlier, rest) if path is not None else (rest, "")
+    cond = Condition(text, own, [head] if head else [], own, context=context)
     _CURRENT[0] = own
     _CURRENT_TEXT[0] = text
     if own is not None:
@@ -66,18 +73,20 @@ def parse_condition(text: str | None, guard: str | None = None) -> Condition:
         if texts is None:
             texts = own._errdex_texts = (code(own), negate_code(own))  # type: ignore[attr-defined]
         cond.own_text, cond.neg = texts
-        if head:
+        if head or context:
             cond.tree = ast.BoolOp(ast.And(), [ast.Name("_guard"), own])
         elif isinstance(own, ast.Constant) and isinstance(own.value, bool):
             cond.constant = own.value
     return cond
 
 
-def _split_at_guard(text: str, guard: str) -> tuple[str, list[str]]:
-    """(earlier checks, [guard]) when the whole condition ends with the site's own guard."""
-    if guard in ("True", "False") or guard == text or not text.endswith(" and " + guard):
-        return tail_conjuncts(text)
-    return text[: len(text) - len(guard) - 5].strip(), [guard]
+def _earlier_checks(text: str, guard: str) -> str:
+    """The conjuncts of the condition outside the site's guard, as text ("" when there are none):
+    checks earlier in the function that passed. The guard is usually the condition's tail; when
+    its conjuncts are interleaved with earlier checks, the whole text stands for them."""
+    if guard == text:
+        return ""
+    return text[: len(text) - len(guard) - 5].strip() if text.endswith(" and " + guard) else text
 
 
 def tail_conjuncts(text: str) -> tuple[str, list[str]]:
@@ -332,6 +341,19 @@ def call_words(call: str) -> str:
     if ALTERNATIVES in call:
         return "one of the calls " + ", ".join(f"`{c}`" for c in call.split(ALTERNATIVES))
     return f"the call `{call}`"
+
+
+#: Context up to this long is named inline in the prose; a longer one is left to the code field.
+CONTEXT_SHOWN = 80
+
+
+def context_words(cond: Condition) -> str:
+    """How the prose names the rest of the site's path (`Condition.context`), to follow the own test."""
+    if not cond.context:
+        return ""
+    if len(cond.context) <= CONTEXT_SHOWN:
+        return f", where `{cond.context}` holds"
+    return ", once the conditions ahead of it on its path hold"
 
 
 def describe_own(cond: Condition) -> str:

@@ -14,7 +14,9 @@ import re
 from dataclasses import dataclass
 
 from errdex.analyze.codegen import feeding_for, names_in
-from errdex.analyze.condexpr import Condition, bounds, call_words, code, negate_code, raised_in
+from errdex.analyze.condexpr import (
+    CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, negate_code, raised_in,
+)
 
 _SITUATIONS = {
     "input-validation": "A value that {fn} checks and rejects: an argument, or state set before the call.",
@@ -86,10 +88,12 @@ def documentation(f: SiteFacts) -> str:
     elif f.cond.tree is None:
         parts.append(" under a condition that could not be worked out from the code.")
     else:
-        parts.append(f" when {f.said}{approx(f)}.")
+        parts.append(f" when {f.said}{context_words(f.cond)}{approx(f)}.")
         if f.cond.guards:
             parts.append(" It is reached only after the earlier checks in the function pass"
                          " (the full condition is shown as code).")
+        elif len(f.cond.context) > CONTEXT_SHOWN:
+            parts.append(" The full condition is shown as code.")
     if f.cond.is_except and " raised `" not in f.said:
         for call, exc in raised_in(f.cond)[:1]:
             parts.append(f" It re-reports a failure: {call_words(call)} raised `{exc}`.")
@@ -124,7 +128,8 @@ def trigger_scenarios(f: SiteFacts) -> str:
     head = f"Calling `{f.function}`"
     if via:
         head += " (reached from " + ", ".join(f"`{e}`" for e in via) + ")"
-    return f"{head} when {when}{approx(f)}."
+    where = context_words(f.cond) if f.cond.tree is not None else ""
+    return f"{head} when {when}{where}{approx(f)}."
 
 
 def common_situations(f: SiteFacts) -> str:
