@@ -153,7 +153,9 @@ def _literal_words(template: str) -> str:
 
 
 _DEPRECATION = r"deprecat|will be removed|no longer supported|is obsolete"
-_SHAPE_WORDS = r"\bshape|\bdtype|\bdim\b|\bdims\b|dimension|\bndim|contiguous|\bstride|\brank\b|size mismatch|mismatch"
+#: "rank" and "mismatch" alone are not enough: "DP rank {i}" is a process, "field set mismatch" no tensor.
+_SHAPE_WORDS = (r"\bshape|\bdtype|\bdim\b|\bdims\b|dimension|\bndim|contiguous|\bstride|"
+                r"\b(size|shape|dtype|type) mismatch|mismatched rank|wrong rank|expects? \w+ rank|got rank\b")
 _CONFIG_WORDS = (r"not supported|unsupported|only supports?|does not support|doesn't support|not compatible|"
                  r"incompatible|cannot be used with|can't be used with|is not available|not enabled|must be enabled|"
                  r"requires? |please (set|use|enable|disable)|backend|mode\b")
