@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
-from errdex.match.events import ErrorEvent, assert_statement, bare_message, parse_events
+from errdex.match.events import ErrorEvent, assert_statement, bare_message, parse_events, prose_frames
 from errdex.match.patterns import RecordRef
 from errdex.match.resolve import Match, RecordIndex, match_event, mirrors_after_originals
 from errdex.match.text import split_clean_lines
@@ -278,8 +278,10 @@ def events_of(text: str) -> list[ErrorEvent]:
         joined = " ".join(bare_message(line) for _, line in body)
         out.append(ErrorEvent(None, joined, [], body[0][0] + 1, kind="text"))
     if len(body) == 1:
-        expr, message = assert_statement(body[0][1]) or (body[0][1].strip(), None)
-        out.append(ErrorEvent("AssertionError", "", [], body[0][0] + 1, kind="text", failing_expr=expr,
+        statement = assert_statement(body[0][1])
+        expr, message = statement or (body[0][1].strip(), None)
+        frames = prose_frames(body[0][1]) if statement else []   # `assert x` fails in pkg/mod.py
+        out.append(ErrorEvent("AssertionError", "", frames, body[0][0] + 1, kind="text", failing_expr=expr,
                               assert_message=message))
     return out
 

@@ -409,9 +409,35 @@ def bare_message(line: str) -> str:
 def assert_statement(line: str) -> tuple[str, str | None] | None:
     """`(test, message source or None)` of a pasted `assert <test>[, <message>]` statement
     (an issue titled with the failing line), or None: the comma that splits them is the
-    first one outside brackets and string literals."""
+    first one outside brackets and string literals. A statement inside a sentence counts
+    too: in backticks (`` the check `assert x` fails ``), or ending it (`How to fix assert x`)."""
     text = line.strip()
-    if not text.startswith("assert ") or len(text) <= len("assert "):
+    if not text.startswith("assert "):
+        quoted = _QUOTED_ASSERT.search(text)
+        told = quoted or _TOLD_ASSERT.search(text)
+        if told is None:
+            return None
+        text = "assert " + told.group("rest").strip()
+    if len(text) <= len("assert "):
         return None
     parts = split_top_level(text[len("assert "):], ",", maxsplit=1)
     return parts[0].strip(), (parts[1].strip() or None) if len(parts) == 2 else None
+
+
+_PROSE_PATH = re.compile(r"(?:\bline (?P<before>\d+) of )?(?P<path>(?:[\w.-]+/)+[\w.-]+\.py)\b"
+                         r"(?::(?P<colon>\d+)|,? line (?P<after>\d+))?")
+
+
+def prose_frames(line: str) -> list[Frame]:
+    """Source files a sentence names (`in line 1839 of pkg/sched.py`, `pkg/sched.py:1839`),
+    as frames: where the writer saw the error raised, retold."""
+    frames = []
+    for m in _PROSE_PATH.finditer(line):
+        number = m.group("before") or m.group("colon") or m.group("after")
+        frames.append(Frame(m.group("path"), int(number) if number else 0))
+    return frames
+
+
+_QUOTED_ASSERT = re.compile(r"`assert (?P<rest>[^`]+)`")
+#: `assert` as the last clause of a sentence, after a word: what follows is the statement.
+_TOLD_ASSERT = re.compile(r"(?<=[\w:]) assert (?P<rest>\S.*)$")

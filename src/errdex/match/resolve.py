@@ -425,7 +425,9 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
         out.extend(_Candidate(rec, "message", "assert", None, sites=len(sites)) for rec in sites)
     elif event.failing_expr or (event.error_class in (None, "AssertionError") and not event.message):
         expr = event.failing_expr or ""
-        for rec in index.by_assert.get(_squash(expr), []) if expr else []:
+        # Python printed no message, so the assert has none; a retold test may leave its message out.
+        by_test = index.by_assert_test if event.kind == "text" else index.by_assert
+        for rec in by_test.get(_squash(expr), []) if expr else []:
             out.append(_Candidate(rec, "message", "assert", None))
     if event.message:
         disagreeing: list[_Candidate] = []

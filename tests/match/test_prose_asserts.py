@@ -1,0 +1,57 @@
+"""An assert statement retold inside a sentence (an issue title or its first line)."""
+
+import pytest
+
+from errdex.match import MatchContext, explain
+from errdex.match.events import assert_statement, prose_frames
+
+from .conftest import make_record
+
+SCHED = "python/acme/managers/sched.py"
+DECODE = "python/acme/disagg/decode.py"
+UTILS = "python/acme/dist/utils.py"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    records = [
+        make_record("", file_path=SCHED, line=4326, function="Scheduler.next_batch", error_class="AssertionError",
+                    assert_test="self.pending_req is None"),
+        make_record("", file_path=DECODE, line=3248, function="Decoder.next_batch", error_class="AssertionError",
+                    assert_test="self.pending_req is None"),
+        make_record("{numerator} is not divisible by {denominator}", file_path=UTILS, line=70,
+                    function="ensure_divisibility", error_class="AssertionError",
+                    assert_test="numerator % denominator == 0"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("How to solve assert numerator % denominator == 0", ("numerator % denominator == 0", None)),
+    ("The check `assert a.b is None` fails on the second batch", ("a.b is None", None)),
+    ("assert ok, 'message'", ("ok", "'message'")),
+    ("I assert", None),
+    ("Nothing to see here", None),
+])
+def test_a_statement_is_read_inside_a_sentence(line, expected):
+    assert assert_statement(line) == expected
+
+
+def test_paths_named_in_a_sentence_read_as_frames():
+    frames = prose_frames("fails in line 1839 of python/acme/sched.py, then in acme/io.py:12 and acme/x.py")
+    assert [(f.path, f.line) for f in frames] == [("python/acme/sched.py", 1839), ("acme/io.py", 12),
+                                                  ("acme/x.py", 0)]
+
+
+def test_a_retold_test_finds_the_assert_even_with_its_message_left_out(ctx):
+    (m, *_) = explain("How to solve assert numerator % denominator == 0", context=ctx)
+    assert (m.file_path, m.line_number, m.confidence) == (UTILS, 70, "high")
+
+
+def test_a_test_asserted_at_two_sites_is_low_until_the_sentence_names_the_file(ctx):
+    told = "Assertion `assert self.pending_req is None` is triggered with a small chunk size"
+    assert {(m.file_path, m.confidence) for m in explain(told, context=ctx)} == {(SCHED, "low"), (DECODE, "low")}
+    named = ("Assertion `assert self.pending_req is None` in line 1839 of python/acme/managers/sched.py "
+             "is triggered with a small chunk size")
+    (m, *rest) = explain(named, context=ctx)
+    assert (m.file_path, m.via, m.confidence) == (SCHED, "frame", "high") and DECODE not in {r.file_path for r in rest}
