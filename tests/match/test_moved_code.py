@@ -11,6 +11,8 @@ from .conftest import make_record
 
 CACHE = "python/acme/cache/components/ring.py"
 CHECKS = "python/acme/cache/checks.py"
+ENGINE = "python/acme/dist/comm/pool_engine.py"
+BACKUP = "python/acme/elastic/backup.py"
 
 
 @pytest.fixture(params=["hyperscan", "python"])
@@ -25,6 +27,16 @@ def ctx(request, tmp_path):
         make_record("", file_path=CHECKS, line=74, function="check_pages", error_class="AssertionError",
                     assert_test="pages.dtype == torch.int64"),
         make_record("Unknown backend {name}", file_path="python/acme/api.py", line=12, function="pick"),
+        make_record("Pool memory registration failed", file_path=ENGINE, line=150,
+                    function="TransferEngine.register", error_class="RuntimeError"),
+        make_record("Pool memory registration failed (ret={ret})", file_path=ENGINE, line=153,
+                    function="TransferEngine.register", error_class="RuntimeError"),
+        make_record("Pool memory registration failed.", file_path=BACKUP, line=161,
+                    function="BackupManager.start", error_class="RuntimeError"),
+        make_record("Peer {peer} is gone", file_path="python/acme/disagg/pool/conn.py", line=90,
+                    function="Conn.poll", error_class="RuntimeError"),
+        make_record("Shard {name} is missing", file_path="python/acme/models/a.py", line=5, function="load"),
+        make_record("Shard {name} is missing", file_path="python/acme/models/b.py", line=5, function="load"),
     ]
     return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
 
@@ -67,3 +79,29 @@ def test_the_printed_test_picks_the_assert_among_its_neighbours(ctx):
     text = _bare_assert("acme/cache/checks.py", 72, "check_pages", "assert pages.dtype == torch.int64")
     matches = explain(text, context=ctx)
     assert [(m.line_number, m.via, m.confidence) for m in matches] == [(74, "frame", "high")]
+
+
+def _moved(module: str, function: str, message: str) -> str:
+    return ("Traceback (most recent call last):\n"
+            '  File "/venv/site-packages/acme/disagg/pool/conn.py", line 173, in register_buffers\n'
+            "    self.engine.register(ptr, size)\n"
+            f'  File "/venv/site-packages/acme/{module}", line 36, in {function}\n'
+            "    raise RuntimeError(msg)\n"
+            f"RuntimeError: {message}\n")
+
+
+def test_a_function_whose_module_was_merged_away_is_found_by_its_name(ctx):
+    """transfer_engine.py is gone: its `register` lives on in another module, whose template
+    the message fits; the same text raised by another function elsewhere is not the site."""
+    (m, *_) = explain(_moved("disagg/pool/transfer_engine.py", "register", "Pool memory registration failed."),
+                      context=ctx)
+    assert (m.file_path, m.line_number, m.via, m.confidence) == (ENGINE, 150, "frame", "high")
+
+
+def test_a_function_name_shared_by_two_modules_leaves_the_message_to_decide(ctx):
+    matches = explain(_moved("models/c.py", "load", "ValueError: x"), context=ctx)
+    assert all(m.via != "frame" for m in matches)
+    matches = explain(_moved("models/c.py", "load", "Shard w1 is missing").replace("RuntimeError", "ValueError"),
+                      context=ctx)
+    assert {m.file_path for m in matches} == {"python/acme/models/a.py", "python/acme/models/b.py"}
+    assert all(m.via == "message" for m in matches)

@@ -147,15 +147,18 @@ class RecordIndex:
             by_assert: dict[str, list[RecordRef]] = defaultdict(list)
             by_id: dict[str, RecordRef] = {}
             by_assert_test: dict[str, list[RecordRef]] = defaultdict(list)
+            by_function: dict[str, list[RecordRef]] = defaultdict(list)
             for rec in self.records:
                 by_id[rec.id] = rec
                 by_file[rec.file_path].append(rec)
+                by_function[rec.function_name].append(rec)
                 by_basename[rec.file_path.rsplit("/", 1)[-1]].add(rec.file_path)
                 if rec.assert_test:
                     by_assert_test[_squash(rec.assert_test)].append(rec)
                     if not rec.error_message:
                         by_assert[_squash(rec.assert_test)].append(rec)
-            self._maps = (by_file, by_basename, by_assert, by_id, package_roots(self.records), by_assert_test)
+            self._maps = (by_file, by_basename, by_assert, by_id, package_roots(self.records), by_assert_test,
+                          by_function)
         return self._maps
 
     @property
@@ -182,6 +185,11 @@ class RecordIndex:
     def by_assert_test(self) -> dict[str, list[RecordRef]]:
         """Every assert by its test, with a message or without."""
         return self._build()[5]
+
+    @property
+    def by_function(self) -> dict[str, list[RecordRef]]:
+        """Records by the name of the function raising them (the last part of its qualified name)."""
+        return self._build()[6]
 
     def files_for(self, path: str) -> list[str]:
         """Indexed files a printed path refers to: the longest common suffix wins.
@@ -371,6 +379,8 @@ def _frame_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngi
     fallback: list[_Candidate] = []
     for depth, frame in enumerate(reversed(event.frames)):
         files = index.files_for(frame.path)
+        if not files and depth == 0 and index.in_indexed_package(frame.path):
+            return _moved_function(frame, event, message, index, engine)
         if not files or depth > 3:
             break
         found = _records_at(frame, files, event, message, index, engine, deepest=depth == 0)
@@ -408,6 +418,21 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
         # cannot disagree with the text: that site, however far the function moved between versions.
         return [_Candidate(same_func[0], "frame", "line", None, 0.5)]
     return []
+
+
+def _moved_function(frame: Frame, event: ErrorEvent, message: str, index: RecordIndex,
+                    engine: PatternEngine) -> list[_Candidate]:
+    """The deepest frame names a module of the indexed package that this version renamed or
+    merged away: the function it names, now in another module, whose template the message
+    fits. Its sites must lie in one file (a common name like `register` may be many
+    functions; then the frame says nothing and the message alone decides)."""
+    if not frame.function or not message:
+        return []
+    found = [(r, h) for r in index.by_function.get(frame.function, ())
+             if r.matchable and class_agrees(event.error_class, r) is not False and (h := _verify(r, message, engine))]
+    if not found or len({r.file_path for r, _ in found}) > 1:
+        return []
+    return [_Candidate(r, "frame", h.kind, h, 0.4) for r, h in found]
 
 
 def _verify(rec: RecordRef, message: str, engine: PatternEngine) -> MessageHit | None:
