@@ -40,6 +40,12 @@ FILES = {
             return _inner(m)
 
 
+        def pick(items, i):
+            if items and (i is None or i >= len(items)):
+                raise IndexError(f"no item {i}")
+            return items[i]
+
+
         def check(n, name):
             if n < 0:
                 raise ValueError("n must not be negative")
@@ -140,20 +146,32 @@ def test_the_rest_of_the_own_path_is_not_an_earlier_check(recs):
     assert checked["validationCode"].splitlines()[-1] == "assert name"
 
 
+def test_an_or_test_after_its_path_keeps_its_parentheses(recs):
+    r = recs["no item {i}"]
+    assert "raises IndexError when items and (i is None or i >= len(items))\n" in r["exampleFix"]
+    assert r["validationCode"].splitlines() == ["if items:", "    assert i is not None and i < len(items), (i,)"]
+
+
+def _fails(code: str, names: dict) -> bool:
+    try:
+        exec(code, {}, dict(names))
+    except AssertionError:
+        return True
+    return False
+
+
 def test_validation_code_holds_exactly_where_the_site_does_not_raise(recs):
     """Run each generated check against the site's own condition on a grid of values."""
-    r = recs["function tools need a name"]
-    for kind in ("function", "other"):
-        for name in ("", "x"):
-            self = type("S", (), {"kind": kind, "name": name})()
-            raises = r["errdex"]["condition"]
-            expected_raise = eval(raises, {}, {"self": self})
-            try:
-                exec(r["validationCode"], {}, {"self": self})
-                failed = False
-            except AssertionError:
-                failed = True
-            assert failed == expected_raise, (kind, name)
+    grids = {
+        "function tools need a name": [{"self": type("S", (), {"kind": k, "name": n})()}
+                                       for k in ("function", "other") for n in ("", "x")],
+        "no item {i}": [{"items": items, "i": i} for items in ([], [1, 2]) for i in (None, 0, 5)],
+    }
+    for message, grid in grids.items():
+        r = recs[message]
+        for names in grid:
+            assert _fails(r["validationCode"], names) == bool(eval(r["errdex"]["condition"], {}, dict(names))), \
+                (message, names)
 
 
 def test_test_assertion_gets_test_advice(recs):
