@@ -13,6 +13,7 @@ CACHE = "python/acme/cache/components/ring.py"
 CHECKS = "python/acme/cache/checks.py"
 ENGINE = "python/acme/dist/comm/pool_engine.py"
 BACKUP = "python/acme/elastic/backup.py"
+SERVER = "python/acme/serve/http_server.py"
 
 
 @pytest.fixture(params=["hyperscan", "python"])
@@ -35,6 +36,10 @@ def ctx(request, tmp_path):
                     function="BackupManager.start", error_class="RuntimeError"),
         make_record("Peer {peer} is gone", file_path="python/acme/disagg/pool/conn.py", line=90,
                     function="Conn.poll", error_class="RuntimeError"),
+        make_record("HTTP service did not become live at {url}", file_path=SERVER, line=101,
+                    function="wait_until_live", error_class="RuntimeError"),
+        make_record("HTTP service failed its warmup: {err}", file_path=SERVER, line=160,
+                    function="warmup", error_class="RuntimeError"),
         make_record("Shard {name} is missing", file_path="python/acme/models/a.py", line=5, function="load"),
         make_record("Shard {name} is missing", file_path="python/acme/models/b.py", line=5, function="load"),
     ]
@@ -105,3 +110,27 @@ def test_a_function_name_shared_by_two_modules_leaves_the_message_to_decide(ctx)
                       context=ctx)
     assert {m.file_path for m in matches} == {"python/acme/models/a.py", "python/acme/models/b.py"}
     assert all(m.via == "message" for m in matches)
+
+
+def _in_server(line: int, message: str) -> str:
+    return ("Traceback (most recent call last):\n"
+            '  File "/venv/site-packages/acme/serve/http_server.py", line 105, in run_warmup\n'
+            "    await wait_until_ready(args)\n"
+            f'  File "/venv/site-packages/acme/serve/http_server.py", line {line}, in wait_until_ready\n'
+            '    raise RuntimeError(f"...")\n'
+            f"RuntimeError: {message}\n")
+
+
+def test_a_reworded_message_near_its_frame_names_the_site(ctx):
+    """The function was renamed and its message reworded ('ready' is 'live' now): the frame
+    pins the file and the neighbourhood, the message's opening words the statement."""
+    (m, *_) = explain(_in_server(73, "HTTP service did not become ready at http://[::1]:10762/health"), context=ctx)
+    assert (m.file_path, m.line_number, m.via, m.match_kind, m.confidence) == (SERVER, 101, "frame", "drift", "high")
+
+
+@pytest.mark.parametrize("line, message", [
+    (73, "HTTP error 503 from the router"),                        # shares too little of any opening
+    (10, "HTTP service did not become ready at http://h:1/health"),  # too far from the statement
+])
+def test_no_reworded_match_without_the_opening_or_near_the_line(ctx, line, message):
+    assert all(m.via != "frame" for m in explain(_in_server(line, message), context=ctx))

@@ -417,7 +417,27 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
         # The raising function has one site, and its template (all values: `raise ValueError(msg)`)
         # cannot disagree with the text: that site, however far the function moved between versions.
         return [_Candidate(same_func[0], "frame", "line", None, 0.5)]
+    if deepest and message:
+        reworded = [(r, h) for r in recs if abs(r.line - frame.line) <= LINE_DRIFT
+                    and (h := _same_opening(r, message))]
+        if len(reworded) == 1:
+            return [_Candidate(reworded[0][0], "frame", "drift", reworded[0][1], 0.5)]
     return []
+
+
+#: Characters of a template's opening a message must share to name the one site near its frame
+#: whose wording changed since (`did not become ready at` printed, `did not become live at` now).
+FRAME_DRIFT_MIN_SHARED = 20
+
+
+def _same_opening(rec: RecordRef, message: str) -> MessageHit | None:
+    """The message opens with the template's first words, then departs from them."""
+    first = normalized_chunks(rec)[0] if rec.matchable else ""
+    shared = 0
+    limit = min(len(first), len(message))
+    while shared < limit and message[shared] == first[shared]:
+        shared += 1
+    return MessageHit(rec, "drift", [], shared, len(message)) if shared >= FRAME_DRIFT_MIN_SHARED else None
 
 
 def _moved_function(frame: Frame, event: ErrorEvent, message: str, index: RecordIndex,
