@@ -26,6 +26,8 @@ def ctx(request, tmp_path):
                     file_path="python/acme/serve/tokens.py", line=30, function="check_len"),
         make_record("Backends {names} are not available here. Available backends: {known}",
                     file_path="python/acme/registry.py", line=63, function="resolve"),
+        make_record("Model families {names} are not supported by this build yet. Supported: {known}",
+                    file_path="python/acme/models/families.py", line=63, function="resolve"),
         make_record("Warming up the graph pool failed: {e}", file_path="python/acme/graphs.py", line=12,
                     function="capture", error_class="Exception"),
         make_record("{what} failed: {e}", file_path="python/acme/misc.py", line=5, function="wrap",
@@ -183,3 +185,23 @@ def test_a_log_scan_reads_these_shapes_as_explain_does(ctx, tmp_path, shape):
     (m, *_) = explain(text, context=ctx)
     assert (occurrence.file_path, occurrence.via, occurrence.confidence) == (m.file_path, m.via, m.confidence) \
         == (COMM, "frame", "high")
+
+
+def test_a_message_quoted_as_code_with_a_question_mark_is_read_without_them(ctx):
+    """An issue body quoting the message in backticks and asking about it: the marks around
+    it and the writer's closing '?' are not the message's."""
+    text = "`Model families ['TpuLMForCausal'] are not supported by this build yet? `"
+    (m, *_) = explain(text, context=ctx)
+    assert (m.file_path, m.match_kind, m.confidence) == ("python/acme/models/families.py", "prefix", "high")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("`x failed: y? `", "x failed: y"),
+    ("'NoneType' object has no attribute 'x'", "'NoneType' object has no attribute 'x'"),
+    ('"Collective failed"', "Collective failed"),
+    ("What now??", "What now??"),
+])
+def test_unwrapped_keeps_quotes_that_belong_to_the_message(text, expected):
+    from errdex.match.pasted import unwrapped
+
+    assert unwrapped(text) == expected

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent, assert_statement, bare_message, parse_events, prose_frames
+from errdex.match.pasted import unwrapped
 from errdex.match.patterns import RecordRef
 from errdex.match.resolve import Match, RecordIndex, match_event, mirrors_after_originals
 from errdex.match.text import split_clean_lines
@@ -273,9 +274,9 @@ def events_of(text: str) -> list[ErrorEvent]:
     if events:
         return events
     body = [(i, line) for i, line in enumerate(lines) if line.strip()]
-    out = [ErrorEvent(None, bare_message(line), [], i + 1, kind="text") for i, line in body]
+    out = [ErrorEvent(None, unwrapped(bare_message(line)), [], i + 1, kind="text") for i, line in body]
     if len(body) > 1:  # a message that spanned several lines
-        joined = " ".join(bare_message(line) for _, line in body)
+        joined = " ".join(unwrapped(bare_message(line)) for _, line in body)
         out.append(ErrorEvent(None, joined, [], body[0][0] + 1, kind="text"))
     if len(body) == 1:
         statement = assert_statement(body[0][1])

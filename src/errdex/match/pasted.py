@@ -28,6 +28,24 @@ def quoted_parts(message: str) -> list[str]:
     return parts
 
 
+_WRAPPED = re.compile(r'^(?P<q>[`"“\'])(?P<body>.+?)(?P<end>[`"”\'])$', re.S)
+_CLOSERS = {"`": "`", '"': '"', "“": "”", "'": "'"}
+
+
+def unwrapped(text: str) -> str:
+    """A pasted message without what the writer put around it: quotes or backticks enclosing
+    all of it (markdown code), and a question mark ending it (`... not supported for now? `):
+    a message ends with its own words, the writer's question is not one of them."""
+    text = text.strip()
+    found = _WRAPPED.match(text)
+    if found and _CLOSERS[found.group("q")] == found.group("end") \
+            and found.group("q") not in found.group("body") and found.group("end") not in found.group("body"):
+        text = found.group("body").strip()   # a quote inside: the marks belong to the message ('x' has no 'y')
+    if text.endswith("?") and not text.endswith("??"):
+        text = text[:-1].rstrip()
+    return text
+
+
 _STRING_LITERAL = re.compile(r"""^[rRbBuUfF]{0,2}(?P<q>'{3}|"{3}|'|")(?P<body>.*)(?P=q)$""", re.S)
 _FIELD = re.compile(r"\{[^{}]*\}")
 _SELF_DOCUMENTING = re.compile(r"\{([^{}=!:]+)=[^{}]*\}")
