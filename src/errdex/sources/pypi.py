@@ -11,8 +11,9 @@ already in the download folder is reused without calling pip; `latest`
 always asks pip, and falls back to the newest cached file when offline.
 
 `permalink_ref` is `v<version>`: a guess that the project tags releases that
-way (see `GUESSED_PERMALINK_KINDS`). `url_prefix` stays empty because a
-wheel's layout need not match the repository's.
+way (see `GUESSED_PERMALINK_KINDS`). A wheel's layout need not match the
+repository's (`python/sglang/...`): `permalink.locate_in_github` asks GitHub
+once where the files sit and which tag exists, and keeps the guess offline.
 """
 
 from __future__ import annotations
@@ -169,5 +170,10 @@ def resolve_pypi(text: str, *, repo: str | None = None, version: str | None = No
     say = progress or (lambda _msg: None)
     cache = cache_dir(home)
     archive = download(spec, cache / "downloads", say)
-    return tree_from_archive(archive, trees=cache / "trees", repo=repo, version=version,
+    tree = tree_from_archive(archive, trees=cache / "trees", repo=repo, version=version,
                              exclude=exclude, progress=say)
+    if tree.github_repo:
+        from errdex.sources.permalink import locate_in_github
+
+        tree = locate_in_github(tree, tree.root)
+    return tree
