@@ -117,13 +117,13 @@ class LineMatcher:
 def _grade(found: tuple, text: str, primary: bool, event: ErrorEvent) -> tuple[float, str]:
     """(score, confidence) of a message hit: resolve's own formula and rules (`hit_score`,
     `full_hit_is_high`, `contained_hit_is_high`), so both paths rank and grade alike."""
-    plan, kind, _values, agrees = found
+    plan, kind, values, agrees = found
     coverage = plan.literal / max(1, len(text))
     score = hit_score(0.0, kind, agrees, coverage, plan.literal, plan.rec, primary)
     if kind == "full":
-        high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event)
+        high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event, values=values)
     else:
-        high = contained_hit_is_high(plan.chunks, text, plan.literal, plan.rec, agrees, event)
+        high = contained_hit_is_high(plan.chunks, text, plan.literal, plan.rec, agrees, event, values)
     return score, "high" if high else "low"
 
 

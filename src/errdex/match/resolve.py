@@ -54,6 +54,7 @@ from errdex.match.patterns import (
     verify_prefix,
     wrapped_start,
 )
+from errdex.match.values import corroborated_length, corroborates
 
 if TYPE_CHECKING:   # condition checks run for explain, not for log scans: imported when first needed
     from errdex.match.conditions import ConditionCheck
@@ -603,25 +604,34 @@ def _record_terms(score: float, rec: RecordRef, primary: bool) -> float:
 
 
 def contained_hit_is_high(chunks: list[str], text: str, literal: int, rec: RecordRef, agrees: bool | None,
-                          event: ErrorEvent) -> bool:
+                          event: ErrorEvent, values: Sequence[str] = ()) -> bool:
     """Whether a hit inside the text is high: only a whole rendering behind a wrapper's label
     (`Error in request: <message>`), graded as a whole-message hit on the part it covers."""
     start = wrapped_start(chunks, text)
     if start is None:
         return False
     # The part behind the label is the message: one the interpreter raises is no evidence.
-    return full_hit_is_high(literal / max(1, len(text) - start), literal, rec, agrees, event, text[start:])
+    return full_hit_is_high(literal / max(1, len(text) - start), literal, rec, agrees, event, text[start:], values)
 
 
 def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool | None, event: ErrorEvent,
-                     message: str | None = None) -> bool:
+                     message: str | None = None, values: Sequence[str] = ()) -> bool:
     """Whether a whole-message hit is high confidence (see README, "How an error is matched");
-    `message` is the part of the event's text the template covers, when not all of it."""
-    if literal < high_min_literal(rec, agrees) \
-            or interpreter_shaped(event.error_class, event.message if message is None else message):
+    `message` is the part of the event's text the template covers, when not all of it.
+
+    Values that name what their placeholders name (`values.corroborates`) count with the
+    literal text, and such a value opening the message anchors it as literal text would."""
+    if interpreter_shaped(event.error_class, event.message if message is None else message):
         return False
-    return coverage >= HIGH_MIN_COVERAGE or (bool(agrees) and literal >= HIGH_MIN_LITERAL_LONG_VALUES
-                                            and bool(rec.chunks) and bool(rec.chunks[0]))
+    vouched = corroborated_length(rec.groups, rec.placeholders, values) if values else 0
+    evidence = literal + vouched
+    if evidence < high_min_literal(rec, agrees):
+        return False
+    if coverage * evidence / max(1, literal) >= HIGH_MIN_COVERAGE:
+        return True
+    anchored = bool(rec.chunks) and (bool(rec.chunks[0]) or (
+        vouched > 0 and bool(rec.groups) and corroborates(rec.placeholders.get(rec.groups[0], rec.groups[0]), values[0])))
+    return bool(agrees) and evidence >= HIGH_MIN_LITERAL_LONG_VALUES and anchored
 
 
 def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
@@ -638,14 +648,18 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
     if hit is None or agrees is False:
         return "low"
     if hit.kind in ("full", "firstline"):   # a template's whole first line is graded as a whole message
-        return "high" if full_hit_is_high(hit.coverage, hit.literal_covered, c.record, agrees, event) else "low"
+        high = full_hit_is_high(hit.coverage, hit.literal_covered, c.record, agrees, event, values=hit.values)
+        return "high" if high else "low"
     if hit.kind == "contained":
         high = contained_hit_is_high(normalized_chunks(c.record), normalize_space(event.message),
-                                     hit.literal_covered, c.record, agrees, event)
+                                     hit.literal_covered, c.record, agrees, event, hit.values)
         return "high" if high else "low"
-    if hit.kind == "prefix" and hit.coverage >= HIGH_MIN_COVERAGE and hit.literal_covered >= (
-            HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS):
-        return "low" if interpreter_shaped(event.error_class, event.message) else "high"
+    if hit.kind == "prefix":   # a cut paste: literal text (and vouching values) for most of what is left
+        rec = c.record
+        evidence = hit.literal_covered + corroborated_length(rec.groups, rec.placeholders, hit.values)
+        if evidence >= (HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS) \
+                and evidence / max(1, hit.message_length) >= HIGH_MIN_COVERAGE:
+            return "low" if interpreter_shaped(event.error_class, event.message) else "high"
     return "low"
 
 
