@@ -61,6 +61,11 @@ FILES = {
             width = configure(["a"], 1)
             assert width == 1
             assert count == 2
+
+
+        def make_grid(n):
+            assert n % 2 == 0, f"grid size {n} must be even"
+            return [[0] * n for _ in range(n)]
         """,
 }
 
@@ -172,6 +177,14 @@ def test_validation_code_holds_exactly_where_the_site_does_not_raise(recs):
         for names in grid:
             assert _fails(r["validationCode"], names) == bool(eval(r["errdex"]["condition"], {}, dict(names))), \
                 (message, names)
+
+
+def test_a_helper_in_test_code_checks_its_inputs(recs):
+    """`make_grid` lives in a test file but is no test: its assert rejects an input, like any check."""
+    r = recs["grid size {n} must be even"]
+    assert r["errdex"]["test"]
+    assert "The test" not in _texts(r)
+    assert r["solutions"][0] == "Keep `n % 2 == 0` where `make_grid` checks it."
 
 
 def test_test_assertion_gets_test_advice(recs):

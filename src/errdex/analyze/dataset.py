@@ -202,7 +202,8 @@ def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Conditi
     cls = record.get("errorClass") or ("AssertionError" if record.get("errorType") == "assertion" else "Exception")
     f = prose.SiteFacts(qual, qual.rpartition(".")[2], cls, cond, exact, ex.get("conditionReason"),
                         ex.get("placeholders") or {}, ex.get("feeding") or [], ex["entryPoints"],
-                        ex["callers"], tag, record.get("errorType") or "exception", bool(ex.get("test")))
+                        ex["callers"], tag, record.get("errorType") or "exception",
+                        bool(ex.get("test")) and is_test_function(qual))
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"
@@ -229,6 +230,14 @@ def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Conditi
     _set(record, prov, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
                                                              f.error_type == "warning"),
          from_condition)
+
+
+def is_test_function(qual: str) -> bool:
+    """A test as pytest and unittest collect them (`test*`, or a method of a `Test*` class): an
+    assertion there checks the code under test. A helper in test code checks its inputs like any
+    other function, and the prose says so."""
+    parts = qual.split(".")
+    return parts[-1].startswith("test") or (len(parts) > 1 and parts[-2].startswith("Test"))
 
 
 def _set(record: dict, prov: dict, name: str, value, provenance: str) -> None:

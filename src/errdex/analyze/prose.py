@@ -24,7 +24,7 @@ _SITUATIONS = {
     "shape-dtype-mismatch": "Tensors or arrays whose shape, dtype or layout differ from what {fn} checks for.",
     "resource-exhaustion": "A request or batch larger than the capacity {fn} has left.",
     "not-implemented": "A code path {fn} does not implement (yet) for this case.",
-    "internal-invariant": "A state {fn} assumes never happens: hitting it points at a bug or an unexpected call order upstream.",
+    "internal-invariant": "A state {fn} assumes cannot occur: hitting it points at a bug or an unexpected call order upstream.",
     "io-network": "A file, path or network endpoint {fn} needs that is missing or unreachable.",
     "missing-dependency": "An optional package {fn} needs that is not installed in this environment.",
     "permission": "An operation {fn} is not permitted to perform in this environment.",
