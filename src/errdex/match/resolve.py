@@ -234,11 +234,21 @@ def _common_suffix(a: list[str], b: list[str]) -> int:
 _squash = squash
 
 
+#: The category `warnings.warn` gives a message when the code names none.
+DEFAULT_WARNING = "UserWarning"
+
+
 def class_agrees(text_class: str | None, rec: RecordRef) -> bool | None:
-    """True/False when both sides name a class; None when either is unknown."""
+    """True/False when both sides name a class; None when either is unknown.
+
+    A printed `UserWarning` against a raised record is unknown too: it is the category
+    `warnings.warn(msg)` prints when the code names none, so it says the text was warned,
+    not what class the code gives it (the same text raised once it became an error)."""
     if not text_class or not rec.error_class:
         return None
     name = text_class.rsplit(".", 1)[-1]
+    if name == DEFAULT_WARNING and rec.error_type != "warning":
+        return None
     if name == rec.error_class.rsplit(".", 1)[-1]:
         return True
     return any(name == base.rsplit(".", 1)[-1] for base in rec.class_bases)
