@@ -36,6 +36,8 @@ def _records():
                     error_class=None),
         make_record("Unknown quantization method {method}", file_path="pkg/quant.py", line=70,
                     error_class="KeyError", bases=["LookupError", "Exception"]),
+        make_record("", file_path="pkg/moe/d.py", line=80, error_class="AssertionError",
+                    assert_test="self.rank < world_size", error_type="assertion"),
     ]
 
 
@@ -58,6 +60,8 @@ LINES = [
     "ERROR ValueError: xy is not a valid shard spec for w1",
     "WARN UserWarning: Expected 2 experts per rank, got 1",
     "ERROR MyError: Request r2 exceeded the token budget of 1",
+    "ERROR AssertionError: rank < world_size",                           # a bare assert's test retold
+    "ERROR AssertionError: Expected 8 experts per rank",
 ]
 
 

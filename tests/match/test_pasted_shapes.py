@@ -1,6 +1,6 @@
 """Shapes people paste into issue trackers: tracebacks that lost their indentation, a bare
-assert retold as `AssertionError: assert <expr>`, an HTTP client's JSON error body, and
-messages whose values are most of the text."""
+assert retold as `AssertionError: assert <expr>` or `AssertionError: <expr>` inside a code
+span, an HTTP client's JSON error body, and messages whose values are most of the text."""
 
 import pytest
 
@@ -32,6 +32,12 @@ def ctx(request, tmp_path):
                     function="capture", error_class="Exception"),
         make_record("{what} failed: {e}", file_path="python/acme/misc.py", line=5, function="wrap",
                     error_class="RuntimeError"),
+        make_record("", file_path="python/acme/cache/slots.py", line=40, function="SlotPool.free",
+                    error_class="AssertionError", assert_test="self.slots.free_count() <= self.slots.capacity",
+                    error_type="assertion"),
+        *(make_record("", file_path="python/acme/cache/pages.py", line=line, function=f"PagePool.step{line}",
+                      error_class="AssertionError", assert_test="self.pages.used >= 0", error_type="assertion")
+          for line in (12, 30)),
     ]
     return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
 
@@ -205,3 +211,40 @@ def test_unwrapped_keeps_quotes_that_belong_to_the_message(text, expected):
     from errdex.match.pasted import unwrapped
 
     assert unwrapped(text) == expected
+
+
+SLOTS = "python/acme/cache/slots.py"
+
+
+@pytest.mark.parametrize("text", [
+    "It crashes after an hour with `AssertionError: slots.free_count() <= slots.capacity`",
+    "AssertionError: self.slots.free_count() <= self.slots.capacity",
+])
+def test_a_bare_asserts_test_written_as_its_message_names_it(ctx, text):
+    """Python prints a bare assert with no message; a writer puts its test there, often
+    without `self.` and inside a code span opened before the class."""
+    (m, *_) = explain(text, context=ctx)
+    assert (m.file_path, m.line_number, m.match_kind, m.confidence) == (SLOTS, 40, "assert", "high")
+
+
+def test_a_retold_test_standing_at_several_sites_stays_low(ctx):
+    found = explain("AssertionError: pages.used >= 0", context=ctx)
+    assert {(m.line_number, m.confidence) for m in found[:2]} == {(12, "low"), (30, "low")}
+
+
+@pytest.mark.parametrize("text", ["AssertionError: slots", "AssertionError: the slots ran out"])
+def test_a_message_that_tests_nothing_is_not_read_as_a_test(text):
+    from errdex.match.pasted import told_test
+
+    assert told_test(text.split(": ", 1)[1]) is None
+
+
+@pytest.mark.parametrize("message, expected", [
+    ("bad x`", "bad x"),               # the span opened before the class
+    ("set `x` to 2", "set `x` to 2"),  # a pair inside the message
+    ("no marks", "no marks"),
+])
+def test_only_a_closing_mark_without_its_opener_is_dropped(message, expected):
+    from errdex.match.pasted import closing_mark_dropped
+
+    assert closing_mark_dropped(message) == expected

@@ -14,13 +14,13 @@ import mmap
 import os
 import zlib
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent, assert_statement, bare_message, parse_events, prose_frames
-from errdex.match.pasted import unwrapped
+from errdex.match.pasted import closing_mark_dropped, unwrapped
 from errdex.match.patterns import RecordRef
 from errdex.match.resolve import Match, RecordIndex, match_event, mirrors_after_originals
 from errdex.match.text import split_clean_lines
@@ -272,7 +272,7 @@ def events_of(text: str) -> list[ErrorEvent]:
     lines = split_clean_lines(text)
     events = parse_events(lines)
     if events:
-        return events
+        return [_without_closing_mark(e) for e in events]
     body = [(i, line) for i, line in enumerate(lines) if line.strip()]
     out = [ErrorEvent(None, unwrapped(bare_message(line)), [], i + 1, kind="text") for i, line in body]
     if len(body) > 1:  # a message that spanned several lines
@@ -285,6 +285,12 @@ def events_of(text: str) -> list[ErrorEvent]:
         out.append(ErrorEvent("AssertionError", "", frames, body[0][0] + 1, kind="text", failing_expr=expr,
                               assert_message=message))
     return out
+
+
+def _without_closing_mark(event: ErrorEvent) -> ErrorEvent:
+    """A pasted event without its markdown span's closing backtick (`pasted.closing_mark_dropped`)."""
+    message = closing_mark_dropped(event.message)
+    return event if message == event.message else replace(event, message=message)
 
 
 def explain(text_or_exception: str | BaseException, db: str | os.PathLike | None = None,

@@ -1,9 +1,11 @@
 """Pieces of pasted prose that may be an error: quoted or labelled messages, a retyped
-message's spelling, the literal text of an `assert` statement's message.
+message's spelling, the literal text of an `assert` statement's message, an assert's
+test written where Python would print the message.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 
 from errdex.match.patterns import WRAPPER_LABEL_MAX
@@ -46,6 +48,16 @@ def unwrapped(text: str) -> str:
     return text
 
 
+def closing_mark_dropped(message: str) -> str:
+    """A parsed message without the backtick that closes a markdown code span opened before
+    it (`` `ValueError: bad x` ``: the span began before the class, so the message keeps only
+    its end); a backtick the message pairs inside stays."""
+    text = message.rstrip()
+    if text.endswith("`") and text.count("`") % 2 == 1:
+        return text[:-1].rstrip()
+    return message
+
+
 _STRING_LITERAL = re.compile(r"""^[rRbBuUfF]{0,2}(?P<q>'{3}|"{3}|'|")(?P<body>.*)(?P=q)$""", re.S)
 _FIELD = re.compile(r"\{[^{}]*\}")
 _SELF_DOCUMENTING = re.compile(r"\{([^{}=!:]+)=[^{}]*\}")
@@ -73,3 +85,28 @@ def spelled(text: str) -> str:
 def squash(expr: str) -> str:
     """An expression without whitespace (how asserts are compared)."""
     return "".join(expr.split())
+
+
+_SELF = re.compile(r"(?<![\w.])self\.")
+#: What a test does (compares, calls, negates, combines): a bare name or number is no test.
+_TESTING = (ast.Compare, ast.Call, ast.BoolOp, ast.UnaryOp)
+
+
+def told_test(message: str) -> str | None:
+    """The message as the test of a bare `assert`, squashed and without `self.`, when it is
+    one Python expression that tests something: a writer quoting the assert that failed
+    (`AssertionError: pool.free() <= pool.size`), which Python itself prints with no message
+    and a writer retells without the method's `self.`."""
+    text = message.strip()
+    if not text or len(text) > 400 or not any(op in text for op in "<>=(!") and " not " not in f" {text} ":
+        return None
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+    return unselfed(text) if isinstance(tree.body, _TESTING) else None
+
+
+def unselfed(expr: str) -> str:
+    """An assert's test squashed, without `self.` (how a retold test is compared)."""
+    return _SELF.sub("", squash(expr))

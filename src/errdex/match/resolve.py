@@ -44,6 +44,8 @@ from errdex.match.pasted import (
     quoted_parts,
     spelled,
     squash,
+    told_test,
+    unselfed,
 )
 from errdex.match.patterns import (
     MessageHit,
@@ -139,6 +141,7 @@ class RecordIndex:
     def __init__(self, records: Sequence[RecordRef]) -> None:
         self.records = records
         self._maps: tuple | None = None
+        self._told: dict[str, list[RecordRef]] | None = None
 
     def _build(self) -> tuple:
         """The lookup tables, on first use: scanning a log without tracebacks needs none."""
@@ -186,6 +189,15 @@ class RecordIndex:
     def by_assert_test(self) -> dict[str, list[RecordRef]]:
         """Every assert by its test, with a message or without."""
         return self._build()[5]
+
+    @property
+    def by_told_test(self) -> dict[str, list[RecordRef]]:
+        """Asserts without a message by their test as a writer retells it (`pasted.unselfed`)."""
+        if self._told is None:
+            self._told = defaultdict(list)
+            for key, recs in self.by_assert.items():
+                self._told[unselfed(key)].extend(recs)
+        return self._told
 
     @property
     def by_function(self) -> dict[str, list[RecordRef]]:
@@ -495,6 +507,10 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
             out.append(_Candidate(hit.record, "message", hit.kind, hit))
         if not out:
             out = _quoted_candidates(event, engine) or disagreeing
+        if event.error_class == "AssertionError" and event.failing_expr is None:
+            told = told_test(event.message)   # the failed test written where Python prints nothing
+            sites = index.by_told_test.get(told, []) if told else []
+            out = [_Candidate(rec, "message", "assert", None, sites=len(sites)) for rec in sites] + out
     return out
 
 
