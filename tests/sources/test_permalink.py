@@ -75,8 +75,10 @@ def test_the_repository_folder_is_found_and_remembered(tmp_path: Path, raw: _Raw
 
 def test_a_bare_version_tag_is_tried_after_the_v_tag(tmp_path: Path, raw: _Raw) -> None:
     raw.present = {"/acme/pkg/1.0/src/pkg/__init__.py"}
-    tree = locate_in_github(_tree(tmp_path), None)
+    answers = tmp_path / "cache" / "permalinks" / "pkg-1.0"   # made when there is an answer to keep
+    tree = locate_in_github(_tree(tmp_path / "src"), answers)
     assert (tree.url_prefix, tree.permalink_ref) == ("src/", "1.0")
+    assert (answers / ANSWER_FILE).is_file()
 
 
 def test_nothing_found_keeps_the_guess(tmp_path: Path, raw: _Raw) -> None:

@@ -67,7 +67,7 @@ def resolve_installed(name: str, *, local: LocalResolver, repo: str | None = Non
         raise SourceError(f"{dist_name} has no RECORD of installed files; try pypi:{dist_name}=={dist.version}")
     root = Path(dist.locate_file("")).resolve()
     listing = apply_excludes(filter_candidates(root, (f.as_posix() for f in dist.files)), exclude)
-    return SourceTree(
+    tree = SourceTree(
         root=root,
         files=require_files(listing, f"installed distribution {dist_name}"),
         repo=repo or github or dist_name,
@@ -77,3 +77,11 @@ def resolve_installed(name: str, *, local: LocalResolver, repo: str | None = Non
         permalink_ref=f"v{dist.version}",
         skipped=tuple(listing.skipped),
     )
+    from errdex.sources.permalink import locate_in_github, offline
+
+    if github and not offline():   # where the files sit in the repository: asked once, then remembered
+        from errdex.config import cache_dir
+        from errdex.sources.distfiles import safe_path_part
+
+        tree = locate_in_github(tree, cache_dir() / "permalinks" / safe_path_part(f"{dist_name}-{dist.version}"))
+    return tree

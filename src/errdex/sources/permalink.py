@@ -37,7 +37,7 @@ Probe = Callable[[str], "bool | None"]
 
 def locate_in_github(tree: SourceTree, cache: Path | None, probe: Probe | None = None) -> SourceTree:
     """`tree` with `url_prefix` / `permalink_ref` as GitHub has them, when it can tell; else `tree`."""
-    if not tree.github_repo or not tree.permalink_ref or os.environ.get(OFFLINE_ENV, "") not in ("", "0"):
+    if not tree.github_repo or not tree.permalink_ref or offline():
         return tree
     sample = _sample_file(tree)
     if sample is None:
@@ -56,6 +56,11 @@ def locate_in_github(tree: SourceTree, cache: Path | None, probe: Probe | None =
             _write_answer(cache, {"prefix": prefix, "ref": ref})
             return replace(tree, url_prefix=prefix, permalink_ref=ref)
     return tree
+
+
+def offline() -> bool:
+    """`ERRDEX_OFFLINE` is set (to anything but 0): no lookup at all."""
+    return os.environ.get(OFFLINE_ENV, "") not in ("", "0")
 
 
 def _candidates(tree: SourceTree) -> list[tuple[str, str]]:
@@ -106,6 +111,7 @@ def _write_answer(cache: Path | None, answer: dict) -> None:
     if cache is None:
         return
     try:
+        cache.mkdir(parents=True, exist_ok=True)
         tmp = cache / f"{ANSWER_FILE}.{os.getpid()}"
         tmp.write_text(json.dumps(answer), encoding="utf-8")
         os.replace(tmp, cache / ANSWER_FILE)
