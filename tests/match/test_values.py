@@ -30,6 +30,8 @@ def ctx(request, tmp_path):
                     function="Checker.report_leak"),
         make_record("{name} must be contiguous", file_path="python/acme/ops/layout.py", line=9, function="check",
                     error_class="AssertionError"),
+        make_record("Cache pages out of balance: {report}", file_path="python/acme/cache/audit.py", line=30,
+                    function="audit"),
     ]
     return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
 
@@ -50,4 +52,22 @@ def test_a_pool_named_where_the_template_names_a_pool_makes_a_short_phrase_high(
 ])
 def test_values_that_name_something_else_leave_the_phrase_low(ctx, text):
     (m, *_) = explain(text, context=ctx)
+    assert m.confidence == "low"
+
+
+LONG_VALUES = "free=12, held=3, evictable=40, protected=0, session_held=0, uncached=7, total=62"
+
+
+@pytest.mark.parametrize("cls, expected", [("ValueError: ", "high"), ("", "low")])
+def test_values_filling_most_of_the_message_need_more_text_without_a_class(ctx, cls, expected):
+    """28 literal characters opening the message: enough with the class agreeing, not
+    without one (as much as a class-less cut paste needs)."""
+    (m, *_) = explain(f"{cls}Cache pages out of balance: {LONG_VALUES}", context=ctx)
+    assert (m.file_path, m.confidence) == ("python/acme/cache/audit.py", expected)
+
+
+def test_a_vouching_leading_value_and_the_words_make_enough_text_without_a_class(ctx):
+    (m, *_) = explain(f"token_to_kv_pool_allocator memory leak detected! {LONG_VALUES}", context=ctx)
+    assert (m.file_path, m.confidence) == (CHECKER, "high")
+    (m, *_) = explain(f"some_thing memory leak detected! {LONG_VALUES}", context=ctx)
     assert m.confidence == "low"

@@ -72,6 +72,9 @@ HIGH_MIN_LITERAL_UNANCHORED = 24
 #: Values may fill most of a message (a wrapped exception's text, a long list): with the class
 #: agreeing and the template opening with literal text, this much literal text is enough.
 HIGH_MIN_LITERAL_LONG_VALUES = 24
+#: The same with no class printed: a value that names its placeholder stands in for the class,
+#: and the words and vouching values must make as much text as a class-less cut paste needs.
+HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS = HIGH_MIN_LITERAL_PREFIX_CLASSLESS
 
 
 def high_min_literal(rec: RecordRef, agrees: bool | None) -> int:
@@ -657,7 +660,10 @@ def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool
         return True
     anchored = bool(rec.chunks) and (bool(rec.chunks[0]) or (
         vouched > 0 and bool(rec.groups) and corroborates(rec.placeholders.get(rec.groups[0], rec.groups[0]), values[0])))
-    return bool(agrees) and evidence >= HIGH_MIN_LITERAL_LONG_VALUES and anchored
+    # Mostly values: a second witness besides the words, the class or (none printed) a vouching value.
+    if agrees:
+        return evidence >= HIGH_MIN_LITERAL_LONG_VALUES and anchored
+    return vouched > 0 and evidence >= HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS and anchored
 
 
 def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
