@@ -37,8 +37,8 @@ def ctx(request, tmp_path):
 
 
 @pytest.mark.parametrize("text", [
-    "ValueError: token_to_kv_pool_allocator memory leak detected! available=644, evictable=269628, protected=0, "
-    "self.max_total_num_tokens=270331",
+    ("ValueError: token_to_kv_pool_allocator memory leak detected! available=644, evictable=269628, protected=0, "
+     "self.max_total_num_tokens=270331"),
     "ValueError: token_to_kv_pool_allocator memory leak detected!",     # the values after it cut off
 ])
 def test_a_pool_named_where_the_template_names_a_pool_makes_a_short_phrase_high(ctx, text):

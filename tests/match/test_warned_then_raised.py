@@ -4,8 +4,8 @@ the category says the text was warned, not which class the code gives it."""
 import pytest
 
 from errdex.match import MatchContext, explain, scan
-from errdex.match.resolve import class_agrees
 from errdex.match.patterns import RecordRef
+from errdex.match.resolve import class_agrees
 
 from .conftest import make_record
 
