@@ -8,6 +8,7 @@ against the slower path it replaces, on real parsed code.
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 
@@ -112,3 +113,27 @@ def test_read_chains_hold_every_prefix_of_their_chains(text):
 def test_read_chains_follow_chains_on_names_only():
     chains = read_chains(ast.parse("self.cfg.n + a.b[i].c + f(x.y).z", mode="eval").body)
     assert chains == {"self", "self.cfg", "self.cfg.n", "a", "a.b", "i", "f", "x", "x.y"}
+
+
+def _every_expression(root: Path) -> list[ast.expr]:
+    """Every expression node of errdex's own analysis modules: real code of every kind."""
+    found: list[ast.expr] = []
+    for path in sorted(root.glob("*.py")):
+        found.extend(n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.expr))
+    return found
+
+
+ANALYZE_SOURCES = Path(__file__).resolve().parents[2] / "src" / "errdex" / "analyze"
+
+
+def test_names_only_is_the_walk_over_every_node():
+    from errdex.analyze.conjunction import _names_only
+
+    kinds = (ast.Name, ast.Constant, ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare, ast.Tuple,
+             ast.expr_context, ast.unaryop, ast.operator, ast.boolop, ast.cmpop)
+    exprs = _every_expression(ANALYZE_SOURCES) + [ast.parse(t, mode="eval").body for t in (
+        "a < b < 3", "not (a or -b)", "(a, (b, 1)) == c", "(a, [b])", "x == (a, b.c)", "a + b[0]")]
+    answers = {_names_only(e) for e in exprs}
+    assert answers == {True, False}
+    for expr in exprs:
+        assert _names_only(expr) == all(isinstance(n, kinds) for n in ast.walk(expr)), ast.dump(expr)

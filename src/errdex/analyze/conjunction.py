@@ -197,10 +197,23 @@ def _prepare(term: ast.expr) -> _Term:
     return prepared
 
 
-_PLAIN_NODES = (ast.Name, ast.Constant, ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare, ast.Tuple,
-                ast.expr_context, ast.unaryop, ast.operator, ast.boolop, ast.cmpop)
-
-
 def _names_only(term: ast.expr) -> bool:
-    """Whether a term reads local names and constants only (no attribute, item or call)."""
-    return all(isinstance(n, _PLAIN_NODES) for n in ast.walk(term))
+    """Whether a term reads local names and constants only (no attribute, item or call).
+
+    Names, constants and operators on them, comparisons and tuples: what a walk over
+    every node of the term would find, stopping at the first other kind of node.
+    """
+    kind = term.__class__
+    if kind is ast.Name or kind is ast.Constant:
+        return True
+    if kind is ast.Compare:
+        return _names_only(term.left) and all(map(_names_only, term.comparators))
+    if kind is ast.BinOp:
+        return _names_only(term.left) and _names_only(term.right)
+    if kind is ast.UnaryOp:
+        return _names_only(term.operand)
+    if kind is ast.BoolOp:
+        return all(map(_names_only, term.values))
+    if kind is ast.Tuple:
+        return all(map(_names_only, term.elts))
+    return False
