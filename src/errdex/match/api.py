@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent, assert_statement, bare_message, parse_events, prose_frames
-from errdex.match.pasted import closing_mark_dropped, unwrapped
+from errdex.match.pasted import closing_mark_dropped, told_test, unwrapped
 from errdex.match.patterns import RecordRef
 from errdex.match.resolve import Match, RecordIndex, match_event, mirrors_after_originals
 from errdex.match.text import split_clean_lines
@@ -272,7 +272,7 @@ def events_of(text: str) -> list[ErrorEvent]:
     lines = split_clean_lines(text)
     events = parse_events(lines)
     if events:
-        return [_without_closing_mark(e) for e in events]
+        return [_as_pasted(e) for e in events]
     body = [(i, line) for i, line in enumerate(lines) if line.strip()]
     out = [ErrorEvent(None, unwrapped(bare_message(line)), [], i + 1, kind="text") for i, line in body]
     if len(body) > 1:  # a message that spanned several lines
@@ -287,10 +287,15 @@ def events_of(text: str) -> list[ErrorEvent]:
     return out
 
 
-def _without_closing_mark(event: ErrorEvent) -> ErrorEvent:
-    """A pasted event without its markdown span's closing backtick (`pasted.closing_mark_dropped`)."""
+def _as_pasted(event: ErrorEvent) -> ErrorEvent:
+    """A pasted event read as a writer shapes it, which a program's log does not: without its
+    markdown span's closing backtick (`pasted.closing_mark_dropped`), and with the assert's
+    test a writer put where Python prints nothing (`pasted.told_test`)."""
     message = closing_mark_dropped(event.message)
-    return event if message == event.message else replace(event, message=message)
+    told = told_test(message) if event.error_class == "AssertionError" and event.failing_expr is None else None
+    if message == event.message and told is None:
+        return event
+    return replace(event, message=message, told_test=told)
 
 
 def explain(text_or_exception: str | BaseException, db: str | os.PathLike | None = None,

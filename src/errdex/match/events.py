@@ -62,6 +62,7 @@ class ErrorEvent:
     kind: str = "line"                # traceback | pytest | warning | line | text
     failing_expr: str | None = None   # `assert <expr>` shown by pytest, or retold on a line
     assert_message: str | None = None  # message source of an `assert <expr>, <msg>` statement pasted alone
+    told_test: str | None = None      # pasted `AssertionError: <test>`: the test, as `pasted.told_test` reads it
 
 
 @dataclass(slots=True)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent
-from errdex.match.pasted import told_test
 from errdex.match.patterns import (
     RecordRef,
     normalize_space,
@@ -63,8 +62,6 @@ class LineMatcher:
         if event.frames or event.failing_expr is not None or not event.message \
                 or printed_class_of(event, self.engine) is not None:   # the general path splits it off
             return None
-        if event.error_class == "AssertionError" and told_test(event.message) is not None:
-            return None   # an assert's test as its message: the general path looks the test up
         text = normalize_space(event.message)
         if not text or text not in seen_in:
             return None

@@ -88,6 +88,9 @@ def squash(expr: str) -> str:
 
 
 _SELF = re.compile(r"(?<![\w.])self\.")
+_KEYWORD = r"(?:and|or|not|is|in|if|else|for|lambda|await)\b"
+#: Two words in a row, neither a keyword: a sentence, not an expression (read before parsing).
+_PROSE = re.compile(rf"(?<![\w.])(?!{_KEYWORD})[A-Za-z_]\w*\s+(?!{_KEYWORD})[A-Za-z_(]")
 #: What a test does (compares, calls, negates, combines): a bare name or number is no test.
 _TESTING = (ast.Compare, ast.Call, ast.BoolOp, ast.UnaryOp)
 
@@ -98,7 +101,7 @@ def told_test(message: str) -> str | None:
     (`AssertionError: pool.free() <= pool.size`), which Python itself prints with no message
     and a writer retells without the method's `self.`."""
     text = message.strip()
-    if not text or len(text) > 400 or not any(op in text for op in "<>=(!") and " not " not in f" {text} ":
+    if not text or len(text) > 400 or _PROSE.search(text):
         return None
     try:
         tree = ast.parse(text, mode="eval")

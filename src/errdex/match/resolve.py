@@ -43,7 +43,6 @@ from errdex.match.pasted import (
     quoted_parts,
     spelled,
     squash,
-    told_test,
 )
 from errdex.match.patterns import (
     MessageHit,
@@ -401,9 +400,8 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
             out.append(_Candidate(hit.record, "message", hit.kind, hit))
         if not out:
             out = _quoted_candidates(event, engine) or disagreeing
-        if event.error_class == "AssertionError" and event.failing_expr is None:
-            told = told_test(event.message)   # the failed test written where Python prints nothing
-            sites = index.by_told_test.get(told, []) if told else []
+        if event.told_test:   # pasted: the failed test written where Python prints nothing
+            sites = index.by_told_test.get(event.told_test, [])
             out = [_Candidate(rec, "message", "assert", None, sites=len(sites)) for rec in sites] + out
     return out
 
@@ -541,11 +539,13 @@ def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool
 
     Values that name what their placeholders name (`values.corroborates`) count with the
     literal text, and such a value opening the message anchors it as literal text would."""
-    if interpreter_shaped(event.error_class, event.message if message is None else message):
-        return False
+    need = high_min_literal(rec, agrees)
+    shaped = interpreter_shaped
+    if literal >= need and coverage >= HIGH_MIN_COVERAGE:   # the words alone suffice (most lines of a log)
+        return not shaped(event.error_class, event.message if message is None else message)
     vouched = corroborated_length(rec.groups, rec.placeholders, values) if values else 0
     evidence = literal + vouched
-    if evidence < high_min_literal(rec, agrees):
+    if evidence < need or shaped(event.error_class, event.message if message is None else message):
         return False
     if coverage * evidence / max(1, literal) >= HIGH_MIN_COVERAGE:
         return True
