@@ -232,11 +232,18 @@ def test_a_retold_test_standing_at_several_sites_stays_low(ctx):
     assert {(m.line_number, m.confidence) for m in found[:2]} == {(12, "low"), (30, "low")}
 
 
-@pytest.mark.parametrize("text", ["AssertionError: slots", "AssertionError: the slots ran out"])
-def test_a_message_that_tests_nothing_is_not_read_as_a_test(text):
+@pytest.mark.parametrize("message, expected", [
+    ("slots", None),                                  # a name tests nothing
+    ("the slots ran out", None),
+    ("the pool (slots) is full", None),               # a sentence with a call-like part
+    ("used == 3, got 4", None),                       # a tuple: a message, not a test
+    ("slot in free and not busy", "slotinfreeandnotbusy"),
+    ("self.pool.size() > 0", "pool.size()>0"),
+])
+def test_only_a_message_that_is_one_test_reads_as_a_retold_assert(message, expected):
     from errdex.match.pasted import told_test
 
-    assert told_test(text.split(": ", 1)[1]) is None
+    assert told_test(message) == expected
 
 
 @pytest.mark.parametrize("message, expected", [

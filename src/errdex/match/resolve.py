@@ -540,12 +540,12 @@ def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool
     Values that name what their placeholders name (`values.corroborates`) count with the
     literal text, and such a value opening the message anchors it as literal text would."""
     need = high_min_literal(rec, agrees)
-    shaped = interpreter_shaped
+    said = event.message if message is None else message
     if literal >= need and coverage >= HIGH_MIN_COVERAGE:   # the words alone suffice (most lines of a log)
-        return not shaped(event.error_class, event.message if message is None else message)
+        return not interpreter_shaped(event.error_class, said)
     vouched = corroborated_length(rec.groups, rec.placeholders, values) if values else 0
     evidence = literal + vouched
-    if evidence < need or shaped(event.error_class, event.message if message is None else message):
+    if evidence < need or interpreter_shaped(event.error_class, said):
         return False
     if coverage * evidence / max(1, literal) >= HIGH_MIN_COVERAGE:
         return True
