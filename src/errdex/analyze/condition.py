@@ -54,7 +54,7 @@ from errdex.analyze.names import own_bindings, target_names
 from errdex.analyze.patterns import case_condition
 from errdex.analyze.purity import is_pure, may_change_state, state_atoms
 from errdex.analyze.raised import NO_CALL, outer_call_texts, raised_condition
-from errdex.analyze.simplify import TRUE, conjoin, disjoin, is_const, negate, render, simplify
+from errdex.analyze.simplify import TRUE, conjoin, disjoin, negate, render, simplify
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
 
@@ -112,7 +112,7 @@ class _PathWalk:
     def add(self, expr: ast.expr, approx: tuple[str, ...] = (), own: bool = True) -> None:
         if approx:
             self.note(*approx)
-        if not is_const(expr, True):
+        if not (expr.__class__ is ast.Constant and expr.value is True):   # `is_const(expr, True)`
             shared = self.own is self.conjunction
             conjunction = self.conjunction.add(expr)
             epoch = ""
@@ -317,7 +317,9 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     if walk.guards:   # with no guard yet, a rebinding stales nothing
         bound = flow.bound(stmt)
         walk.rebind(bound)
-    if is_const(exits.next, True):   # most statements: no guard, so no own-guard question either
+    following = exits.next
+    if following.__class__ is ast.Constant and following.value is True:   # `is_const(following, True)`
+        # most statements: no guard, so no own-guard question either
         if exits.approx:
             walk.note(*exits.approx)
         if walk.guards:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from errdex.analyze.exprs import expr_key, side_memo, side_table
+from errdex.analyze.exprs import expr_key, memo, side_memo, side_table
 from errdex.analyze.intervals import _Bound, _as_bounds, _write
 from errdex.analyze.purity import is_pure
-from errdex.analyze.raised import outer_calls
+from errdex.analyze.raised import outer_call_texts
 from errdex.analyze.simplify import _flatten, negation_key, render
 
 
@@ -57,7 +57,7 @@ class Conjunction:
         texts = [t for t in self.texts if t is not None]
         if len(texts) == 1:
             return texts[0][0]
-        return " and ".join(f"({t})" if wrap else t for t, wrap in texts) if texts else "True"
+        return " and ".join([f"({t})" if wrap else t for t, wrap in texts]) if texts else "True"
 
     def add(self, expr: ast.expr, epoch: str = "") -> Conjunction:
         """This conjunction and `expr` (already simplified).
@@ -187,8 +187,8 @@ def _prepare(term: ast.expr) -> _Term:
         if isinstance(term, ast.BoolOp) and isinstance(term.op, ast.Or):
             prepared.members = frozenset(expr_key(v) for v in _flatten(term.values, ast.Or) if _names_only(v))
     else:
-        prepared.calls = tuple(outer_calls(term))
-    parsed = _as_bounds(term)
+        prepared.calls = memo(term, "_errdex_calls", outer_call_texts)   # `outer_calls`, not copied
+    parsed = _as_bounds(term) if term.__class__ is ast.Compare else None   # only a comparison bounds
     if parsed is None:
         prepared.text = _slot_text(term)
     else:

@@ -18,13 +18,13 @@ and are left out.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from keyword import kwlist
 
 from errdex.analyze.exprs import side_memo, side_table
 from errdex.analyze.names import dotted, read_chains, shallow_walruses, target_names
-from errdex.analyze.source import node_text
+from errdex.analyze.source import node_text, walrus_free
 
 MAX_FEEDING = 8
 
@@ -109,6 +109,8 @@ class _Definition:
 
 
 def _walrus_definitions(expr: ast.expr | None) -> list[_Definition]:
+    if walrus_free():
+        return []   # what the search below finds in a file without `:=`
     return [_Definition(w, [w.target], w.value) for w in shallow_walruses(expr)]
 
 
@@ -224,8 +226,9 @@ def _surviving(need: set[str], kills: set[str]) -> set[str]:
     return {n for n in need if n not in kills and not n.startswith(inside)}
 
 
-def _dominating_in_reverse(scope: ast.AST, path: Sequence[ast.AST]) -> Iterator[_Definition]:
-    """The definitions that dominate the site, last first (block prefixes are read in place, not copied)."""
+def _dominating_groups(scope: ast.AST, path: Sequence[ast.AST]) -> list[tuple[list[_Definition], int]]:
+    """The definitions that dominate the site, in groups `(definitions, count)` whose first `count`
+    dominate, outermost first (block prefixes are read in place, not copied)."""
     groups: list[tuple[list[_Definition], int]] = []
     block: list[ast.AST] | None = getattr(scope, "body", None)
     for index, element in enumerate(path):
@@ -240,9 +243,7 @@ def _dominating_in_reverse(scope: ast.AST, path: Sequence[ast.AST]) -> Iterator[
         if entry:
             groups.append((entry, len(entry)))
         block = _child_block(element, child)
-    for definitions, count in reversed(groups):
-        for position in range(count - 1, -1, -1):
-            yield definitions[position]
+    return groups
 
 
 def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]) -> list[str]:
@@ -257,16 +258,18 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
     if not need:
         return []
     kept: list[_Definition] = []
-    for definition in _dominating_in_reverse(scope, path):
-        defines = definition.cached_defines
-        if need.isdisjoint(definition.defines() if defines is None else defines):
-            continue
-        kept.append(definition)
-        kills = definition.kills()
-        dead = kills & need if kills else kills
-        if dead:
-            need = _surviving(need, dead)
-        need |= definition.uses()
-        if len(kept) >= MAX_FEEDING:
-            break
+    for definitions, count in reversed(_dominating_groups(scope, path)):
+        for position in range(count - 1, -1, -1):   # the last definition first
+            definition = definitions[position]
+            defines = definition.cached_defines
+            if need.isdisjoint(definition.defines() if defines is None else defines):
+                continue
+            kept.append(definition)
+            if len(kept) >= MAX_FEEDING:
+                return [d.text() for d in reversed(kept)]
+            kills = definition.kills()
+            dead = kills & need if kills else kills
+            if dead:
+                need = _surviving(need, dead)
+            need |= definition.uses()
     return [d.text() for d in reversed(kept)]

@@ -11,6 +11,9 @@ _PURE = "_errdex_pure"
 
 def is_pure(node: ast.AST) -> bool:
     """Whether evaluating `node` twice must give the same value (memoised on the node)."""
+    kind = node.__class__
+    if kind is ast.Name or kind is ast.Constant:
+        return True   # what `_is_pure` says, without keeping it on the node
     values = node.__dict__
     pure = values.get(_PURE)
     if pure is None:
@@ -31,7 +34,12 @@ def _is_pure(node: ast.AST) -> bool:
     if kind is ast.Attribute:
         return is_pure(node.value)
     if kind is ast.Compare:
-        return is_pure(node.left) and all(is_pure(c) for c in node.comparators)
+        if not is_pure(node.left):
+            return False
+        for comparator in node.comparators:
+            if not is_pure(comparator):
+                return False
+        return True
     if kind is ast.Call:
         return False
     if kind is ast.Subscript:
@@ -41,9 +49,9 @@ def _is_pure(node: ast.AST) -> bool:
     if kind is ast.BinOp:
         return is_pure(node.left) and is_pure(node.right)
     if kind is ast.BoolOp:
-        return all(is_pure(v) for v in node.values)
+        return all(map(is_pure, node.values))
     if kind is ast.Tuple or kind is ast.List:
-        return all(is_pure(e) for e in node.elts)
+        return all(map(is_pure, node.elts))
     if kind is ast.Slice:
         return all(p is None or is_pure(p) for p in (node.lower, node.upper, node.step))
     return False
