@@ -137,3 +137,20 @@ def test_names_only_is_the_walk_over_every_node():
     assert answers == {True, False}
     for expr in exprs:
         assert _names_only(expr) == all(isinstance(n, kinds) for n in ast.walk(expr)), ast.dump(expr)
+
+
+@pytest.mark.parametrize("text", ["x > 3", "3 <= x", "x != 0x10", "n not in (1, 2, 3)", "s == 'a'", "-2.5 < y.v"])
+def test_a_bounded_term_reads_the_same_alone_and_after_its_first_use(text):
+    from errdex.analyze.conjunction import EMPTY
+    from errdex.analyze.intervals import _as_bounds, _Bound, _write
+
+    term = simplify(ast.parse(text, mode="eval").body)
+    operand, _, pairs = _as_bounds(term)
+    bound = _Bound(operand)
+    for op, value in pairs:
+        bound.add(op, value)
+    expected = " and ".join(render(w) for w in _write(bound))
+    first, again = EMPTY.add(term), EMPTY.add(term)   # the second reuses what the first worked out
+    assert first.text() == again.text() == expected
+    narrowed = simplify(ast.parse(f"({text}) and {render(operand)} != 7", mode="eval").body)
+    assert EMPTY.add(term).add(narrowed).text() == EMPTY.add(narrowed).text()

@@ -117,21 +117,34 @@ class Conjunction:
         operand, _, pairs = term.bounds
         slot_key = term.slot_key + epoch if epoch else term.slot_key
         slot = self.bounds.get(slot_key)
-        if slot is None:
-            index, bound = len(self.texts), _Bound(operand)
+        if slot is None:   # the term's own bounds, the same in every conjunction: worked out once
+            fresh = term.fresh
+            if fresh is None:
+                fresh = term.fresh = _bounded(_Bound(operand), pairs)
+            bound, text = fresh
+            if bound is None:
+                return _FALSE
+            texts = texts + (text,)
+            index = len(self.texts)
         else:
             index, old = slot
-            bound = _Bound(operand, old.lower, old.upper, list(old.equal), list(old.unequal))
-        for op, value in pairs:
-            bound.add(op, value)
-        written = _write(bound)
-        if written is None:
-            return _FALSE
-        text = (" and ".join(render(w) for w in written), False) if written else ("True", False)
-        texts = texts + (text,) if slot is None else texts[:index] + (text,) + texts[index + 1:]
+            bound, text = _bounded(_Bound(operand, old.lower, old.upper, list(old.equal), list(old.unequal)), pairs)
+            if bound is None:
+                return _FALSE
+            texts = texts[:index] + (text,) + texts[index + 1:]
         bounds = dict(self.bounds)
         bounds[slot_key] = (index, bound)
         return Conjunction(texts, keys, bounds, calls, False, None, ors, plain)
+
+
+def _bounded(bound: _Bound, pairs: list) -> tuple[_Bound | None, tuple[str, bool]]:
+    """`bound` narrowed by `pairs`, with its slot text; no bound when nothing fits."""
+    for op, value in pairs:
+        bound.add(op, value)
+    written = _write(bound)
+    if written is None:
+        return None, ("False", False)
+    return bound, (" and ".join([render(w) for w in written]), False) if written else ("True", False)
 
 
 _FALSE = Conjunction(false=True)
@@ -153,6 +166,7 @@ class _Term:
     node: ast.expr | None = None
     members: frozenset[str] | None = None    # a pure `a or b`: the keys of a and b (see absorption above)
     plain: bool = False                      # a pure term that reads local names only
+    fresh: tuple | None = None               # `_bounded` for a slot of its own (see `_add_term`)
 
     def negated(self) -> str:
         """Key of the term's negation, worked out only once a conjunction holds a key to meet it."""
