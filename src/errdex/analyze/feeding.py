@@ -116,17 +116,18 @@ def _walrus_definitions(expr: ast.expr | None) -> list[_Definition]:
 
 def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
     """Bindings made by a preceding sibling that surely ran (once per statement, see `_BlockDefinitions`)."""
-    if isinstance(stmt, ast.Assign):
+    kind = stmt.__class__   # statement kinds are told by class: the parser makes no subclasses
+    if kind is ast.Assign:
         return [*_walrus_definitions(stmt.value), _Definition(stmt, list(stmt.targets), stmt.value)]
-    if isinstance(stmt, ast.AugAssign):
-        return [_Definition(stmt, [stmt.target], stmt.value, augmented=True)]
-    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-        return [_Definition(stmt, [stmt.target], stmt.value)]
-    if isinstance(stmt, (ast.If, ast.While)):
-        return _walrus_definitions(stmt.test)
-    if isinstance(stmt, ast.Expr):
+    if kind is ast.Expr:
         return _walrus_definitions(stmt.value)
-    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+    if kind is ast.AugAssign:
+        return [_Definition(stmt, [stmt.target], stmt.value, augmented=True)]
+    if kind is ast.AnnAssign and stmt.value is not None:
+        return [_Definition(stmt, [stmt.target], stmt.value)]
+    if kind is ast.If or kind is ast.While:
+        return _walrus_definitions(stmt.test)
+    if kind is ast.With or kind is ast.AsyncWith:
         return _with_definitions(stmt)
     return []
 

@@ -98,20 +98,21 @@ def negation_key(node: ast.expr) -> str:
 
 
 def _negate(node: ast.expr) -> ast.expr:
-    if isinstance(node, ast.Constant):
+    kind = node.__class__   # node kinds are told by class: the parser and the builders here make no subclasses
+    if kind is ast.Constant:
         return ast.Constant(not node.value)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+    if kind is ast.UnaryOp and node.op.__class__ is ast.Not:
         return node.operand
-    if isinstance(node, ast.Compare):
+    if kind is ast.Compare:
         if len(node.ops) == 1:
             flipped = compare(node.left, _FLIP[type(node.ops[0])](), node.comparators[0])
             return _constant_right(flipped)
         parts = split_chain(node)
         if parts is not None:
             return disjoin([negate(p) for p in parts])
-    if isinstance(node, ast.BoolOp):
+    if kind is ast.BoolOp:
         parts = [negate(v) for v in node.values]
-        return disjoin(parts) if isinstance(node.op, ast.And) else conjoin(parts)
+        return disjoin(parts) if node.op.__class__ is ast.And else conjoin(parts)
     return ast.UnaryOp(op=ast.Not(), operand=node)
 
 
@@ -145,7 +146,7 @@ def _lone_term(parts: list[ast.expr], absorbing: bool) -> ast.expr | None:
     """
     term = None
     for part in parts:
-        if isinstance(part, ast.Constant):
+        if part.__class__ is ast.Constant:
             if bool(part.value) is absorbing:
                 return TRUE if absorbing else FALSE
             continue
@@ -154,9 +155,10 @@ def _lone_term(parts: list[ast.expr], absorbing: bool) -> ast.expr | None:
         term = part
     if term is None:
         return FALSE if absorbing else TRUE
-    if isinstance(term, ast.BoolOp):
+    kind = term.__class__
+    if kind is ast.BoolOp:
         return None
-    if not absorbing and isinstance(term, ast.Compare) and (len(term.ops) > 1 or _as_bounds(term) is not None):
+    if not absorbing and kind is ast.Compare and (len(term.ops) > 1 or _as_bounds(term) is not None):
         return None
     return term
 
@@ -166,19 +168,26 @@ _SIMPLIFIED = side_table()
 
 def simplify(node: ast.expr) -> ast.expr:
     """Simplify a whole expression tree (see the module docstring; memoised, results are shared)."""
+    if node.__class__ not in _REWRITTEN:
+        return node   # what `_simplify` gives it, without a memo entry
     hit = _SIMPLIFIED.get(id(node))
     return hit[1] if hit is not None else side_memo(_SIMPLIFIED, node, _simplify)
 
 
+#: The kinds `_simplify` may rewrite; any other node is its own simplification.
+_REWRITTEN = frozenset({ast.BoolOp, ast.UnaryOp, ast.Compare})
+
+
 def _simplify(node: ast.expr) -> ast.expr:
-    if isinstance(node, ast.BoolOp):
+    kind = node.__class__
+    if kind is ast.BoolOp:
         values = [_simplify(v) for v in node.values]
-        return conjoin(values) if isinstance(node.op, ast.And) else disjoin(values)
-    if isinstance(node, ast.UnaryOp):
-        if isinstance(node.op, ast.Not):
+        return conjoin(values) if node.op.__class__ is ast.And else disjoin(values)
+    if kind is ast.UnaryOp:
+        if node.op.__class__ is ast.Not:
             return negate(_simplify(node.operand))
         return _fold_unary(node.op, _simplify_value(node.operand))
-    if isinstance(node, ast.Compare):
+    if kind is ast.Compare:
         return _simplify_compare(node)
     return node
 
@@ -250,9 +259,10 @@ def _fold_compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> ast.expr | 
 def _flatten(parts: list[ast.expr], op: type) -> list[ast.expr]:
     flat: list[ast.expr] = []
     for part in parts:
-        if isinstance(part, ast.BoolOp) and isinstance(part.op, op):
+        kind = part.__class__
+        if kind is ast.BoolOp and part.op.__class__ is op:
             flat.extend(_flatten(part.values, op))
-        elif op is ast.And and isinstance(part, ast.Compare) and len(part.ops) > 1:
+        elif kind is ast.Compare and op is ast.And and len(part.ops) > 1:
             flat.extend(split_chain(part) or [part])
         else:
             flat.append(part)
