@@ -84,6 +84,9 @@ class _PathWalk:
     site's own guards are never followed by one).
     """
 
+    __slots__ = ("flow", "conjunction", "own", "guards", "guarded", "named", "reasons", "calls", "trail",
+                 "with_guards", "with_read")
+
     def __init__(self, flow: FlowAnalyzer) -> None:
         self.flow = flow
         self.conjunction = EMPTY
