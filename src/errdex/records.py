@@ -25,8 +25,9 @@ def fill_window(site: ErrorSite, lines: list[str]) -> None:
 
 def window_of(line: int, lines: list[str]) -> tuple[int, int, str]:
     """(start, end, text) of the window around `line`: the one place its bounds are decided."""
+    count = len(lines) - 1 if lines and not lines[-1] else len(lines)   # "a\nb\n" has two lines, not three
     start = max(1, line - WINDOW)
-    end = min(len(lines), line + WINDOW)
+    end = max(start, min(count, line + WINDOW))
     return start, end, "\n".join(lines[start - 1:end])
 
 

@@ -134,3 +134,20 @@ def test_windows_from_workers_and_from_the_cache_match_the_source(sample, tmp_pa
         if rec["filePath"] == "widgets/core.py":
             assert rec["sourceCode"] == "\n".join(lines[rec["sourceCodeStart"] - 1:rec["sourceCodeEnd"]])
     assert len(records_of(db, "acme/widgets@2")) == first.records
+
+
+def test_window_is_clipped_to_the_file_s_last_line(tmp_path) -> None:
+    """`sourceCodeEnd` is a line of the file: the newline ending the last line opens no line after it."""
+    from errdex.records import window_of
+
+    assert window_of(2, ["a", "b", "c", ""]) == (1, 3, "a\nb\nc")
+    assert window_of(2, ["a", "b", "c"]) == (1, 3, "a\nb\nc")
+    assert window_of(1, [""]) == (1, 1, "")
+    src = tmp_path / "src" / "pkg"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "m.py").write_text("def f(n):\n    if n > 3:\n        raise ValueError('big')\n")
+    index_source(str(tmp_path / "src"), tmp_path / "e.db", jobs=1, repo="acme/w", version="1")
+    (rec,) = [r for r in records_of(tmp_path / "e.db", "acme/w@1") if r["filePath"] == "pkg/m.py"]
+    assert (rec["sourceCodeStart"], rec["sourceCodeEnd"]) == (1, 3)
+    assert rec["sourceCode"] == "def f(n):\n    if n > 3:\n        raise ValueError('big')"

@@ -115,4 +115,4 @@ def test_records_link_into_the_repository_folder(tmp_path: Path, raw: _Raw) -> N
     with Store.open(tmp_path / "e.db", readonly=True) as store:
         (record,) = [r for r in store.iter_records(limit=10) if r["errorClass"] == "ValueError"]
     assert record["filePath"] == "pkg/core.py"
-    assert record["githubUrl"] == "https://github.com/acme/pkg/blob/v1.0/python/pkg/core.py#L1-L4"
+    assert record["githubUrl"] == "https://github.com/acme/pkg/blob/v1.0/python/pkg/core.py#L1-L3"

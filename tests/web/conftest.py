@@ -82,6 +82,9 @@ GADGETS_V1 = {
             if not items:
                 raise IndexError("cannot pick from an empty list")
             return items[i]
+
+        def size(items):
+            return len(items)
     ''',
 }
 GADGETS_V2 = {
@@ -98,6 +101,9 @@ GADGETS_V2 = {
             if len(items) > 3:
                 raise OverflowError(f"<script>alert('added')</script> too many items: {len(items)}")
             return items[1:]
+
+        def size(items):
+            return len(items)
     ''',
 }
 GADGETS = "acme/gadgets"
