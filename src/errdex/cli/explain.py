@@ -159,7 +159,7 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
         _fail(exc)
         return
     if as_json:
-        _write_json(report.to_json())
+        _write_json(report.json_parts())
     else:
         _print_report(report, top or None)
     end_without_teardown("scan")
@@ -184,10 +184,13 @@ def _keep_freed_memory() -> None:
         pass
 
 
-def _write_json(text: str) -> None:
-    """The report as one JSON line; plain write: `click.echo` would scan tens of MB for ANSI codes."""
-    sys.stdout.write(text)
-    sys.stdout.write("\n")
+def _write_json(parts: list[str]) -> None:
+    """The report as one JSON line, written piece by piece (joined, a big log's report would be
+    copied once more); plain writes: `click.echo` would scan tens of MB for ANSI codes."""
+    write = sys.stdout.write
+    for part in parts:
+        write(part)
+    write("\n")
     sys.stdout.flush()
 
 

@@ -18,7 +18,7 @@ from typing import BinaryIO, Callable
 
 from errdex.collector import collector_paused
 from errdex.match.api import MatchContext, load_context
-from errdex.match.encode import FragmentCache, encode_occurrences, report_json
+from errdex.match.encode import FragmentCache, encode_occurrences, report_json, report_json_parts
 from errdex.match.events import ErrorEvent, bare_message, line_event, opens_block, parse_at
 from errdex.match.linematch import LineMatcher
 from errdex.match.resolve import Match, match_event
@@ -81,6 +81,10 @@ class ScanReport:
         """`json.dumps(self.to_dict())`, from each occurrence's pre-encoded JSON where there
         is one (a split scan's processes encode their own occurrences in parallel)."""
         return report_json(self)
+
+    def json_parts(self) -> list[str]:
+        """`to_json()` in pieces that join to it, for writing out without one more copy."""
+        return report_json_parts(self)
 
     def unknown_list(self) -> list[dict]:
         return sorted(self.unknown.values(), key=lambda u: (-u["count"], u["firstLine"]))
