@@ -10,7 +10,6 @@ import subprocess
 
 import pytest
 
-from errdex.hook import index_reader
 from errdex.hook.index_reader import IndexUnreadable, IndexView
 
 from .conftest import PY

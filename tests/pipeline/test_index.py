@@ -1,6 +1,5 @@
 """End to end: a codebase on disk -> `index` -> a real SQLite file -> records in the seed format."""
 
-import json
 import sqlite3
 
 from errdex.models import SEED_FIELDS

@@ -62,7 +62,7 @@ def commit(root: Path, files: dict[str, str], subject: str, when: int) -> str:
     write_files(root, files)
     git(root, "add", "-A")
     date = f"{1_700_000_000 + when} +0000"
-    git(root, "-c", f"user.name=T", "commit", "-q", "-m", subject, "--date", date)
+    git(root, "-c", "user.name=T", "commit", "-q", "-m", subject, "--date", date)
     env_date = date
     git(root, "commit", "-q", "--amend", "--no-edit", "--date", env_date)
     return git(root, "rev-parse", "HEAD")
