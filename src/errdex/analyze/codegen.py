@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.analyze.condexpr import Condition, type_tests
+from errdex.analyze.condexpr import Condition, and_operand, type_tests
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRATEGY_BODY = {
@@ -162,18 +162,10 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     after = (f"# names as in {function}\nif {cond.neg}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")
     head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
-    when = f"{cond.context} and {_operand(cond)}" if cond.context else cond.own_text
+    when = f"{cond.context} and {and_operand(cond.own, cond.own_text)}" if cond.context else cond.own_text
     once = " (once the earlier checks in it pass)" if cond.guards else ""
     verb = "warns with" if warning else "raises"
     return f"{head}# before\n{bare}  # {verb} {error_class} when {when}{once}\n# after\n{after}"
-
-
-def _operand(cond: Condition) -> str:
-    """The own test as an operand of `and`: an `or`, a conditional or a walrus needs parentheses."""
-    own = cond.own
-    loose = (isinstance(own, ast.BoolOp) and isinstance(own.op, ast.Or)) or isinstance(
-        own, (ast.IfExp, ast.NamedExpr, ast.Lambda))
-    return f"({cond.own_text})" if loose else cond.own_text
 
 
 def _parsed(text: str) -> str | None:

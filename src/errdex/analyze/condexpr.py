@@ -200,6 +200,14 @@ def _wrap(node: ast.expr) -> str:
     return f"({text})" if loose else text
 
 
+def and_operand(node: ast.expr, text: str) -> str:
+    """`text` (the source of `node`) as an operand of `and`: an `or`, a conditional, a lambda or a
+    walrus binds looser and needs brackets; a comparison or `not` does not."""
+    loose = (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)) or isinstance(
+        node, (ast.IfExp, ast.NamedExpr, ast.Lambda))
+    return f"({text})" if loose else text
+
+
 def negate_code(node: ast.expr) -> str:
     """`not node` as source, simplified without changing its meaning: `!=` -> `==`, De Morgan."""
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _FLIP:

@@ -183,13 +183,7 @@ def _simplify(node: ast.expr) -> ast.expr:
     if kind is ast.BoolOp:
         values = [_simplify(v) for v in node.values]
         return conjoin(values) if node.op.__class__ is ast.And else disjoin(values)
-    if kind is ast.UnaryOp:
-        if node.op.__class__ is ast.Not:
-            return negate(_simplify(node.operand))
-        return _fold_unary(node.op, _simplify_value(node.operand))
-    if kind is ast.Compare:
-        return _simplify_compare(node)
-    return node
+    return _simplify_value(node)   # the rest is rewritten alike whether its truth or its value is used
 
 
 def _simplify_value(node: ast.expr) -> ast.expr:

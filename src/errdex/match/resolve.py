@@ -136,7 +136,6 @@ class Match:
         return out
 
 
-_squash = squash
 
 
 #: The category `warnings.warn` gives a message when the code names none.
@@ -313,8 +312,8 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
                 index: RecordIndex, engine: PatternEngine, deepest: bool = True) -> list[_Candidate]:
     recs = [r for f in files for r in index.by_file[f] if class_agrees(event.error_class, r) is not False]
     if deepest and event.failing_expr:   # the failed assert's own test, printed under the frame
-        expr = _squash(event.failing_expr)
-        same_test = [r for r in recs if r.assert_test and _squash(r.assert_test) == expr]
+        expr = squash(event.failing_expr)
+        same_test = [r for r in recs if r.assert_test and squash(r.assert_test) == expr]
         if same_test:
             return [_Candidate(r, "frame", "line", None, 1.0 if r.line == frame.line else 0.7) for r in same_test]
     exact = [r for r in recs if r.line == frame.line]
@@ -388,7 +387,7 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
         expr = event.failing_expr or ""
         # Python printed no message, so the assert has none; a retold test may leave its message out.
         by_test = index.by_assert_test if event.kind == "text" else index.by_assert
-        for rec in by_test.get(_squash(expr), []) if expr else []:
+        for rec in by_test.get(squash(expr), []) if expr else []:
             out.append(_Candidate(rec, "message", "assert", None))
     if event.message:
         disagreeing: list[_Candidate] = []
@@ -429,7 +428,7 @@ def asserts_with_message(index: RecordIndex, test: str, message_source: str) -> 
     """The asserts of a pasted statement: the same test, and when its message is a string
     literal, the same literal text around the values (`f"{res=}, {res.text=}"` reads as
     `res=..., res.text=...`)."""
-    sites = index.by_assert_test.get(_squash(test), [])
+    sites = index.by_assert_test.get(squash(test), [])
     skeleton = literal_skeleton(message_source)
     if skeleton is None:
         return list(sites)
@@ -566,7 +565,7 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
     if c.kind == "assert" and c.sites:
         return "high" if c.sites == 1 else "low"
     if c.kind == "assert":
-        expr = _squash(event.failing_expr or "")
+        expr = squash(event.failing_expr or "")
         return "high" if expr and _assert_counts(engine).get(expr) == 1 else "low"
     if hit is None or agrees is False:
         return "low"
@@ -593,7 +592,7 @@ def _assert_counts(engine: PatternEngine) -> dict[str, int]:
         counts = defaultdict(int)
         for r in engine.records:
             if r.assert_test:
-                counts[_squash(r.assert_test)] += 1
+                counts[squash(r.assert_test)] += 1
         counts = engine.assert_counts = dict(counts)
     return counts
 

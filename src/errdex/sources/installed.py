@@ -77,11 +77,11 @@ def resolve_installed(name: str, *, local: LocalResolver, repo: str | None = Non
         permalink_ref=f"v{dist.version}",
         skipped=tuple(listing.skipped),
     )
-    from errdex.sources.permalink import locate_in_github, offline
-
-    if github and not offline():   # where the files sit in the repository: asked once, then remembered
-        from errdex.config import cache_dir
+    if github:   # where the files sit in the repository: asked once, remembered in errdex's cache
+        from errdex.config import errdex_home
         from errdex.sources.distfiles import safe_path_part
+        from errdex.sources.permalink import locate_in_github
 
-        tree = locate_in_github(tree, cache_dir() / "permalinks" / safe_path_part(f"{dist_name}-{dist.version}"))
+        answers = errdex_home() / "cache" / "permalinks" / safe_path_part(f"{dist_name}-{dist.version}")
+        tree = locate_in_github(tree, answers)   # the folder is made only when an answer is kept
     return tree
