@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import IO
 
+import orjson
+
 from errdex.models import SEED_FIELDS, DatasetInfo
 
 SEED_FORMAT_HELP = "Only the seed catalog's fields, in its order (drops the errdex object)."
@@ -24,11 +26,20 @@ def write_export(store, info: DatasetInfo, out: IO[str], fmt: str, seed_format: 
         body = to_seed(record) if seed_format else record
         if fmt == "json":
             out.write(",\n" if n else "\n")
-            out.write(json.dumps({"record": body, "datasetVersion": info.published_at}, ensure_ascii=False))
+            out.write(_dumps({"record": body, "datasetVersion": info.published_at}))
         else:
-            out.write(json.dumps(body, ensure_ascii=False))
+            out.write(_dumps(body))
             out.write("\n")
         n += 1
     if fmt == "json":
         out.write("\n]\n")
     return n
+
+
+def _dumps(value: dict) -> str:
+    """One JSON value on one line, UTF-8 kept: orjson (~3x the standard library on a large export),
+    or the standard library for what orjson refuses (an integer over 64 bits)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False)

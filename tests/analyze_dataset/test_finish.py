@@ -17,6 +17,7 @@ import pytest
 
 from errdex import pipeline
 from errdex.analyze.dataset import analyze_dataset, prepare_dataset
+from errdex.analyze.fields import fill_prose
 from errdex.records import build_records
 from errdex.sources import resolve_source
 from errdex.store import Store, codec, encoding, publish
@@ -115,6 +116,11 @@ def test_prepare_then_finish_fills_records_as_analyze_dataset(stage):
     assert all(r["errdex"]["callers"] is not None and "documentation" not in r["errdex"]["provenance"] for r in mine)
     for record in reversed(mine):   # order does not matter: each record needs only itself
         finish(record)
+    # A published record holds the facts, not the prose: written from them when it is read.
+    assert not any(r.get("documentation") or r.get("validationCode") for r in mine)
+    assert all("siteClass" in r["errdex"] and "entryClass" in r["errdex"] for r in mine)
+    for record in mine:
+        fill_prose(record)
     assert [json.dumps(r) for r in mine] == [json.dumps(r) for r in _analyzed(stage)]   # key order included
     assert all(r["documentation"] and r["tags"] and r["backgroundTag"] for r in mine)
     assert any(r["errdex"]["related"] for r in mine)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from errdex.exprsplit import split_top_level
 
@@ -25,18 +25,29 @@ _OP_WORDS = {ast.Eq: "equals", ast.NotEq: "differs from", ast.Lt: "is less than"
 _MAX_WORDS_PARTS = 4
 
 
-@dataclass(slots=True)
 class Condition:
-    """A parsed trigger condition: the earlier guards and the test right before the raise."""
+    """A parsed trigger condition: the earlier guards and the test right before the raise.
 
-    text: str
-    tree: ast.expr | None
-    guards: list[str] = field(default_factory=list)   # earlier checks that passed, as one text (or none)
-    own: ast.expr | None = None
-    own_text: str = ""         # the own test as source ("" when there is none)
-    neg: str = ""              # the own test negated, as source
-    constant: bool | None = None   # the whole condition when it is a literal True/False
-    context: str = ""          # the rest of the site's own path, ahead of the own test (`a` of `if a and b:`)
+    A plain slotted class, not a dataclass: the runtime hook reads it too, and the
+    dataclasses module would add ~5 ms to a crashing process's start-up.
+    """
+
+    __slots__ = ("text", "tree", "guards", "own", "own_text", "neg", "constant", "context")
+
+    def __init__(self, text: str, tree: ast.expr | None, guards: list[str] | None = None,
+                 own: ast.expr | None = None, own_text: str = "", neg: str = "",
+                 constant: bool | None = None, context: str = "") -> None:
+        self.text = text
+        self.tree = tree
+        self.guards = guards if guards is not None else []   # earlier checks that passed, as one text (or none)
+        self.own = own
+        self.own_text = own_text     # the own test as source ("" when there is none)
+        self.neg = neg               # the own test negated, as source
+        self.constant = constant     # the whole condition when it is a literal True/False
+        self.context = context       # the rest of the site's own path, ahead of the own test (`a` of `if a and b:`)
+
+    def __repr__(self) -> str:
+        return f"Condition({self.text!r}, own={self.own_text!r}, context={self.context!r})"
 
     @property
     def is_except(self) -> bool:
@@ -230,8 +241,7 @@ def negate_code(node: ast.expr) -> str:
     return f"not ({code(node)})"
 
 
-@dataclass(frozen=True, slots=True)
-class Bound:
+class Bound(NamedTuple):
     """`subject op limit` read off a comparison with a constant side: the raise needs it."""
 
     subject: str

@@ -1,24 +1,25 @@
-"""Dataset-level analysis: fills callers, entry points, related errors, tags and the prose/code fields.
+"""Dataset-level analysis: fills callers, entry points, related errors, tags and the facts the prose needs.
 
 Runs once per index over all records (after `build_records`). Only callers,
 entry points and `related` need the whole dataset: `prepare_dataset` builds
 what they read (the call graph, the ranking index) in the main process. Each
 record's own part (its callers and entry points looked up in the graph, its
-ranking, tags, prose and code) follows from that and the record alone, so
-`errdex index` has the publish fill it where each record is encoded, in the
-encoders it forks anyway, on every core (`Store.publish(finish=...)`). Every
-field filled gets an entry in `errdex.provenance`: "fact" when it follows
-from the code (an exact condition, a resolved call), "heuristic:<rule>" when
-a rule chose it.
+ranking, tags, the classes owning its function and entry point) follows from
+that and the record alone, so `errdex index` has the publish fill it where
+each record is encoded, in the encoders it forks anyway, on every core
+(`Store.publish(finish=...)`). The prose and code fields are written from the
+stored facts when a record is read (`fields`). Every field filled gets an
+entry in `errdex.provenance`: "fact" when it follows from the code (an exact
+condition, a resolved call), "heuristic:<rule>" when a rule chose it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from errdex.analyze import codegen, prose
 from errdex.analyze.callgraph import CallGraph, build_call_graph
-from errdex.analyze.condexpr import Condition, describe_own, parse_condition
+from errdex.analyze.condexpr import parse_condition
+from errdex.analyze.fields import fill_prose, fill_text, set_owners
 from errdex.analyze.related import RelatedIndex, RelatedKey
 from errdex.analyze.tags import background_tag, tags_for
 from errdex.collector import collector_paused
@@ -44,7 +45,9 @@ class Prepared:
 
 
 def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None) -> CallFacts:
-    """Fill each record in place (records in file/line order, as `build_records` returns them).
+    """Complete each record in place, prose and code fields included (records in file/line
+    order, as `build_records` returns them): the in-memory path; a publish stores records
+    without their prose (see `fields`).
 
     The cyclic garbage collector is paused meanwhile: this pass allocates many
     small objects next to a large live heap (every record), so its full
@@ -54,6 +57,7 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
     with collector_paused():
         for record in records:
             prepared.finish(record)
+            fill_prose(record)
     return prepared.calls
 
 
@@ -86,7 +90,7 @@ class Finisher:
 
     `reach` fills what the dataset around the record decides (callers and entry points
     from the graph, `related` from the index); `own` fills the rest (tags, backgroundTag,
-    prose and code) from the record as `reach` left it and `own_inputs` alone, so a publish
+    the owning classes) from the record as `reach` left it and `own_inputs` alone, so a publish
     that saw the same inputs before can reuse the body it stored then (`store.encoding`).
     """
 
@@ -118,7 +122,7 @@ class Finisher:
 
     def own_inputs(self, record: dict) -> bytes:
         """What `own` reads beyond the record (after `reach`): the classes owning the site's
-        function and its first entry point, which name the calls in the code fields."""
+        function and its first entry point (`fields.set_owners`)."""
         ex = record["errdex"]
         qual = self.quals[self.position[id(record)]]
         entry = ex["entryPoints"][0] if ex["entryPoints"] else qual
@@ -176,8 +180,11 @@ def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[
     return found
 
 
-def fill_own(record: dict, qual: str, method_of: dict) -> None:
-    """Tags, backgroundTag and the prose/code fields: from the record, its entry points and method owners alone."""
+def fill_own(record: dict, qual: str, method_of: dict, with_prose: bool = False) -> None:
+    """Tags, backgroundTag and the classes owning the site and its entry point: from the record,
+    its entry points and method owners alone. The prose and code fields follow from these and
+    the record (`fields.fill_prose`): a stored record gets them when it is read, `with_prose`
+    writes them now."""
     ex = record["errdex"]
     prov = ex["provenance"]
     cond = parse_condition(ex.get("condition"), ex.get("guard"))
@@ -187,61 +194,9 @@ def fill_own(record: dict, qual: str, method_of: dict) -> None:
     tag, rule = background_tag(record, own_text)
     record["backgroundTag"] = tag
     prov["backgroundTag"] = _TAXONOMY.get(rule) or _TAXONOMY.setdefault(rule, f"heuristic:taxonomy:{rule}")
-    _fill_text(record, qual, tag, method_of, cond)
+    set_owners(record, qual, method_of)
+    if with_prose:
+        fill_text(record, qual, tag, cond)
 
 
 _TAXONOMY: dict[str, str] = {}     # provenance texts by rule: one string each, not one per record
-_SITUATIONS: dict[str, str] = {}
-_HEURISTIC: dict[str, str] = {}
-
-
-def _fill_text(record: dict, qual: str, tag: str, method_of: dict, cond: Condition) -> None:
-    ex = record["errdex"]
-    prov = ex["provenance"]
-    exact = bool(ex.get("conditionExact")) and cond.tree is not None
-    cls = record.get("errorClass") or ("AssertionError" if record.get("errorType") == "assertion" else "Exception")
-    f = prose.SiteFacts(qual, qual.rpartition(".")[2], cls, cond, exact, ex.get("conditionReason"),
-                        ex.get("placeholders") or {}, ex.get("feeding") or [], ex["entryPoints"],
-                        ex["callers"], tag, record.get("errorType") or "exception",
-                        bool(ex.get("test")) and is_test_function(qual))
-    if cond.own is not None:
-        f.neg, f.said = cond.neg, describe_own(cond)
-    from_condition = "fact" if exact else "heuristic:approximate-condition"
-    _set(record, prov, "documentation", prose.documentation(f), from_condition)
-    _set(record, prov, "triggerScenarios", prose.trigger_scenarios(f), from_condition)
-    _set(record, prov, "commonSituations", prose.common_situations(f),
-         _SITUATIONS.get(tag) or _SITUATIONS.setdefault(tag, f"heuristic:situations:{tag}"))
-    sols, sols_fact = prose.solutions(f)
-    _set(record, prov, "solutions", sols, "fact" if sols_fact else "heuristic:solutions")
-    strategy, rule = prose.handling_strategy(f)
-    by_rule = _HEURISTIC.get(rule) or _HEURISTIC.setdefault(rule, f"heuristic:{rule}")
-    _set(record, prov, "handlingStrategy", strategy, by_rule)
-    _set(record, prov, "preventionTips", prose.prevention_tips(f), "heuristic:tips")
-    _set(record, prov, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
-                                                                 f.reason, prose.relevant_feeding(f)), from_condition)
-    _set(record, prov, "typeGuard", codegen.type_guard(cond), from_condition)
-    if f.test and f.error_type == "assertion":
-        return   # a test's own assertion: wrapping or guarding the test's call would be no fix
-    entry = f.entry_points[0] if f.entry_points else qual
-    call = codegen.call_text(entry, method_of.get(entry))
-    _set(record, prov, "tryCatchPattern", codegen.try_catch(call, cls, f.error_type, strategy), by_rule)
-    alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
-    site_call = codegen.call_text(qual, method_of.get(qual))
-    _set(record, prov, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
-                                                             f.error_type == "warning"),
-         from_condition)
-
-
-def is_test_function(qual: str) -> bool:
-    """A test as pytest and unittest collect them (`test*`, or a method of a `Test*` class): an
-    assertion there checks the code under test. A helper in test code checks its inputs like any
-    other function, and the prose says so."""
-    parts = qual.split(".")
-    return parts[-1].startswith("test") or (len(parts) > 1 and parts[-2].startswith("Test"))
-
-
-def _set(record: dict, prov: dict, name: str, value, provenance: str) -> None:
-    """Fill a field and record where it came from (`prov`: the record's provenance); an empty value leaves both unset."""
-    if value:
-        record[name] = value
-        prov[name] = provenance

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 
 from errdex.analyze.codegen import feeding_for, names_in
 from errdex.analyze.condexpr import (
@@ -43,26 +42,31 @@ _STRATEGY = {
 }
 
 
-@dataclass(slots=True)
 class SiteFacts:
-    """What the templates need about one record."""
+    """What the templates need about one record (a plain slotted class: see `condexpr.Condition`)."""
 
-    function: str              # qualname of the raising function
-    short: str                 # its last name part
-    error_class: str
-    cond: Condition
-    exact: bool
-    reason: str | None
-    placeholders: dict
-    feeding: list[str]
-    entry_points: list[str]
-    callers: list[str]
-    tag: str
-    error_type: str
-    test: bool
-    neg: str = ""              # the own test negated, as code ("" when there is none)
-    said: str = ""             # the own test in words
-    fed: list[str] | None = None   # the feeding lines the own test reads (`relevant_feeding`, computed once)
+    __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
+                 "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed")
+
+    def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
+                 reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
+                 callers: list[str], tag: str, error_type: str, test: bool) -> None:
+        self.function = function          # qualname of the raising function
+        self.short = short                # its last name part
+        self.error_class = error_class
+        self.cond = cond
+        self.exact = exact
+        self.reason = reason
+        self.placeholders = placeholders
+        self.feeding = feeding
+        self.entry_points = entry_points
+        self.callers = callers
+        self.tag = tag
+        self.error_type = error_type
+        self.test = test
+        self.neg = ""                     # the own test negated, as code ("" when there is none)
+        self.said = ""                    # the own test in words
+        self.fed: list[str] | None = None   # the feeding lines the own test reads (`relevant_feeding`, computed once)
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:

@@ -215,5 +215,9 @@ def _unreadable(db_path: Path, exc: Exception) -> IndexUnreadable:
 
 
 def restore(body: dict, dataset: DatasetRow) -> dict:
-    """The full record from a stored body, as the store gives it (`errdex.seed`, without the store)."""
+    """The full record from a stored body, as the store gives it (`errdex.seed`, without the store),
+    its prose and code fields written from its facts (`analyze.fields`)."""
+    from errdex.analyze.fields import fill_prose   # ~18 ms of imports, after the record is found
+
+    fill_prose(body)
     return in_seed_order(body, dataset.url_base, dataset.analyzed_sha, dataset.analyzed_at)

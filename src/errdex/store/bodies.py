@@ -111,9 +111,14 @@ def _take_related(body: dict[str, Any]) -> str | bytes | None:
 
 
 def restore_site(stored: str | bytes, line: int | None, window: str | None,
-                 related: str | bytes | None = None) -> dict[str, Any]:
-    """The body with its line, absolute positions, window and related ids back (no dataset fields)."""
+                 related: str | bytes | None = None, prose: bool = True) -> dict[str, Any]:
+    """The body with its line, absolute positions, window and related ids back (no dataset fields),
+    and its prose and code fields written from its facts (`analyze.fields`; `prose=False`: as stored)."""
     body = json.loads(body_text(stored))
+    if prose:
+        from errdex.analyze.fields import fill_prose   # ~40 ms of imports, paid by readers of full records only
+
+        fill_prose(body)
     if related is not None and body.get("errdex").__class__ is dict:
         body["errdex"]["related"] = unpack_ids(related)
     if line is None:  # written before positions left the body, or a record without a line
@@ -152,11 +157,17 @@ def body_columns(body: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def search_columns(body: dict[str, Any]) -> tuple[str, ...]:
-    """The text indexed by FTS, in `record_search` column order."""
+    """The text indexed by FTS, in `record_search` column order. A body stored without its
+    prose (`analyze.fields`) gives the facts the prose is written from instead: its trigger
+    condition and asserted test."""
+    documentation = body.get("documentation")
+    if documentation is None and body.get("errdex").__class__ is dict:
+        ex = body["errdex"]
+        documentation = [t for t in (ex.get("condition"), ex.get("assertTest")) if t.__class__ is str]
     return (
         _as_text(body.get("errorMessage")),
         _as_text(body.get("errorClass")),
-        _as_text(body.get("documentation")),
+        _as_text(documentation),
         _as_text(body.get("solutions")),
         _as_text(body.get("tags")),
         _as_text(body.get("filePath")),
@@ -174,7 +185,9 @@ def _as_text(value: Any) -> str:
 
 
 def restore_record(stored: str | bytes, dataset: DatasetInfo, line: int | None = None,
-                   window: str | None = None, related: str | bytes | None = None) -> dict[str, Any]:
-    """The full record: body fields, positions, related ids and the dataset's values back in seed order."""
-    return in_seed_order(restore_site(stored, line, window, related), dataset.url_base, dataset.analyzed_sha,
-                         dataset.analyzed_at)
+                   window: str | None = None, related: str | bytes | None = None,
+                   prose: bool = True) -> dict[str, Any]:
+    """The full record: body fields, positions, related ids and the dataset's values back in seed
+    order (`prose`: see `restore_site`)."""
+    return in_seed_order(restore_site(stored, line, window, related, prose), dataset.url_base,
+                         dataset.analyzed_sha, dataset.analyzed_at)

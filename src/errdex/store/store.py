@@ -146,7 +146,7 @@ class Store:
         info = self._dataset_by_id()[dataset_id]
         rows = [*self._member_rows(dataset_id, "b.file_path", file_paths),
                 *self._member_rows(dataset_id, "dr.record_id", record_ids)]
-        return [restore_record(row[0], info, row[3], window_text(row[4]), row[5]) for row in rows]
+        return [restore_record(row[0], info, row[3], window_text(row[4]), row[5], prose=False) for row in rows]
 
     def _member_rows(self, dataset_id: int, column: str, values: Sequence[str]) -> Iterator[tuple]:
         """`queries.ROW_COLUMNS` of one dataset's records whose `column` is one of `values`, in no order."""

@@ -51,7 +51,7 @@ def site_bodies(store: Store, dataset: DatasetInfo, only: set[str] | None = None
         " LEFT JOIN source_windows w ON w.key = dr.window_key WHERE dr.dataset_id = ?", (dataset.id,))
     for record_id, body, line, window, related in rows:
         if only is None or record_id in only:
-            yield restore_site(body, line, window_text(window), related)
+            yield restore_site(body, line, window_text(window), related, prose=False)
 
 
 

@@ -1,0 +1,101 @@
+"""The prose and code fields of a record, written from the facts the record holds.
+
+documentation, triggerScenarios, commonSituations, solutions, handlingStrategy,
+preventionTips, validationCode, typeGuard, tryCatchPattern and exampleFix are
+templates over facts every analysed record stores: its condition and guard,
+feeding assignments, placeholders, callers and entry points, backgroundTag, and
+the classes owning the site's function and its first entry point (`siteClass`,
+`entryClass`). So they are not stored: `fill_prose` writes them when a record is
+read (`store.bodies.restore_site`, the runtime hook), ~50 us a record. An index
+is smaller and faster to build, and better templates reach every index without
+indexing again. A record without `siteClass` was stored with its prose (an
+older index, or a catalog without analysis) and is left as it is.
+"""
+
+from __future__ import annotations
+
+from errdex.analyze import codegen, prose
+from errdex.analyze.condexpr import Condition, describe_own, parse_condition
+
+#: The errdex keys that say a record's prose is written when it is read (see the module docstring).
+OWNER_KEYS = ("siteClass", "entryClass")
+
+_SITUATIONS: dict[str, str] = {}   # provenance texts by rule: one string each, not one per record
+_HEURISTIC: dict[str, str] = {}
+
+
+def set_owners(record: dict, qual: str, method_of: dict[str, str]) -> None:
+    """Store the classes owning the site's function and its first entry point: the one fact
+    the code fields need from the dataset's call facts (`codegen.call_text`)."""
+    ex = record["errdex"]
+    entry = ex["entryPoints"][0] if ex["entryPoints"] else qual
+    ex["siteClass"] = method_of.get(qual)
+    ex["entryClass"] = method_of.get(entry)
+
+
+def fill_prose(record: dict) -> None:
+    """Write the prose and code fields of an analysed record in place (nothing for a record
+    that does not hold the facts: see the module docstring). `related` stays last in the
+    provenance, where a record completed in one go has it."""
+    ex = record.get("errdex")
+    if ex.__class__ is not dict or "siteClass" not in ex or ex.get("provenance").__class__ is not dict:
+        return
+    qual = f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
+    prov = ex["provenance"]
+    related = prov.pop("related", None)
+    fill_text(record, qual, record.get("backgroundTag") or "", parse_condition(ex.get("condition"), ex.get("guard")))
+    if related is not None:
+        prov["related"] = related
+
+
+def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
+    """The prose and code fields from the record's facts (`set_owners` run first) and its parsed condition."""
+    ex = record["errdex"]
+    prov = ex["provenance"]
+    exact = bool(ex.get("conditionExact")) and cond.tree is not None
+    cls = record.get("errorClass") or ("AssertionError" if record.get("errorType") == "assertion" else "Exception")
+    f = prose.SiteFacts(qual, qual.rpartition(".")[2], cls, cond, exact, ex.get("conditionReason"),
+                        ex.get("placeholders") or {}, ex.get("feeding") or [], ex.get("entryPoints") or [],
+                        ex.get("callers") or [], tag, record.get("errorType") or "exception",
+                        bool(ex.get("test")) and is_test_function(qual))
+    if cond.own is not None:
+        f.neg, f.said = cond.neg, describe_own(cond)
+    from_condition = "fact" if exact else "heuristic:approximate-condition"
+    _set(record, prov, "documentation", prose.documentation(f), from_condition)
+    _set(record, prov, "triggerScenarios", prose.trigger_scenarios(f), from_condition)
+    _set(record, prov, "commonSituations", prose.common_situations(f),
+         _SITUATIONS.get(tag) or _SITUATIONS.setdefault(tag, f"heuristic:situations:{tag}"))
+    sols, sols_fact = prose.solutions(f)
+    _set(record, prov, "solutions", sols, "fact" if sols_fact else "heuristic:solutions")
+    strategy, rule = prose.handling_strategy(f)
+    by_rule = _HEURISTIC.get(rule) or _HEURISTIC.setdefault(rule, f"heuristic:{rule}")
+    _set(record, prov, "handlingStrategy", strategy, by_rule)
+    _set(record, prov, "preventionTips", prose.prevention_tips(f), "heuristic:tips")
+    _set(record, prov, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
+                                                                 f.reason, prose.relevant_feeding(f)), from_condition)
+    _set(record, prov, "typeGuard", codegen.type_guard(cond), from_condition)
+    if f.test and f.error_type == "assertion":
+        return   # a test's own assertion: wrapping or guarding the test's call would be no fix
+    entry = f.entry_points[0] if f.entry_points else qual
+    call = codegen.call_text(entry, ex.get("entryClass"))
+    _set(record, prov, "tryCatchPattern", codegen.try_catch(call, cls, f.error_type, strategy), by_rule)
+    alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
+    site_call = codegen.call_text(qual, ex.get("siteClass"))
+    _set(record, prov, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
+                                                             f.error_type == "warning"),
+         from_condition)
+
+
+def is_test_function(qual: str) -> bool:
+    """A test as pytest and unittest collect them (`test*`, or a method of a `Test*` class): an
+    assertion there checks the code under test. A helper in test code checks its inputs like any
+    other function, and the prose says so."""
+    parts = qual.split(".")
+    return parts[-1].startswith("test") or (len(parts) > 1 and parts[-2].startswith("Test"))
+
+
+def _set(record: dict, prov: dict, name: str, value, provenance: str) -> None:
+    """Fill a field and record where it came from (`prov`: the record's provenance); an empty value leaves both unset."""
+    if value:
+        record[name] = value
+        prov[name] = provenance
