@@ -80,3 +80,20 @@ def test_a_body_stored_with_its_prose_is_read_as_stored(tmp_path):
         record = next(r for r in store.iter_records() if r["errorMessage"] == old["errorMessage"])
     assert record["documentation"] == "written by an older errdex"
     assert not record.get("validationCode")
+
+
+def test_a_record_whose_templates_fail_is_still_read(tmp_path, monkeypatch):
+    """One record's prose failing must not stop an export or a page: the record comes without it, and says why."""
+    from errdex.analyze import prose
+
+    db = _indexed(tmp_path)
+
+    def broken(f):
+        raise ValueError("template bug")
+
+    monkeypatch.setattr(prose, "solutions", broken)
+    with Store.open(db, readonly=True) as store:
+        records = list(store.iter_records())
+    assert records and all(r["solutions"] is None and r["documentation"] is None for r in records)
+    assert all(r["errdex"]["provenance"]["prose"] == "unavailable: ValueError: template bug" for r in records)
+    assert all(list(r["errdex"]["provenance"])[-1] == "related" for r in records)

@@ -17,8 +17,9 @@ from __future__ import annotations
 from errdex.analyze import codegen, prose
 from errdex.analyze.condexpr import Condition, describe_own, parse_condition
 
-#: The errdex keys that say a record's prose is written when it is read (see the module docstring).
-OWNER_KEYS = ("siteClass", "entryClass")
+#: The record fields `fill_text` writes.
+PROSE_FIELDS = ("documentation", "triggerScenarios", "commonSituations", "solutions", "handlingStrategy",
+                "preventionTips", "validationCode", "typeGuard", "tryCatchPattern", "exampleFix")
 
 _SITUATIONS: dict[str, str] = {}   # provenance texts by rule: one string each, not one per record
 _HEURISTIC: dict[str, str] = {}
@@ -43,7 +44,15 @@ def fill_prose(record: dict) -> None:
     qual = f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
     prov = ex["provenance"]
     related = prov.pop("related", None)
-    fill_text(record, qual, record.get("backgroundTag") or "", parse_condition(ex.get("condition"), ex.get("guard")))
+    try:
+        fill_text(record, qual, record.get("backgroundTag") or "",
+                  parse_condition(ex.get("condition"), ex.get("guard")))
+    except Exception as exc:  # noqa: BLE001 - one record's templates failing must not stop an export or a page
+        for name in PROSE_FIELDS:   # none half-written: the fields stay in place, empty
+            if name in record:
+                record[name] = None
+            prov.pop(name, None)
+        prov["prose"] = f"unavailable: {type(exc).__name__}: {exc}"[:200]
     if related is not None:
         prov["related"] = related
 
