@@ -241,6 +241,13 @@ EXCEPT_FILES = {
             seen = None
             if flag and seen is None:
                 warnings.warn("flag is deprecated", DeprecationWarning)
+
+
+        try:
+            from foo_missing_pkg import Engine
+            original = Engine.run
+        except Exception as e:
+            warnings.warn(f"engine patch failed: {e}")
         """,
 }
 
@@ -263,6 +270,17 @@ def test_except_without_a_call_names_the_try_block(io_recs):
     assert "`None`" not in _texts(r)
     assert "the code in its `try` block raised `ImportError`" in r["documentation"]
     assert r["solutions"][0].startswith("Fix the underlying failure first: the code in its `try` block")
+
+
+def test_except_without_a_call_names_no_call(io_recs):
+    """A try block of an import and an attribute read: its first expression is no call, and the
+    import may be what failed, so neither is named as a call and the condition says it is approximate."""
+    r = io_recs["engine patch failed: {e}"]
+    assert r["errdex"]["condition"] == "raised(Engine.run, Exception)"
+    assert not r["errdex"]["conditionExact"]
+    assert r["errdex"]["conditionReason"] == "no call in try body; an import in the try body may fail too"
+    assert "evaluating `Engine.run` raised `Exception`" in r["documentation"]
+    assert "the call `Engine.run`" not in _texts(r)
 
 
 def test_except_with_a_further_check_names_the_failure(io_recs):

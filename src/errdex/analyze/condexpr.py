@@ -362,12 +362,15 @@ def raised_in(cond: Condition) -> list[tuple[str, str]]:
 
 
 def call_words(call: str) -> str:
-    """How the prose names the failing call: `raised(None, E)` means no call in the try block;
-    alternatives (see `raised_calls`) are named as one of them."""
+    """How the prose names the failing call: `raised(None, E)` means no call in the try block, and
+    a culprit that is no call is the block's first expression; alternatives (see `raised_calls`)
+    are named as one of them."""
     if call == "None":
         return "the code in its `try` block"
     if ALTERNATIVES in call:
         return "one of the calls " + ", ".join(f"`{c}`" for c in call.split(ALTERNATIVES))
+    if not call.endswith(")"):   # a try block without calls: its first expression (`d[k]`, `obj.attr`)
+        return f"evaluating `{call}`"
     return f"the call `{call}`"
 
 

@@ -179,7 +179,7 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
         if lookup is not None:
             return RaisedCondition(lookup, (), [])
         culprits = [_first_expression(node.body)]
-        approx = (NO_CALL,)
+        approx = (NO_CALL, IMPORT_MAY_FAIL) if memo(node, "_errdex_try_imports", _imports_in) else (NO_CALL,)
     facts = [ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[]) for culprit in culprits]
     expr = facts[0] if len(facts) == 1 else ast.BoolOp(op=ast.Or(), values=facts)
     return RaisedCondition(expr, approx, candidates)
