@@ -298,10 +298,11 @@ def test_warning_example_fix_says_warns_and_initial_values_are_not_derived(io_re
     assert not any("derived value" in t for t in r["preventionTips"])   # `seen = None` is an initial value
 
 
-def _facts(text: str, exact: bool, reason: str | None = None, test: bool = False) -> SiteFacts:
+def _facts(text: str, exact: bool, reason: str | None = None, test: bool = False,
+           entry_points: tuple[str, ...] = ()) -> SiteFacts:
     cond = parse_condition(text)
-    f = SiteFacts("m.f", "f", "AssertionError", cond, exact, reason, {}, [], [], [], "internal-invariant",
-                  "assertion", test)
+    f = SiteFacts("m.f", "f", "AssertionError", cond, exact, reason, {}, [], list(entry_points), [],
+                  "internal-invariant", "assertion", test)
     f.neg, f.said = cond.neg, describe(cond.own)
     return f
 
@@ -330,3 +331,12 @@ def test_failure_found_in_an_earlier_conjunct_with_a_class_tuple():
     cond = parse_condition("raised(load(p), (AttributeError, ValueError)) and os.path.isfile(p) and cfg is None")
     from errdex.analyze.condexpr import raised_in
     assert raised_in(cond) == [("load(p)", "(AttributeError, ValueError)")]
+
+
+@pytest.mark.parametrize("text", ["False", "True"])
+def test_a_constant_condition_asks_for_no_check_at_the_entry_point(text):
+    """An unreachable site, or one that raises whenever reached, has no check a caller could repeat."""
+    sols, _ = solutions(_facts(text, True, entry_points=("m.api", "m.f")))
+    assert sols and not any("entry point" in s for s in sols)
+    sols, _ = solutions(_facts("n > 3", True, entry_points=("m.api", "m.f")))
+    assert any("Check it at the entry point (`m.api`)" in s for s in sols)

@@ -162,7 +162,7 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
             out.append(f"Route to a value `{f.short}` handles (another branch takes it): `{route}`.")
     fact = bool(out) and f.exact
     entry = next((e for e in f.entry_points if e != f.function), None)
-    if entry and own is not None:
+    if entry and own is not None and f.cond.constant is None:   # a constant is no check to repeat
         out.append(f"Check it at the entry point (`{entry}`) before the call reaches `{f.short}`.")
     if f.tag in ("missing-dependency",):
         out.append("Install the optional package the message names.")
