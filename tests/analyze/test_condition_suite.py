@@ -642,6 +642,44 @@ def f(x):
     if x > 3:
         raise ValueError("big")
 """, None, exact=False),
+    Case("bound_inside_before_its_guard", """
+def f(fast, x):
+    if fast:
+        from m import kernel as k
+        if k.covers(x):
+            return k.run(x)
+    if x > 3:
+        raise ValueError("slow path too big")
+""", "(not fast or not k.covers(x)) and x > 3"),
+    Case("bound_inside_on_each_branch_before_reads", """
+def f(v):
+    if isinstance(v, str):
+        s = v.strip()
+        if s == "yes":
+            return True
+        if s == "no":
+            return False
+    raise ValueError("not a flag")
+""", "not isinstance(v, str) or (s != 'yes' and s != 'no')"),
+    Case("read_then_bound_in_the_other_branch", """
+def f(x):
+    if x > 3:
+        return 1
+    else:
+        x = 0
+    if x == 0:
+        raise ValueError("zero")
+""", None, exact=False),
+    Case("bound_again_after_the_read", """
+def f(a, x):
+    if a:
+        y = x + 1
+        if y > 3:
+            return y
+        y = 0
+    if x < 0:
+        raise ValueError("neg")
+""", None, exact=False),
 ]
 
 

@@ -336,7 +336,36 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
         bound = flow.bound(stmt)
     stale = bound and expr_names(exits.next) & bound
     if stale and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
-        walk.note(REBOUND.format(names=", ".join(sorted(stale))))
+        stale = _rebound_after_read(stmt, stale, exits.next)
+        if stale:
+            walk.note(REBOUND.format(names=", ".join(sorted(stale))))
+
+
+def _rebound_after_read(stmt: ast.stmt, names: frozenset[str], guard: ast.expr) -> frozenset[str]:
+    """Of `names` (bound inside `stmt`, read by its fall-through `guard`) those a binding may change
+    after the guard read them.
+
+    Without a loop or a walrus, a statement runs in source order, so a name every binding of
+    which ends before each of the guard's reads of it is read as the guard left it (`if a:
+    from m import x` then `if x.ok(): return`). Anything else stays stale: no position, a loop.
+    """
+    reads: dict[str, tuple[int, int]] = {}
+    for node in ast.walk(guard):
+        if node.__class__ is ast.Name and node.id in names:
+            at = (getattr(node, "lineno", None), getattr(node, "col_offset", None))
+            if at[0] is None or at[1] is None:
+                return names
+            reads[node.id] = min(reads.get(node.id, at), at)
+    bound: dict[str, tuple[int, int]] = {}
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.NamedExpr)):
+            return names
+        if isinstance(node, (ast.stmt, ast.ExceptHandler)) and node is not stmt:
+            for name in own_bindings(node):
+                if name in names:
+                    end = (node.end_lineno or 0, node.end_col_offset or 0)
+                    bound[name] = max(bound.get(name, end), end)
+    return frozenset(n for n in names if n not in bound or n not in reads or bound[n] >= reads[n])
 
 
 _COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
