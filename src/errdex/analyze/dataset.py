@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from errdex.analyze.callgraph import CallGraph, build_call_graph
-from errdex.analyze.condexpr import own_test_source, parse_condition
-from errdex.analyze.fields import fill_prose, fill_text, set_owners
+from errdex.analyze.condexpr import own_test_source
+from errdex.analyze.fields import fill_prose, set_owners
 from errdex.analyze.related import RelatedIndex, RelatedKey
 from errdex.analyze.tags import background_tag, tags_for
 from errdex.collector import collector_paused
@@ -180,11 +180,10 @@ def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[
     return found
 
 
-def fill_own(record: dict, qual: str, method_of: dict, with_prose: bool = False) -> None:
+def fill_own(record: dict, qual: str, method_of: dict) -> None:
     """Tags, backgroundTag and the classes owning the site and its entry point: from the record,
     its entry points and method owners alone. The prose and code fields follow from these and
-    the record (`fields.fill_prose`): a stored record gets them when it is read, `with_prose`
-    writes them now."""
+    the record when it is read (`fields.fill_prose`)."""
     ex = record["errdex"]
     prov = ex["provenance"]
     own_text = own_test_source(ex.get("condition"), ex.get("guard"))
@@ -194,8 +193,6 @@ def fill_own(record: dict, qual: str, method_of: dict, with_prose: bool = False)
     record["backgroundTag"] = tag
     prov["backgroundTag"] = _TAXONOMY.get(rule) or _TAXONOMY.setdefault(rule, f"heuristic:taxonomy:{rule}")
     set_owners(record, qual, method_of)
-    if with_prose:
-        fill_text(record, qual, tag, parse_condition(ex.get("condition"), ex.get("guard")))
 
 
 _TAXONOMY: dict[str, str] = {}     # provenance texts by rule: one string each, not one per record
