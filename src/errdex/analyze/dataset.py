@@ -86,13 +86,9 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
 
 
 class Finisher:
-    """`finish(record)`: a record completed in two steps a publish can tell apart.
-
-    `reach` fills what the dataset around the record decides (callers and entry points
-    from the graph, `related` from the index); `own` fills the rest (tags, backgroundTag,
-    the owning classes) from the record as `reach` left it and `own_inputs` alone, so a publish
-    that saw the same inputs before can reuse the body it stored then (`store.encoding`).
-    """
+    """`finish(record)`: `reach` fills what the dataset around the record decides (callers and
+    entry points from the graph, `related` from the index), `own` the rest (tags, backgroundTag,
+    the owning classes) from the record as `reach` left it."""
 
     __slots__ = ("graph", "method_of", "index", "position", "quals", "reached")
 
@@ -114,37 +110,6 @@ class Finisher:
     def own(self, record: dict) -> None:
         fill_own(record, self.quals[self.position[id(record)]], self.method_of)
         record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
-
-    @property
-    def version(self) -> bytes:
-        """What a reused body must have been written by (`own_version`)."""
-        return own_version()
-
-    def own_inputs(self, record: dict) -> bytes:
-        """What `own` reads beyond the record (after `reach`): the classes owning the site's
-        function and its first entry point (`fields.set_owners`)."""
-        ex = record["errdex"]
-        qual = self.quals[self.position[id(record)]]
-        entry = ex["entryPoints"][0] if ex["entryPoints"] else qual
-        return f"{self.method_of.get(qual)}\0{self.method_of.get(entry)}".encode()
-
-
-def own_version() -> bytes:
-    """A digest of the code `Finisher.own` runs (this package): a stored body is reused only
-    by the errdex that wrote it."""
-    global _OWN_VERSION
-    if _OWN_VERSION is None:
-        import hashlib
-        from pathlib import Path
-
-        digest = hashlib.sha256()
-        for path in sorted(Path(__file__).parent.glob("*.py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-        _OWN_VERSION = digest.digest()
-    return _OWN_VERSION
-
-
-_OWN_VERSION: bytes | None = None
 
 
 RELATED_PROVENANCE = "heuristic:related-rank"

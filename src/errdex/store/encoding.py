@@ -11,13 +11,11 @@ stored dataset, are the same either way.
 
 from __future__ import annotations
 
-import hashlib
 import mmap
 import multiprocessing
 import os
 import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any, NamedTuple
 
@@ -47,55 +45,18 @@ class BodyRow(NamedTuple):
     text: bytes | None            # body JSON, while it is not packed yet
     blob: bytes | None            # packed body (None: the publisher packs it if it is new)
     related: str | bytes | None = None   # errdex.related for the membership row (see `bodies`)
-    key: int | None = None        # a stored body reused through the memo: nothing above but the positions is set
-    prekey: bytes | None = None   # the memo's key of this record's inputs, to store with its body's key
-
-
-@dataclass(slots=True)
-class Memo:
-    """Bodies a publish reuses without completing their records again (issue 7: consecutive
-    versions share most sites).
-
-    A stepwise `finish` (`analyze.dataset.Finisher`) fills a record in two steps: `reach`
-    (what the dataset around it decides) and `own` (tags, prose and code: most of the
-    work), which reads nothing but the record and `own_inputs`. The digest of the record
-    after `reach`, of those inputs and of the code's version (`prekey`) names the body a
-    previous publish stored for the same inputs (`known`, from the file's `body_prekeys`).
-    """
-
-    known: dict[bytes, int]
-    salt: bytes
-
-    def prekey(self, reached: bytes, inputs: bytes) -> bytes:
-        """16 bytes of sha256: a lookup key, stored once per body (the full digest doubled its table)."""
-        return hashlib.sha256(self.salt + reached + inputs).digest()[:16]
 
 
 def body_row(record: dict[str, Any], packed_windows: Mapping[str, Packed], packer: Packer | None = None,
-             finish: Finish | None = None, memo: Memo | None = None) -> BodyRow:
-    """Encode one record (completed by `finish` first); pack its body too when `packer` is given.
-
-    With a `memo` (and a stepwise `finish`), a record whose inputs a previous publish saw
-    becomes a row naming the body stored then (`key`), neither completed nor encoded again.
-    """
-    prekey = None
+             finish: Finish | None = None) -> BodyRow:
+    """Encode one record (completed by `finish` first); pack its body too when `packer` is given."""
     if finish is not None:
-        if memo is not None:
-            finish.reach(record)
-            reached = encode_body(record)
-            prekey = memo.prekey(reached.digest, finish.own_inputs(record))
-            key = memo.known.get(prekey)
-            if key is not None:
-                return BodyRow(b"", reached.record_id, reached.line, _window(reached.window, packed_windows),
-                               (), (), None, None, reached.related, key)
-            finish.own(record)
-        else:
-            finish(record)
+        finish(record)
     item = encode_body(record)
     blob = packer.pack(item.text) if packer is not None else None
     return BodyRow(item.digest, item.record_id, item.line, _window(item.window, packed_windows),
                    body_columns(item.body), search_columns(item.body), None if blob is not None else item.text,
-                   blob, item.related, None, prekey)
+                   blob, item.related)
 
 
 def _window(text: str | None, packed_windows: Mapping[str, Packed]) -> Packed | None:
@@ -103,8 +64,8 @@ def _window(text: str | None, packed_windows: Mapping[str, Packed]) -> Packed | 
 
 
 def row_chunks(records: Iterable[dict], size: int, packer: Packer,
-               packed_windows: Mapping[str, Packed] | None = None, finish: Finish | None = None,
-               memo: Memo | None = None) -> Iterator[list[BodyRow]]:
+               packed_windows: Mapping[str, Packed] | None = None, finish: Finish | None = None
+               ) -> Iterator[list[BodyRow]]:
     """Rows, `size` records at a time, in record order.
 
     When the records are many and the platform forks, the later chunks are
@@ -122,11 +83,11 @@ def row_chunks(records: Iterable[dict], size: int, packer: Packer,
     packed = packed_windows or {}
     encoders = _encoder_count()
     if isinstance(records, Sequence) and len(records) >= max(PARALLEL_MIN, size + 1) and encoders > 1:
-        yield from _forked_chunks(records, size, packer, packed, encoders, finish, memo)
+        yield from _forked_chunks(records, size, packer, packed, encoders, finish)
         return
     iterator = iter(records)
     while chunk := list(islice(iterator, size)):
-        yield [body_row(r, packed, None, finish, memo) for r in chunk]
+        yield [body_row(r, packed, None, finish) for r in chunk]
 
 
 def _encoder_count() -> int:
@@ -137,7 +98,7 @@ def _encoder_count() -> int:
 
 
 def _forked_chunks(records: Sequence[dict], size: int, packer: Packer, packed: Mapping[str, Packed],
-                   encoders: int, finish: Finish | None, memo: Memo | None = None) -> Iterator[list[BodyRow]]:
+                   encoders: int, finish: Finish | None) -> Iterator[list[BodyRow]]:
     """The first chunk encoded here, then the later chunks' rows from a pool forked first
     (children inherit `records`; a new dictionary reaches them through `_Handoff`)."""
     ctx = multiprocessing.get_context("fork")
@@ -145,9 +106,9 @@ def _forked_chunks(records: Sequence[dict], size: int, packer: Packer, packed: M
     known = packer.dictionary
     handoff = None if known is not None else _Handoff(ctx)
     with ctx.Pool(min(encoders, len(bounds)), initializer=_start_encoder,
-                  initargs=(records, packed, known, handoff, finish, memo)) as pool:
+                  initargs=(records, packed, known, handoff, finish)) as pool:
         later = pool.imap(_encode_range, bounds)   # the encoders start now, while the first chunk is encoded here
-        first = [body_row(r, packed, None, finish, memo) for r in records[:size]]
+        first = [body_row(r, packed, None, finish) for r in records[:size]]
         if handoff is not None:
             packer.sample([row.text for row in first])
             handoff.put(packer.dictionary)
@@ -188,21 +149,21 @@ class _Handoff:
 _HANDOFF_HEADER = struct.Struct("<?II")
 
 #: Set in each forked encoder: records, window packs, packer (None until the dictionary is handed over),
-#: the handoff to wait on, finish, memo.
+#: the handoff to wait on, finish.
 _ENCODER: list | None = None
 
 
 def _start_encoder(records: Sequence[dict], packed: Mapping[str, Packed], dictionary: tuple[bytes, bytes] | None,
-                   handoff: _Handoff | None, finish: Finish | None, memo: Memo | None) -> None:
+                   handoff: _Handoff | None, finish: Finish | None) -> None:
     global _ENCODER
-    _ENCODER = [records, packed, Packer(None, dictionary) if dictionary is not None else None, handoff, finish, memo]
+    _ENCODER = [records, packed, Packer(None, dictionary) if dictionary is not None else None, handoff, finish]
 
 
 def _encode_range(bounds: tuple[int, int]) -> list[BodyRow]:
     """Rows of records[start:end], packed with the file's dictionary (encoded first: it may not exist yet)."""
     assert _ENCODER is not None
-    records, packed, packer, handoff, finish, memo = _ENCODER
-    rows = [body_row(records[i], packed, packer, finish, memo) for i in range(*bounds)]
+    records, packed, packer, handoff, finish = _ENCODER
+    rows = [body_row(records[i], packed, packer, finish) for i in range(*bounds)]
     if packer is not None or handoff is None:   # packed; or no dictionary was made: the publisher packs
         return rows
     dictionary = handoff.get()
@@ -210,4 +171,4 @@ def _encode_range(bounds: tuple[int, int]) -> list[BodyRow]:
     if dictionary is None:
         return rows
     packer = _ENCODER[2] = Packer(None, dictionary)
-    return [row if row.key is not None else row._replace(text=None, blob=packer.pack(row.text)) for row in rows]
+    return [row._replace(text=None, blob=packer.pack(row.text)) for row in rows]

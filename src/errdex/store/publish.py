@@ -22,7 +22,7 @@ from typing import Any
 from errdex.models import DatasetMeta, Diagnostic
 from errdex.store.bodies import body_text, search_columns
 from errdex.store.codec import Packer
-from errdex.store.encoding import BodyRow, Finish, Memo, row_chunks
+from errdex.store.encoding import BodyRow, Finish, row_chunks
 from errdex.store.schema import utc_now
 from errdex.store.windows import WindowWriter, collect_windows
 from errdex.store.writer import StatementWriter
@@ -43,7 +43,6 @@ _DELETE_SEARCH = (
     "INSERT INTO record_search (record_search, rowid, error_message, error_class, documentation,"
     " solutions, tags, file_path) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)"
 )
-_INSERT_PREKEY = "INSERT OR IGNORE INTO body_prekeys (prekey, body_key) VALUES (?, ?)"
 _INSERT_MEMBER = (
     "INSERT INTO dataset_records (dataset_id, body_key, record_id, line_number, window_key, related)"
     " VALUES (?, ?, ?, ?, ?, ?)"
@@ -148,7 +147,6 @@ def _collect_garbage(conn: sqlite3.Connection) -> None:
     # The search index holds no text: deleting a row takes the indexed values, read back from the body.
     gone = conn.execute("SELECT key, body FROM record_bodies WHERE key IN (SELECT key FROM temp.gc_candidates)")
     conn.executemany(_DELETE_SEARCH, [(key, *search_columns(json.loads(body_text(body)))) for key, body in gone])
-    conn.execute("DELETE FROM body_prekeys WHERE body_key IN (SELECT key FROM temp.gc_candidates)")
     conn.execute("DELETE FROM record_bodies WHERE key IN (SELECT key FROM temp.gc_candidates)")
     conn.execute("DELETE FROM temp.gc_candidates")
 
@@ -165,52 +163,35 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
     """
     next_key = conn.execute("SELECT coalesce(max(key), 0) + 1 FROM record_bodies").fetchone()[0]
     stored_before = next_key > 1
-    memo = _memo(conn, dataset_id, finish)
     ours: dict[bytes, int] = {}
     members: set[int] = set()
     with StatementWriter(conn) as writer:
         windows = WindowWriter(conn, run=writer.run, sync=writer.idle)
         packer = Packer(conn)
         behind = _RecordsBehind(records)
-        with closing(row_chunks(behind.source, PUBLISH_CHUNK, packer, packed_windows, finish, memo)) as chunks:
+        with closing(row_chunks(behind.source, PUBLISH_CHUNK, packer, packed_windows, finish)) as chunks:
             for rows in chunks:
                 stored: dict[bytes, int] = {}
                 if stored_before:
                     writer.idle()
-                    stored = _known_keys(conn, [row.digest for row in rows if row.key is None and row.digest not in ours])
+                    stored = _known_keys(conn, [row.digest for row in rows if row.digest not in ours])
                 chunk = behind.take(len(rows))
                 window_keys = windows.keys_packed([row.window for row in rows],
                                                   lambda j, c=chunk: c[j].get("sourceCode"))
                 new_rows: list[tuple[int, BodyRow]] = []
                 member_rows: list[tuple] = []
-                prekeys: list[tuple[bytes, int]] = []
                 for row, window_key in zip(rows, window_keys):
-                    key = row.key or ours.get(row.digest) or stored.get(row.digest)
+                    key = ours.get(row.digest) or stored.get(row.digest)
                     if key is None:
                         key = ours[row.digest] = next_key
                         next_key += 1
                         new_rows.append((key, row))
-                    if row.prekey is not None:
-                        prekeys.append((row.prekey, key))
                     if key not in members:
                         members.add(key)
                         member_rows.append((dataset_id, key, row.record_id, row.line, window_key, row.related))
                 _insert_bodies(writer, packer, new_rows)
                 writer.run(_INSERT_MEMBER, member_rows)
-                writer.run(_INSERT_PREKEY, prekeys)
     return len(members)
-
-
-def _memo(conn: sqlite3.Connection, dataset_id: int, finish: Finish | None) -> Memo | None:
-    """The bodies earlier publishes stored by their records' inputs (see `encoding.Memo`), when
-    `finish` completes records stepwise and the file holds another dataset: the first dataset
-    of a file computes no keys (a one-version index pays nothing), the second stores them."""
-    if finish is None or not hasattr(finish, "own_inputs"):
-        return None
-    if conn.execute("SELECT 1 FROM datasets WHERE id != ? LIMIT 1", (dataset_id,)).fetchone() is None:
-        return None
-    known = dict(conn.execute("SELECT prekey, body_key FROM body_prekeys").fetchall())
-    return Memo(known, finish.version)
 
 
 class _RecordsBehind:
