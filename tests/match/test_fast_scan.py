@@ -257,3 +257,49 @@ def test_a_snapshot_maps_the_databases_a_scan_seldom_needs_and_a_cut_file_is_a_m
         cut_path = tmp_path / f"cut{cut}.marshal"
         cut_path.write_bytes(data[:cut])
         assert _read_snapshot(cut_path) is None
+
+
+def test_a_snapshot_holds_the_record_index_so_explain_decodes_only_the_records_it_meets(tmp_path):
+    """Frame, assert and id look-ups of a snapshot-loaded context read the index's tables from
+    the snapshot: the same answers as tables derived from every record, decoding few records."""
+    import json
+
+    from errdex.match.api import _CONTEXTS
+    from errdex.pipeline import index_source
+
+    src = tmp_path / "src" / "pkg"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    body = [f"def f{i}(x):\n    raise ValueError(f'value {i} is wrong: {{x}}')\n" for i in range(30)]
+    (src / "pkg" / "ops.py").write_text("\n".join(body))
+    (src / "pkg" / "load.py").write_text(
+        "def load(shard, total):\n"
+        "    if shard >= total:\n"
+        "        raise IndexError(f'Shard {shard} is missing from the checkpoint of {total}')\n"
+        "    assert shard % 2 == 0\n"
+        "    return shard\n")
+    db = tmp_path / "errdex.db"
+    index_source(str(src), db)
+    texts = [
+        'Traceback (most recent call last):\n  File "/srv/site-packages/pkg/load.py", line 3, in load\n'
+        "IndexError: Shard 9 is missing from the checkpoint of 4",
+        'Traceback (most recent call last):\n  File "/srv/site-packages/pkg/load.py", line 4, in load\n'
+        "    assert shard % 2 == 0\nAssertionError",
+        "assert shard % 2 == 0",
+        "IndexError: Shard 7 is missing from the checkpoint of 8",
+    ]
+    _CONTEXTS.clear()
+    derived = load_context(db)   # built from the store: its index derives the tables (and writes the snapshot)
+    assert not hasattr(derived.index.records, "_refs")
+    wanted = [[m.to_dict() for m in explain(t, context=derived)] for t in texts]
+    assert [len(w) for w in wanted] == [1, 1, 1, 1]
+    assert wanted[0][0]["via"] == "frame" and wanted[3][0]["conditionCheck"]["satisfied"] is False
+    code = ("import sys, json; from errdex.match import explain; from errdex.match.api import load_context;"
+            "c = load_context(sys.argv[1]); texts = json.loads(sys.argv[2]);"
+            "got = [[m.to_dict() for m in explain(t, context=c)] for t in texts];"
+            "print(json.dumps([got, sum(x is not None for x in c.index.records._refs), len(c.index.records)]))")
+    out = subprocess.run([sys.executable, "-c", code, str(db), json.dumps(texts)], capture_output=True,
+                         text=True, check=True).stdout
+    got, decoded, total = json.loads(out)
+    assert got == wanted
+    assert total == 32 and decoded <= 4
