@@ -240,8 +240,9 @@ def test_a_snapshot_names_the_raised_classes_so_a_scan_decodes_only_the_records_
 
 
 def test_a_snapshot_maps_the_databases_a_scan_seldom_needs_and_a_cut_file_is_a_miss(tmp_path):
-    """The line-regex and prefix databases lie after the header, as views of the mapped file;
-    a file cut anywhere after the header (in them, or in the records) reads as no snapshot."""
+    """The compiled databases, the line pieces and the record index's tables lie after the header,
+    as views of the mapped file; a file cut anywhere after the header (in them, or in the records)
+    reads as no snapshot."""
     from errdex.match.api import _read_snapshot
 
     db = _admit_db(tmp_path)
@@ -249,7 +250,9 @@ def test_a_snapshot_maps_the_databases_a_scan_seldom_needs_and_a_cut_file_is_a_m
     (path,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
     snap = _read_snapshot(path)
     engine = snap["engine"]
-    assert isinstance(engine["db"], memoryview) and isinstance(engine["pre_db"], bytes)
+    for key in ("db", "pre_db", "targets", "line_pieces"):
+        assert isinstance(engine[key], memoryview), key
+    assert all(isinstance(table, memoryview) for table in snap["index"].values())
     data = path.read_bytes()
     header = 8 + int.from_bytes(data[:8], "little")
     assert data[header:header + len(engine["db"])] == engine["db"].tobytes()
@@ -303,3 +306,22 @@ def test_a_snapshot_holds_the_record_index_so_explain_decodes_only_the_records_i
     got, decoded, total = json.loads(out)
     assert got == wanted
     assert total == 32 and decoded <= 4
+
+
+def test_explaining_a_line_leaves_the_line_pieces_packed_until_a_scan_needs_them(tmp_path):
+    db = _admit_db(tmp_path)
+    load_context(db)   # writes the snapshot
+    log = tmp_path / "run.log"
+    log.write_text("INFO ok\nERROR RuntimeError: Request r5 exceeded the token budget of 9\n")
+    code = ("import sys, json; from errdex.match import explain, scan; from errdex.match.api import load_context;"
+            "c = load_context(sys.argv[1]); b = c.engine._backend;"
+            "m = explain('RuntimeError: Request r7 exceeded the token budget of 1', context=c);"
+            "after_explain = b._line_pieces is None; r = scan(sys.argv[2], context=c);"
+            "print(json.dumps([after_explain, b._line_pieces is None, m[0].bindings, [o.log_line for o in r.occurrences]]))")
+    out = subprocess.run([sys.executable, "-c", code, str(db), str(log)], capture_output=True, text=True,
+                         check=True).stdout
+    import json
+
+    packed_after_explain, packed_after_scan, bindings, lines = json.loads(out)
+    assert packed_after_explain and not packed_after_scan
+    assert bindings == {"rid": "r7", "n": "1"} and lines == [2]

@@ -36,11 +36,12 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "16"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
+_SLIM_VERSION = "17"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
 # 9: per-literal line pieces; 10: the records blob follows the marshalled header, mapped, not read;
 # 11: the header holds the key its file name spreads; 12: the engine's size (databases loaded on first use);
 # 13: the class names the records raise; 14: the line-regex and prefix databases after the header;
-# 15: the prefix targets packed; 16: the record index's tables
+# 15: the prefix targets packed; 16: the record index's tables; 17: the prefilter database,
+# targets and line pieces after the header
 
 
 @dataclass(slots=True)
@@ -123,8 +124,8 @@ def _context_from_disk(path: str, wanted: list[str], key: tuple, backend: str) -
 
 #: Packed parts kept after the header, mapped, by section: a log scan seldom loads the engine's
 #: line-regex databases (7.9 MB for sglang; unmarshalling copied them out of the file at every
-#: start, ~5 ms), nor any table of the record index (~1.5 MB).
-_BLOB_SECTIONS = {"engine": ("db", "prefix_db"), "index": TABLES}
+#: start, ~5 ms), nor any table of the record index (~1.5 MB); the rest are copied only when used.
+_BLOB_SECTIONS = {"engine": ("db", "prefix_db", "pre_db", "targets", "line_pieces"), "index": TABLES}
 
 
 def _read_snapshot(path: str | Path) -> dict | None:
