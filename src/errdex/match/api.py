@@ -55,7 +55,7 @@ class MatchContext:
     def __post_init__(self) -> None:
         # resolve grades a pasted bare assert by how many records assert its test, counted
         # once per engine over every record (`resolve._assert_counts`): the index's table
-        # has the counts without decoding them.
+        # has the counts without decoding them (tests/match/test_fast_scan.py holds the two together).
         self.engine.assert_counts = self.index.assert_counts()
 
     @classmethod
