@@ -81,14 +81,30 @@ class RecordsById(Mapping):
 
 
 class AssertCounts:
-    """squashed assert test -> how many records assert it, looked up in the index."""
+    """squashed assert test -> how many records assert it (the length of its positions)."""
 
-    def __init__(self, index: "RecordIndex") -> None:
-        self._index = index
+    def __init__(self, positions: dict[str, list[int]]) -> None:
+        self._positions = positions
 
     def get(self, test: str, default: int | None = None) -> int | None:
-        positions = self._index._table("by_assert_test").get(test)
+        positions = self._positions.get(test)
         return default if positions is None else len(positions)
+
+
+def _by_basename(by_file: dict[str, list[int]]) -> dict[str, set[str]]:
+    """Indexed files by their name (`utils.py`), from the files' table."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for path in by_file:
+        out[path.rsplit("/", 1)[-1]].add(path)
+    return out
+
+
+def _retold(by_assert: dict[str, list[int]]) -> dict[str, list[int]]:
+    """The positions of asserts without a message by their test as a writer retells it."""
+    told: dict[str, list[int]] = defaultdict(list)
+    for test, positions in by_assert.items():
+        told[unselfed(test)].extend(positions)
+    return told
 
 
 class RecordIndex:
@@ -101,9 +117,8 @@ class RecordIndex:
     def __init__(self, records: Sequence[RecordRef], tables: dict[str, bytes] | None = None) -> None:
         self.records = records
         self._packed = tables
-        self._tables: dict[str, object] = {}
-        self._basenames: dict[str, set[str]] | None = None
-        self._told: RecordLists | None = None
+        self._tables: dict[str, object] = {}   # table name -> its positions, unpacked
+        self._views: dict[str, object] = {}    # property -> what it serves, made from a table
 
     def _table(self, name: str):
         """One table of positions, unpacked on first use."""
@@ -114,17 +129,23 @@ class RecordIndex:
             table = self._tables[name] = marshal.loads(self._packed[name])
         return table
 
+    def _view(self, name: str, table: str, make):
+        """`make(positions)` for the property `name`, made once from the table `table`."""
+        view = self._views.get(name)
+        if view is None:
+            view = self._views[name] = make(self._table(table))
+        return view
+
+    def _lists(self, table: str) -> RecordLists:
+        return self._view(table, table, lambda positions: RecordLists(positions, self.records))
+
     @property
     def by_file(self) -> Mapping[str, list[RecordRef]]:
         return self._lists("by_file")
 
     @property
     def by_basename(self) -> dict[str, set[str]]:
-        if self._basenames is None:
-            self._basenames = defaultdict(set)
-            for path in self._table("by_file"):
-                self._basenames[path.rsplit("/", 1)[-1]].add(path)
-        return self._basenames
+        return self._view("by_basename", "by_file", _by_basename)
 
     @property
     def by_assert(self) -> Mapping[str, list[RecordRef]]:
@@ -132,18 +153,11 @@ class RecordIndex:
 
     @property
     def by_id(self) -> Mapping[str, RecordRef]:
-        found = self._tables.get("by_id:records")
-        if found is None:
-            found = self._tables["by_id:records"] = RecordsById(self._table("by_id"), self.records)
-        return found
+        return self._view("by_id", "by_id", lambda positions: RecordsById(positions, self.records))
 
     @property
     def roots(self) -> PackageRoots:
-        found = self._tables.get("roots:made")
-        if found is None:
-            root_of, dirs = self._table("roots")
-            found = self._tables["roots:made"] = PackageRoots(root_of, dirs)
-        return found
+        return self._view("roots", "roots", lambda table: PackageRoots(*table))
 
     @property
     def by_assert_test(self) -> Mapping[str, list[RecordRef]]:
@@ -153,29 +167,19 @@ class RecordIndex:
     @property
     def by_told_test(self) -> Mapping[str, list[RecordRef]]:
         """Asserts without a message by their test as a writer retells it (`pasted.unselfed`)."""
-        if self._told is None:
-            told: dict[str, list[int]] = defaultdict(list)
-            for key, positions in self._table("by_assert").items():
-                told[unselfed(key)].extend(positions)
-            self._told = RecordLists(told, self.records)
-        return self._told
+        return self._view("by_told_test", "by_assert",
+                          lambda positions: RecordLists(_retold(positions), self.records))
 
     @property
     def by_function(self) -> Mapping[str, list[RecordRef]]:
         """Records by the name of the function raising them (the last part of its qualified name)."""
         return self._lists("by_function")
 
-    def assert_counts(self) -> "AssertCounts":
+    def assert_counts(self) -> AssertCounts:
         """How many records assert each test, from the table (`resolve._assert_counts`
         counted them over every record, decoding each)."""
-        return AssertCounts(self)
+        return AssertCounts(self._table("by_assert_test"))
 
-    def _lists(self, name: str) -> RecordLists:
-        key = name + ":records"
-        found = self._tables.get(key)
-        if found is None:
-            found = self._tables[key] = RecordLists(self._table(name), self.records)
-        return found
     def files_for(self, path: str) -> list[str]:
         """Indexed files a printed path refers to: the longest common suffix wins.
 
