@@ -3,8 +3,10 @@
 The records and the compiled engine of a (db, datasets) pair are kept per
 process, keyed by the db path, its mtime and size, and the datasets asked
 for, so repeated calls are cheap; on disk, `<db>.engine/context-*.marshal`
-holds the slim records and the compiled hyperscan databases in one file, so
-a fresh process loads both in a fraction of a second.
+holds the slim records, the compiled hyperscan databases and the record
+index's tables in one file, so a fresh process loads them in a few
+milliseconds (mapped: each part is read when first used) and never opens
+the SQLite store.
 """
 
 from __future__ import annotations
