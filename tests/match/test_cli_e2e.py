@@ -142,3 +142,32 @@ def _print(fn, report, monkeypatch) -> str:
         patch.setattr(rich.console, "Console", lambda **_: real(file=buffer, width=200))
         fn(report)
     return buffer.getvalue()
+
+
+#: What a small log's scan and a line's explain (`--json`) need not load: printing, the store
+#: (once the context snapshot is written), forking workers, malloc tuning, the fallback engine.
+NOT_ON_THE_SMALL_PATH = ("rich", "pydantic", "sqlite3", "errdex.store", "errdex.match.parallel", "ctypes",
+                         "pickle", "hashlib", "ahocorasick")
+
+
+def _imported(*args) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run the CLI under `-X importtime`; the modules it imported."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "errdex", *args], capture_output=True,
+                          text=True, timeout=60, check=True)
+    names = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    return proc, names
+
+
+def test_a_small_scan_and_an_explain_import_only_what_they_use(db, tmp_path):
+    log = tmp_path / "app.log"
+    log.write_text("INFO start\nERROR RuntimeError: Unknown model name q, expected one of a, b\n")
+    assert _cli("scan", "--db", str(db), "--json", str(log)).returncode == 0   # the snapshot exists from here on
+    scanned, scan_modules = _imported("scan", "--db", str(db), "--json", str(log))
+    assert [o["logLine"] for o in json.loads(scanned.stdout)["occurrences"]] == [2]
+    explained, explain_modules = _imported("explain", "--db", str(db), "--json",
+                                           "ValueError: Packed decode kernel only supports NK=1 (got K=0, BK=1).")
+    assert json.loads(explained.stdout)[0]["bindings"] == {"K": "0", "BK": "1"}
+    for modules in (scan_modules, explain_modules):
+        assert "errdex.match.engine" in modules and "hyperscan" in modules
+        assert not {name for name in modules for heavy in NOT_ON_THE_SMALL_PATH
+                    if name == heavy or name.startswith(heavy + ".")}

@@ -240,8 +240,9 @@ def test_a_snapshot_names_the_raised_classes_so_a_scan_decodes_only_the_records_
 
 
 def test_a_snapshot_maps_the_databases_a_scan_seldom_needs_and_a_cut_file_is_a_miss(tmp_path):
-    """The line-regex and prefix databases lie after the header, as views of the mapped file;
-    a file cut anywhere after the header (in them, or in the records) reads as no snapshot."""
+    """The compiled databases, the line pieces and the record index's tables lie after the header,
+    as views of the mapped file; a file cut anywhere after the header (in them, or in the records)
+    reads as no snapshot."""
     from errdex.match.api import _read_snapshot
 
     db = _admit_db(tmp_path)
@@ -249,7 +250,9 @@ def test_a_snapshot_maps_the_databases_a_scan_seldom_needs_and_a_cut_file_is_a_m
     (path,) = (tmp_path / "errdex.db.engine").glob("context-*.marshal")
     snap = _read_snapshot(path)
     engine = snap["engine"]
-    assert isinstance(engine["db"], memoryview) and isinstance(engine["pre_db"], bytes)
+    for key in ("db", "pre_db", "targets", "line_pieces"):
+        assert isinstance(engine[key], memoryview), key
+    assert all(isinstance(table, memoryview) for table in snap["index"].values())
     data = path.read_bytes()
     header = 8 + int.from_bytes(data[:8], "little")
     assert data[header:header + len(engine["db"])] == engine["db"].tobytes()
@@ -257,3 +260,91 @@ def test_a_snapshot_maps_the_databases_a_scan_seldom_needs_and_a_cut_file_is_a_m
         cut_path = tmp_path / f"cut{cut}.marshal"
         cut_path.write_bytes(data[:cut])
         assert _read_snapshot(cut_path) is None
+
+
+def test_a_snapshot_holds_the_record_index_so_explain_decodes_only_the_records_it_meets(tmp_path):
+    """Frame, assert and id look-ups of a snapshot-loaded context read the index's tables from
+    the snapshot: the same answers as tables derived from every record, decoding few records."""
+    import json
+
+    from errdex.match.api import _CONTEXTS
+    from errdex.pipeline import index_source
+
+    src = tmp_path / "src" / "pkg"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    body = [f"def f{i}(x):\n    raise ValueError(f'value {i} is wrong: {{x}}')\n" for i in range(30)]
+    (src / "pkg" / "ops.py").write_text("\n".join(body))
+    (src / "pkg" / "load.py").write_text(
+        "def load(shard, total):\n"
+        "    if shard >= total:\n"
+        "        raise IndexError(f'Shard {shard} is missing from the checkpoint of {total}')\n"
+        "    assert shard % 2 == 0\n"
+        "    return shard\n")
+    db = tmp_path / "errdex.db"
+    index_source(str(src), db)
+    texts = [
+        'Traceback (most recent call last):\n  File "/srv/site-packages/pkg/load.py", line 3, in load\n'
+        "IndexError: Shard 9 is missing from the checkpoint of 4",
+        'Traceback (most recent call last):\n  File "/srv/site-packages/pkg/load.py", line 4, in load\n'
+        "    assert shard % 2 == 0\nAssertionError",
+        "assert shard % 2 == 0",
+        "IndexError: Shard 7 is missing from the checkpoint of 8",
+    ]
+    _CONTEXTS.clear()
+    derived = load_context(db)   # built from the store: its index derives the tables (and writes the snapshot)
+    assert not hasattr(derived.index.records, "_refs")
+    wanted = [[m.to_dict() for m in explain(t, context=derived)] for t in texts]
+    assert [len(w) for w in wanted] == [1, 1, 1, 1]
+    assert wanted[0][0]["via"] == "frame" and wanted[3][0]["conditionCheck"]["satisfied"] is False
+    code = ("import sys, json; from errdex.match import explain; from errdex.match.api import load_context;"
+            "c = load_context(sys.argv[1]); texts = json.loads(sys.argv[2]);"
+            "got = [[m.to_dict() for m in explain(t, context=c)] for t in texts];"
+            "print(json.dumps([got, sum(x is not None for x in c.index.records._refs), len(c.index.records)]))")
+    out = subprocess.run([sys.executable, "-c", code, str(db), json.dumps(texts)], capture_output=True,
+                         text=True, check=True).stdout
+    got, decoded, total = json.loads(out)
+    assert got == wanted
+    assert total == 32 and decoded <= 4
+
+
+def test_explaining_a_line_leaves_the_line_pieces_packed_until_a_scan_needs_them(tmp_path):
+    db = _admit_db(tmp_path)
+    load_context(db)   # writes the snapshot
+    log = tmp_path / "run.log"
+    log.write_text("INFO ok\nERROR RuntimeError: Request r5 exceeded the token budget of 9\n")
+    code = ("import sys, json; from errdex.match import explain, scan; from errdex.match.api import load_context;"
+            "c = load_context(sys.argv[1]); b = c.engine._backend;"
+            "m = explain('RuntimeError: Request r7 exceeded the token budget of 1', context=c);"
+            "after_explain = b._line_pieces is None; r = scan(sys.argv[2], context=c);"
+            "print(json.dumps([after_explain, b._line_pieces is None, m[0].bindings, [o.log_line for o in r.occurrences]]))")
+    out = subprocess.run([sys.executable, "-c", code, str(db), str(log)], capture_output=True, text=True,
+                         check=True).stdout
+    import json
+
+    packed_after_explain, packed_after_scan, bindings, lines = json.loads(out)
+    assert packed_after_explain and not packed_after_scan
+    assert bindings == {"rid": "r7", "n": "1"} and lines == [2]
+
+
+def test_the_index_counts_asserts_as_resolve_would_over_every_record(record_factory):
+    """A context gives its engine the assert counts from the record index; they must equal what
+    `resolve._assert_counts` counts over every record (it takes the index's when given)."""
+    from types import SimpleNamespace
+
+    from errdex.match import resolve
+
+    records = [
+        record_factory("", assert_test="x > 0", line=1),
+        record_factory("", assert_test="x  >  0", line=2, file_path="pkg/other.py"),
+        record_factory("x must be positive, got {x}", assert_test="x > 0", line=3),
+        record_factory("", assert_test="self.ready", line=4),
+        record_factory("no assert here {v}", line=5),
+    ]
+    ctx = MatchContext.from_records(records)
+    counted = resolve._assert_counts(SimpleNamespace(records=ctx.engine.records))
+    assert counted == {"x>0": 3, "self.ready": 1}
+    given = resolve._assert_counts(ctx.engine)
+    assert {test: given.get(test) for test in counted} == counted
+    assert given.get("y>0") is None
+    assert [m.confidence for m in explain("assert self.ready", context=ctx)] == ["high"]

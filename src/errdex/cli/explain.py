@@ -10,6 +10,7 @@ unknown dataset) print `error: ...` on stderr and exit with the error's
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -129,11 +130,13 @@ def scan(log: str, db: str | None, datasets: tuple[str, ...], as_json: bool, job
     import gc
 
     from errdex.match import scan as scan_log
+    from errdex.match.scan import CHUNK_SIZE
 
     # The scan's objects are acyclic and the process ends after the report: a
     # collection when the scan turned the collector back on cost ~0.07 s.
     gc.disable()
-    _keep_freed_memory()
+    if log == "-" or os.path.getsize(log) > CHUNK_SIZE:   # a log of one block frees none to reuse
+        _keep_freed_memory()
     source = sys.stdin.buffer if log == "-" else log
     show_bar = not as_json and log != "-" and sys.stderr.isatty()
     try:

@@ -3,8 +3,10 @@
 The records and the compiled engine of a (db, datasets) pair are kept per
 process, keyed by the db path, its mtime and size, and the datasets asked
 for, so repeated calls are cheap; on disk, `<db>.engine/context-*.marshal`
-holds the slim records and the compiled hyperscan databases in one file, so
-a fresh process loads both in a fraction of a second.
+holds the slim records, the compiled hyperscan databases and the record
+index's tables in one file, so a fresh process loads them in a few
+milliseconds (mapped: each part is read when first used) and never opens
+the SQLite store.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from errdex.match.engine import PatternEngine
 from errdex.match.events import ErrorEvent, assert_statement, bare_message, parse_events, prose_frames
 from errdex.match.pasted import closing_mark_dropped, told_test, unwrapped
 from errdex.match.patterns import RecordRef
-from errdex.match.resolve import Match, RecordIndex, match_event, mirrors_after_originals
+from errdex.match.record_index import TABLES, RecordIndex, index_tables
+from errdex.match.resolve import Match, match_event, mirrors_after_originals
 from errdex.match.text import split_clean_lines
 
 if TYPE_CHECKING:   # pathlib (and traceback) are imported where used: ~4 ms of every scan's start-up
@@ -35,11 +38,12 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "15"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
+_SLIM_VERSION = "17"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
 # 9: per-literal line pieces; 10: the records blob follows the marshalled header, mapped, not read;
 # 11: the header holds the key its file name spreads; 12: the engine's size (databases loaded on first use);
 # 13: the class names the records raise; 14: the line-regex and prefix databases after the header;
-# 15: the prefix targets packed
+# 15: the prefix targets packed; 16: the record index's tables; 17: the prefilter database,
+# targets and line pieces after the header
 
 
 @dataclass(slots=True)
@@ -49,6 +53,12 @@ class MatchContext:
     index: RecordIndex
     engine: PatternEngine
     datasets: list[str]
+
+    def __post_init__(self) -> None:
+        # resolve grades a pasted bare assert by how many records assert its test, counted
+        # once per engine over every record (`resolve._assert_counts`): the index's table
+        # has the counts without decoding them (tests/match/test_fast_scan.py holds the two together).
+        self.engine.assert_counts = self.index.assert_counts()
 
     @classmethod
     def from_records(cls, records: Iterable[dict], cache_dir: Path | None = None,
@@ -100,7 +110,7 @@ def _context_from_disk(path: str, wanted: list[str], key: tuple, backend: str) -
     if snap is not None:
         refs = LazyRecords(snap["records"], snap["offsets"])
         engine = PatternEngine(refs, cache_dir, backend, snapshot=snap["engine"])
-        return MatchContext(RecordIndex(refs), engine, list(snap["datasets"]))
+        return MatchContext(RecordIndex(refs, snap["index"]), engine, list(snap["datasets"]))
     refs, names = _load_refs(path, wanted)
     ctx = MatchContext._from_refs(refs, cache_dir, backend, names)
     blobs = [marshal.dumps(r.to_row()) for r in refs]
@@ -109,20 +119,21 @@ def _context_from_disk(path: str, wanted: list[str], key: tuple, backend: str) -
         offsets.append(offsets[-1] + len(blob))
     _write_snapshot(snap_path, {
         "version": _SLIM_VERSION, "key": named, "datasets": names, "records": b"".join(blobs),
-        "offsets": offsets.tobytes(), "engine": ctx.engine.snapshot(),
+        "offsets": offsets.tobytes(), "engine": ctx.engine.snapshot(), "index": index_tables(refs),
     }, key[1])
     return ctx
 
 
-#: Engine databases kept after the header, mapped: a log scan seldom loads them (7.9 MB for
-#: sglang), and unmarshalling copied them out of the file at every start (~5 ms).
-_BLOB_KEYS = ("db", "prefix_db")
+#: Packed parts kept after the header, mapped, by section: a log scan seldom loads the engine's
+#: line-regex databases (7.9 MB for sglang; unmarshalling copied them out of the file at every
+#: start, ~5 ms), nor any table of the record index (~1.5 MB); the rest are copied only when used.
+_BLOB_SECTIONS = {"engine": ("db", "prefix_db", "pre_db", "targets", "line_pieces"), "index": TABLES}
 
 
 def _read_snapshot(path: str | Path) -> dict | None:
     """A context snapshot: the header's length (8 bytes), the marshalled header (the prefilter
     database as bytes, record offsets, where each blob lies), the blobs (the other compiled
-    databases), then the records blob (marshalled tuples end to end).
+    databases, the record index's tables), then the records blob (marshalled tuples end to end).
 
     The file is mapped, not read: a scan decodes a few thousand of ~30k records, so
     most of the blob's pages are never touched (reading and unmarshalling the whole
@@ -143,8 +154,8 @@ def _read_snapshot(path: str | Path) -> dict | None:
         return None
     base = 8 + size
     blobs = snap.pop("blobs", {})
-    for key, (offset, length) in blobs.items():   # views: the engine copies one only to load it
-        snap["engine"][key] = view[base + offset:base + offset + length]
+    for (section, key), (offset, length) in blobs.items():   # views: copied only when loaded
+        snap[section][key] = view[base + offset:base + offset + length]
     records = view[base + sum(length for _, length in blobs.values()):]
     if int.from_bytes(bytes(snap["offsets"][-8:]), "little") != len(records):   # cut short
         return None
@@ -162,13 +173,15 @@ def _write_snapshot(path: str | Path, snap: dict, db_mtime_ns: int) -> None:
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         records = snap.pop("records")
         blobs, layout, at = [], {}, 0
-        engine = snap.get("engine")
-        if isinstance(engine, dict):
-            engine = snap["engine"] = dict(engine)
-            for key in _BLOB_KEYS:
-                blob = engine.get(key)
+        for section, keys in _BLOB_SECTIONS.items():
+            part = snap.get(section)
+            if not isinstance(part, dict):
+                continue
+            part = snap[section] = dict(part)
+            for key in keys:
+                blob = part.get(key)
                 if isinstance(blob, bytes):
-                    layout[key], engine[key] = (at, len(blob)), None
+                    layout[(section, key)], part[key] = (at, len(blob)), None
                     blobs.append(blob)
                     at += len(blob)
         snap["blobs"] = layout

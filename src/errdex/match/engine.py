@@ -247,6 +247,12 @@ class PatternEngine:
         """Lines (0-based within `data`) holding a template rendering or a marker."""
         return self._backend.scan_block(data)
 
+    def prepare_scan(self) -> None:
+        """Load now what every block scan reads, not in each forked worker's first block."""
+        prepare = getattr(self._backend, "prepare_scan", None)
+        if prepare is not None:
+            prepare()
+
 
 #: Substring look-ups a text may cost before the token automaton is built instead.
 _SUBSTRING_LOOKUPS = 2000
@@ -275,11 +281,11 @@ class _HyperscanBackend:
             if key:
                 prefix[hs_escape(_space_regex(key))].append(rec.idx)
         exprs = list(full)
-        self.targets: list[tuple[int, ...]] = [tuple(full[e]) for e in exprs]
+        self._targets: list[tuple[int, ...]] | None = [tuple(full[e]) for e in exprs]
         expr_id = {e: i for i, e in enumerate(exprs)}
-        self.pieces: list[tuple[bytes, ...]] = [pieces[e] for e in exprs]
-        self.literal_exprs: list[tuple[int, ...]] = [tuple(sorted(expr_id[e] for e in literals[lit]))
-                                                     for lit in sorted(literals)]
+        self._line_pieces: tuple[list, list] | None = (
+            [pieces[e] for e in exprs],
+            [tuple(sorted(expr_id[e] for e in literals[lit])) for lit in sorted(literals)])
         self._prefix_targets: list[tuple[int, ...]] | None = [tuple(v) for v in prefix.values()]
         flags = [0] * len(exprs)
         self.marker_base = len(exprs)
@@ -298,7 +304,8 @@ class _HyperscanBackend:
     def snapshot(self) -> dict:
         return {
             "hyperscan": hyperscan.__version__ if hasattr(hyperscan, "__version__") else "",
-            "count": self.engine.count, "patterns": len(self.engine.matchable), "targets": self.targets,
+            "count": self.engine.count, "patterns": len(self.engine.matchable),
+            "targets": marshal.dumps(self.targets), "line_pieces": marshal.dumps(self.line_pieces),
             "prefix_targets": marshal.dumps(self.prefix_targets), "marker_base": self.marker_base,
             "markers": MARKER_NAMES, "tokens": marshal.dumps(self.engine.token_table()),
             "bare": marshal.dumps(self.engine.bare_table()),
@@ -306,7 +313,7 @@ class _HyperscanBackend:
             "db": hyperscan.dumpb(self.db),
             "prefix_db": hyperscan.dumpb(self.prefix_db) if self.prefix_db is not None else None,
             "pre_db": hyperscan.dumpb(self.pre_db), "pre_marker_base": self.pre_marker_base,
-            "pieces": self.pieces, "literal_exprs": self.literal_exprs, "size_bytes": self.size_bytes,
+            "size_bytes": self.size_bytes,
         }
 
     # The line-regex and prefix databases serve pasted text and the rare log event the
@@ -315,39 +322,57 @@ class _HyperscanBackend:
     @property
     def db(self):
         if self._db is None:
-            self._db = _loaded(self._packed[0])
+            self._db = _loaded(self._packed["db"])
         return self._db
 
     @property
     def prefix_db(self):
-        if self._prefix_db is None and self._packed is not None and self._packed[1] is not None:
-            self._prefix_db = _loaded(self._packed[1])
+        if self._prefix_db is None and self._packed is not None and self._packed["prefix_db"] is not None:
+            self._prefix_db = _loaded(self._packed["prefix_db"])
         return self._prefix_db
 
     @property
     def prefix_targets(self) -> list[tuple[int, ...]]:
         if self._prefix_targets is None:   # packed in the snapshot: only pasted text asks (~1 ms to unpack)
-            packed = self._packed[2]
-            self._prefix_targets = [tuple(t) for t in (marshal.loads(packed) if isinstance(packed, bytes) else packed)]
+            self._prefix_targets = [tuple(t) for t in marshal.loads(self._packed["prefix_targets"])]
         return self._prefix_targets
+
+    # What verifies a block's flagged lines (and maps line regexes to records) is packed in the
+    # snapshot too: a log without an error line, or one line of pasted text, never reads
+    # `line_pieces`, and unpacking them with the targets was ~4 ms of every start (~20k tuples).
+    @property
+    def targets(self) -> list[tuple[int, ...]]:
+        """Line regex id -> the records it stands for."""
+        if self._targets is None:
+            self._targets = marshal.loads(self._packed["targets"])
+        return self._targets
+
+    @property
+    def line_pieces(self) -> tuple[list, list]:
+        """(each line regex's literal pieces as bytes, prefilter literal id -> the line regexes holding it)."""
+        if self._line_pieces is None:
+            self._line_pieces = marshal.loads(self._packed["line_pieces"])
+        return self._line_pieces
+
+    def prepare_scan(self) -> None:
+        """Unpack what a block scan reads, so that forked workers share it."""
+        for packed in ("targets", "line_pieces"):
+            getattr(self, packed)
 
     def _restore(self, snap: dict) -> bool:
         """Take a snapshot's databases; False when it does not fit this build."""
         version = hyperscan.__version__ if hasattr(hyperscan, "__version__") else ""
         if (snap.get("hyperscan") != version or snap.get("count") != self.engine.count
                 or tuple(snap.get("markers") or ()) != MARKER_NAMES or not snap.get("pre_db")
-                or "literal_exprs" not in snap or "size_bytes" not in snap):
+                or "line_pieces" not in snap or "size_bytes" not in snap):
             return False
         try:   # the prefilter now (it proves the snapshot fits this platform), the others on first use
             self.pre_db = _loaded(snap["pre_db"])
             self.pre_marker_base = snap["pre_marker_base"]
         except Exception:  # foreign platform or a damaged file: build again
             return False
-        self._db = self._prefix_db = self._prefix_targets = None
-        self._packed = (snap["db"], snap["prefix_db"], snap["prefix_targets"])
-        self.targets = snap["targets"]
-        self.pieces = snap["pieces"]
-        self.literal_exprs = snap["literal_exprs"]
+        self._db = self._prefix_db = self._prefix_targets = self._targets = self._line_pieces = None
+        self._packed = {key: snap[key] for key in ("db", "prefix_db", "prefix_targets", "targets", "line_pieces")}
         self.marker_base = snap["marker_base"]
         self.patterns = snap.get("patterns", 0)
         self.tokens = snap.get("tokens")
@@ -435,7 +460,7 @@ class _HyperscanBackend:
     def _verify_lines(self, data: bytes, flagged, lines: BlockHits) -> None:
         """Candidates of each line holding a literal: the records of the line regexes found
         in it; a line with neither a candidate nor a marker is dropped."""
-        literal_exprs, pieces, targets = self.literal_exprs, self.pieces, self.targets
+        (pieces, literal_exprs), targets = self.line_pieces, self.targets
         for line_no, hits, literal_ids in flagged:
             line = data[hits.start:hits.end]
             exprs = literal_exprs[next(iter(literal_ids))] if len(literal_ids) == 1 else \

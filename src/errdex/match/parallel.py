@@ -26,9 +26,8 @@ from operator import attrgetter
 
 from errdex.match.api import MatchContext
 from errdex.match.resolve import Match
-from errdex.match.scan import ScanReport, BlockScanner, add_unknowns, stream_blocks
+from errdex.match.scan import SPLIT_THRESHOLD, ScanReport, BlockScanner, add_unknowns, stream_blocks
 
-SPLIT_THRESHOLD = 32 << 20
 #: The parent's range, relative to a child's: merging and writing the report wait for the last
 #: child anyway and each process encodes its own JSON, but a child also packs its result
 #: (~0.06 s for 100 MB of the sglang bench log), so the parent takes a little more.
@@ -157,6 +156,7 @@ def scan_ranges(ctx: MatchContext, path, ranges: list[ByteRange], chunk_size: in
     """
     share = len(ranges)
     own_progress = (lambda done, _t: progress(min(done * share, total), total)) if progress else None
+    ctx.engine.prepare_scan()
     children = [_fork(ctx, path, r, chunk_size, encode) for r in ranges[1:]]
     results = [scan_range(ctx, path, ranges[0], chunk_size, own_progress, total, encode)]
     results.extend(_collect(pid, fd) for pid, fd in children)

@@ -25,6 +25,8 @@ from errdex.match.resolve import Match, match_event
 from errdex.match.text import clean_line, needs_cleaning, normalize_unknown
 
 CHUNK_SIZE = 8 << 20
+#: Files at least this big are split into byte ranges scanned by forked processes (`parallel`).
+SPLIT_THRESHOLD = 32 << 20
 WINDOW_LINES = 2000
 WINDOW_BYTES = 1 << 20
 FIRST_WINDOW_BYTES = 16 << 10
@@ -117,8 +119,6 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
     the merged report equals the single-process one. `encode`: each process
     pre-encodes its occurrences' JSON, for a `report.to_json()` to follow.
     """
-    from errdex.match import parallel
-
     started, cpu = time.perf_counter(), time.process_time()
     ctx = context or load_context(db, dataset)
     engine_ready = time.perf_counter()
@@ -126,8 +126,10 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
     with collector_paused():  # acyclic small objects: ~10% of a big scan otherwise
         if isinstance(path_or_stream, (str, os.PathLike)):
             total = os.stat(path_or_stream).st_size
-            ranges = parallel.plan_ranges(path_or_stream, total, chunk_size, jobs, split_threshold)
-            if len(ranges) > 1:
+            ranges = _split(path_or_stream, total, chunk_size, jobs, split_threshold)
+            if ranges is not None:
+                from errdex.match import parallel
+
                 done, counts = total, parallel.scan_ranges(ctx, path_or_stream, ranges, chunk_size,
                                                            report, progress, total, encode=encode)
             else:
@@ -152,6 +154,17 @@ def scan(path_or_stream: str | os.PathLike | BinaryIO | io.TextIOBase, db=None, 
         "cpuSeconds": round(time.process_time() - cpu, 3), "workerCpuSeconds": worker_cpu,
     }
     return report
+
+
+def _split(path, total: int, chunk_size: int, jobs: int | None, split_threshold: int | None) -> list | None:
+    """The byte ranges of a split scan (`parallel.plan_ranges`), or None for one process: the
+    `parallel` module is imported only for a file big enough to split (~1.4 ms of a small scan)."""
+    if total < (SPLIT_THRESHOLD if split_threshold is None else split_threshold) or jobs == 1:
+        return None
+    from errdex.match import parallel
+
+    ranges = parallel.plan_ranges(path, total, chunk_size, jobs, split_threshold)
+    return ranges if len(ranges) > 1 else None
 
 
 def _finish(scanner: "BlockScanner", report: ScanReport) -> tuple[int, int, int, int, list[float]]:
