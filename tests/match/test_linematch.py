@@ -62,6 +62,8 @@ LINES = [
     "ERROR MyError: Request r2 exceeded the token budget of 1",
     "ERROR AssertionError: rank < world_size",                           # a bare assert's test retold
     "ERROR AssertionError: Expected 8 experts per rank",
+    "ERROR RuntimeError: Error: Request r1 exceeded the token budget of 4096",   # the generic label
+    "Task done exception=RuntimeError('Request r1 exceeded the token budget of 4096')>",   # a repr
 ]
 
 

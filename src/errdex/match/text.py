@@ -39,6 +39,13 @@ LOOSE_EXCEPTION = re.compile(
     r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*" + EXC_SUFFIX + r"|Exception))"
     r"(?:\((?P<inner>[\w.]*)\))?(?::(?:\s(?P<msg>.*))?$|\s*$)"
 )
+#: An exception as its repr prints it inside other text (asyncio's `... exception=ValueError("msg")>`,
+#: a logged `repr(e)`): a class named like one, then the message quoted in brackets.
+REPR_EXCEPTION = re.compile(
+    r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*" + EXC_SUFFIX + r"|Exception))"
+    r"\((?P<q>['\"])(?P<msg>(?:\\.|(?!(?P=q)\)).)+)(?P=q)\)"
+)
+_REPR_ESCAPE = re.compile(r"\\(['\"\\n])")
 #: `Class: message` as the last line of a traceback: any dotted name.
 STRICT_EXCEPTION = re.compile(
     r"^(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)(?:\((?P<inner>[\w.]*)\))?(?::(?:\s?(?P<msg>.*))?)?$"
@@ -149,10 +156,23 @@ def parse_exception_line(line: str, strict: bool) -> tuple[str | None, str, int]
         m = STRICT_EXCEPTION.match(line.strip())
     else:
         m = LOOSE_EXCEPTION.search(line)
+        if m is None and "(" in line:
+            return _repr_exception(line)
     if m is None:
         return None
     cls = m.group("inner") or m.group("cls")
     return cls, (m.group("msg") or "").strip(), m.start()
+
+
+def _repr_exception(line: str) -> tuple[str, str, int] | None:
+    """`(class, message, start column)` of an exception's repr in free text, its quotes
+    and escapes undone (`ValueError('it\\'s')` says `it's`). A `raise` before it makes it
+    source code (pytest's `>   raise ValueError("x")` above the `E` line), not a printout."""
+    m = REPR_EXCEPTION.search(line)
+    if m is None or re.search(r"\braise\s*$", line[:m.start()]):
+        return None
+    message = _REPR_ESCAPE.sub(lambda e: "\n" if e.group(1) == "n" else e.group(1), m.group("msg"))
+    return m.group("cls"), message.strip(), m.start()
 
 
 def normalize_unknown(text: str) -> str:

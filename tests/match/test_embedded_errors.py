@@ -1,0 +1,47 @@
+"""Errors printed inside other text: an exception's repr in a log line (asyncio's
+`exception=ValueError("...")>`), and a message behind a logger's generic `Error: ` label."""
+
+import pytest
+
+from errdex.match import MatchContext, explain
+from errdex.match.text import parse_exception_line
+
+from .conftest import make_record
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    records = [
+        make_record("Client went away while streaming (kind {kind}). Dropping request {rid}",
+                    file_path="acme/serve/streams.py", line=2070, function="stream"),
+        make_record("Budget {n} exceeded", file_path="acme/serve/budget.py", line=12, function="admit"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+REPR_LINE = ("future: <Task finished name='Task-7' coro=<<gen>()> "
+             "exception=ValueError(\"Client went away while streaming (kind 3). Dropping request rid='a1'\")>")
+
+
+def test_an_exception_repr_in_a_line_gives_its_class_and_unescaped_message():
+    assert parse_exception_line(REPR_LINE, strict=False)[:2] == (
+        "ValueError", "Client went away while streaming (kind 3). Dropping request rid='a1'")
+    assert parse_exception_line("got KeyError('it\\'s') here", strict=False)[:2] == ("KeyError", "it's")
+    assert parse_exception_line('value = compute("not an error")', strict=False) is None
+    assert parse_exception_line('>       raise ValueError("source, not a printout")', strict=False) is None
+
+
+def test_an_exception_repr_names_its_site_high(ctx):
+    (m,) = explain(REPR_LINE, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (2070, "full", "high")
+
+
+def test_a_message_behind_the_generic_error_label_is_graded_whole(ctx):
+    text = "[http_server] Error: Client went away while streaming (kind 3). Dropping request rid='a1'"
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.confidence) == (2070, "high")
+
+
+def test_another_single_word_label_reads_as_an_unknown_class_and_stays_low(ctx):
+    (m,) = explain("[srv] Oops: Client went away while streaming (kind 3). Dropping request rid='a1'", context=ctx)
+    assert (m.line_number, m.confidence) == (2070, "low")
