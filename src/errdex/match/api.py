@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
-from errdex.match.events import ErrorEvent, assert_statement, bare_message, parse_events, prose_frames
+from errdex.match.events import (
+    ErrorEvent,
+    assert_statement,
+    bare_message,
+    exception_above_frames,
+    parse_events,
+    prose_frames,
+)
 from errdex.match.pasted import closing_mark_dropped, told_test, unwrapped
 from errdex.match.patterns import RecordRef
 from errdex.match.resolve import Match, RecordIndex, match_event, mirrors_after_originals
@@ -272,7 +279,7 @@ def events_of(text: str) -> list[ErrorEvent]:
     lines = split_clean_lines(text)
     events = parse_events(lines)
     if events:
-        return [_as_pasted(e) for e in events]
+        return [_as_pasted(e) for e in exception_above_frames(events)]
     body = [(i, line) for i, line in enumerate(lines) if line.strip()]
     out = [ErrorEvent(None, unwrapped(bare_message(line)), [], i + 1, kind="text") for i, line in body]
     if len(body) > 1:  # a message that spanned several lines

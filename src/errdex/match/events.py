@@ -11,7 +11,7 @@ last printed exception is the primary one.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from errdex.exprsplit import split_top_level
 from errdex.match.text import (
@@ -215,7 +215,7 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
     complete = False
     # Unindented lines still read as the last frame's source (see `_unindented_source`).
     source_lines = 0 if header else _SOURCE_LINES
-    source: str | None = None   # the statement printed under the last frame
+    source: str | None = None if header else ""   # the statement printed under the last frame
     while (item := block.next()) is not None:
         idx, body = item
         if idx - start > MAX_BLOCK_LINES:
@@ -304,8 +304,13 @@ def _unindented_source(line: str) -> bool:
     return parsed is None or not parsed[1]
 
 
+#: A markdown code fence: a pasted traceback's block ends there, and its message with it.
+_FENCES = ("```", "~~~")
+
+
 def _continuation(block: _BlockLines, message: str) -> str:
-    """Further lines of a multi-line exception message: the lines right after it only.
+    """Further lines of a multi-line exception message: the lines right after it only,
+    up to a markdown fence closing the pasted block.
 
     Frames may be looked for past other processes' lines, a message's next line is
     not: with a prefix as common as `<time> ERROR`, the search would take other
@@ -319,7 +324,8 @@ def _continuation(block: _BlockLines, message: str) -> str:
             break
         idx, body = item
         stripped = body.strip()
-        if (not stripped or stripped.startswith(_CHAIN) or (_HEADER_TEXT in body and TRACEBACK_HEADER.search(body))
+        if (not stripped or stripped.startswith(_CHAIN) or stripped.startswith(_FENCES)
+                or (_HEADER_TEXT in body and TRACEBACK_HEADER.search(body))
                 or FRAME.match(body) or LOG_START.match(body) or (_FRAME_TEXT in body and _FRAME_START.match(body))):
             break
         block.next()
@@ -399,6 +405,22 @@ def _pytest_event(run: list[str], log_line: int) -> ErrorEvent:
         rest = []
     message = "\n".join([message] + [r for r in rest if not r.startswith(("+", "-", "?"))])
     return ErrorEvent(cls, message.strip(), [], log_line, kind="pytest", failing_expr=expr)
+
+
+def exception_above_frames(events: list[ErrorEvent]) -> list[ErrorEvent]:
+    """Events with an exception line joined to the cut traceback that follows it: a writer
+    who pastes `AssertionError: assert x` first and then a few frames (a traceback with no
+    exception line of its own) shows one error, the line above naming what the frames raised."""
+    out: list[ErrorEvent] = []
+    for event in events:
+        above = out[-1] if out else None
+        if (above is not None and above.error_class and not above.frames and above.kind == "line"
+                and event.kind == "traceback" and event.frames and event.error_class is None
+                and not event.message):
+            out[-1] = replace(above, frames=event.frames)
+            continue
+        out.append(event)
+    return out
 
 
 def bare_message(line: str) -> str:

@@ -11,6 +11,9 @@ from errdex.match.packages import PackageRoots, package_roots
 from errdex.match.pasted import squash, unselfed
 from errdex.match.patterns import RecordRef
 
+#: Path parts that name no directory: empty, the current one, a writer's elision (`...`, `…`).
+_NOT_DIRECTORIES = frozenset({"", ".", "...", "…"})
+
 
 class RecordIndex:
     """Records by file, by path suffix and by assert expression."""
@@ -86,9 +89,10 @@ class RecordIndex:
 
         A path that names more directories than it shares with an indexed file, none of
         them the indexed package's own (`.../vllm/distributed/utils.py` against
-        `sglang/srt/distributed/utils.py`), is another package's copy of the file.
+        `sglang/srt/distributed/utils.py`), is another package's copy of the file. A writer's
+        elision (`.../layers/linear.py`) names no directory: the path is what follows it.
         """
-        parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+        parts = [p for p in path.replace("\\", "/").split("/") if p not in _NOT_DIRECTORIES]
         if not parts:
             return []
         best, best_len = [], 0

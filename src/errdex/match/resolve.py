@@ -328,16 +328,42 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
             and (not r.matchable or not message)]
     if len(near) == 1 or (near and not message):
         return [_Candidate(r, "frame", "line", None, 0.6) for r in near]
-    if deepest and not near and len(same_func) == 1 and not same_func[0].matchable:
+    if deepest and not near and len(same_func) == 1 and (not same_func[0].matchable or not message):
         # The raising function has one site, and its template (all values: `raise ValueError(msg)`)
-        # cannot disagree with the text: that site, however far the function moved between versions.
+        # cannot disagree with the text, nor can a traceback cut before its message: that site,
+        # however far the function moved between versions.
         return [_Candidate(same_func[0], "frame", "line", None, 0.5)]
     if deepest and message:
         reworded = [(r, h) for r in recs if abs(r.line - frame.line) <= LINE_DRIFT
                     and (h := _same_opening(r, message))]
         if len(reworded) == 1:
             return [_Candidate(reworded[0][0], "frame", "drift", reworded[0][1], 0.5)]
+    if deepest and event.failing_expr:
+        retold = _rewritten_asserts(same_func, squash(event.failing_expr))
+        if retold and len(retold) == len({r.file_path for r in retold}):   # one per file the path may name
+            return [_Candidate(r, "frame", "drift", None, 0.5) for r in retold]
     return []
+
+
+def _rewritten_asserts(recs: list[RecordRef], test: str) -> list[RecordRef]:
+    """The raising function's asserts whose test shares its opening or its end with the printed
+    one (`not get_args().flag` printed, `not get_config().flag` now): the same check, its
+    object fetched another way in this version."""
+    out = []
+    for r in recs:
+        if not r.assert_test:
+            continue
+        own = squash(r.assert_test)
+        if max(_shared_prefix(own, test), _shared_prefix(own[::-1], test[::-1])) >= FRAME_DRIFT_MIN_SHARED:
+            out.append(r)
+    return out
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n, limit = 0, min(len(a), len(b))
+    while n < limit and a[n] == b[n]:
+        n += 1
+    return n
 
 
 #: Characters of a template's opening a message must share to name the one site near its frame
