@@ -433,14 +433,15 @@ def assert_statement(line: str) -> tuple[str, str | None] | None:
     """`(test, message source or None)` of a pasted `assert <test>[, <message>]` statement
     (an issue titled with the failing line), or None: the comma that splits them is the
     first one outside brackets and string literals. A statement inside a sentence counts
-    too: in backticks (`` the check `assert x` fails ``), or ending it (`How to fix assert x`)."""
+    too: quoted (`` the check `assert x` fails ``, `due to "assert x AssertionError"`, the
+    class the writer pasted after it dropped), or ending it (`How to fix assert x`)."""
     text = line.strip()
     if not text.startswith("assert "):
         quoted = _QUOTED_ASSERT.search(text)
         told = quoted or _TOLD_ASSERT.search(text)
         if told is None:
             return None
-        text = "assert " + told.group("rest").strip()
+        text = "assert " + _CLASS_AFTER.sub("", told.group("rest")).strip()
     if len(text) <= len("assert "):
         return None
     parts = split_top_level(text[len("assert "):], ",", maxsplit=1)
@@ -461,6 +462,8 @@ def prose_frames(line: str) -> list[Frame]:
     return frames
 
 
-_QUOTED_ASSERT = re.compile(r"`assert (?P<rest>[^`]+)`")
+_QUOTED_ASSERT = re.compile(r"[`\"“]assert (?P<rest>[^`\"“”]+)[`\"”]")
+#: The class a writer pasted after the quoted statement (`"assert x is None AssertionError"`).
+_CLASS_AFTER = re.compile(r"\s+AssertionError:?\s*$")
 #: `assert` as the last clause of a sentence, after a word: what follows is the statement.
 _TOLD_ASSERT = re.compile(r"(?<=[\w:]) assert (?P<rest>\S.*)$")
