@@ -89,3 +89,33 @@ def test_a_template_opening_with_a_placeholder_needs_more_text_for_high_confiden
 def test_the_same_amount_of_text_after_a_literal_opening_stays_high(generic):
     (top, *_) = explain("ValueError: KV cache dtype fp8_e5m2 is not supported", context=generic)
     assert (top.file_path, top.confidence) == ("pkg/kv.py", "high")
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def appended(request, tmp_path):
+    records = [
+        make_record("{pkg} is older than the minimum version this build supports, {min_version}. {message}",
+                    file_path="pkg/versions.py", line=2429, error_class="Exception", bases=["BaseException"]),
+        make_record("Unsupported layout: {layout}", file_path="pkg/codec.py", line=38),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+HINT = "Please uninstall it and reinstall the latest release by following the instructions on the project's site."
+
+
+def test_a_long_hint_appended_by_the_caller_leaves_the_sites_own_part_to_cover(appended, tmp_path):
+    line = f"Exception: fastkernels is older than the minimum version this build supports, 0.6.4. {HINT}"
+    (top,) = explain(line, context=appended)
+    assert (top.line_number, top.match_kind, top.confidence) == (2429, "full", "high")
+    log = tmp_path / "appended.log"
+    log.write_text(f"INFO start\nERROR {line}\n")
+    (occurrence,) = scan(log, context=appended).occurrences
+    assert occurrence.confidence == "high"
+
+
+def test_the_own_part_rule_wants_the_class_and_as_much_text_as_long_values_do(appended):
+    line = f"fastkernels is older than the minimum version this build supports, 0.6.4. {HINT}"
+    assert explain(line, context=appended)[0].confidence == "low"    # no class printed
+    long_value = "ValueError: Unsupported layout: " + "x" * 60
+    assert explain(long_value, context=appended)[0].confidence == "low"   # 20 literal characters

@@ -574,12 +574,25 @@ def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool
         return False
     if coverage * evidence / max(1, literal) >= HIGH_MIN_COVERAGE:
         return True
+    if agrees and evidence >= HIGH_MIN_LITERAL_LONG_VALUES and _own_part_covered(rec, said, values, evidence):
+        return True
     anchored = bool(rec.chunks) and (bool(rec.chunks[0]) or (
         vouched > 0 and bool(rec.groups) and corroborates(rec.placeholders.get(rec.groups[0], rec.groups[0]), values[0])))
     # Mostly values: a second witness besides the words, the class or (none printed) a vouching value.
     if agrees:
         return evidence >= HIGH_MIN_LITERAL_LONG_VALUES and anchored
     return vouched > 0 and evidence >= HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS and anchored
+
+
+def _own_part_covered(rec: RecordRef, said: str, values: Sequence[str], evidence: int) -> bool:
+    """Whether the words and vouching values cover half of the message up to its last value, when
+    the template ends with that value: what a caller appends (`... + message`, `: {e}`) is the
+    caller's text, however long, and the site's own part is everything before it (a template
+    opening with a placeholder has no other way past a long appended hint)."""
+    if not values or len(values) != len(rec.groups) or not rec.chunks or rec.chunks[-1]:
+        return False
+    own = len(normalize_space(said)) - len(values[-1])
+    return own > 0 and evidence / own >= HIGH_MIN_COVERAGE
 
 
 def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
