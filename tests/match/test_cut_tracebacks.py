@@ -91,3 +91,14 @@ def test_an_exception_line_pasted_above_its_frames_is_read_with_them(ctx):
 def test_the_exception_line_alone_fits_every_such_assert_without_a_message_low(ctx):
     matches = explain(ABOVE.split("\n")[0], context=ctx)
     assert {m.line_number for m in matches} == {90, 529} and all(m.confidence == "low" for m in matches)
+
+
+def test_a_traceback_cut_at_a_call_names_no_site_of_the_caller(ctx):
+    """The callee's frames were cut away: the error came from deeper, not from the caller's one raise."""
+    text = CUT.replace("    raise Runt", "    self.tokenizer.decode(ids)")
+    assert all(m.line_number != 385 for m in explain(text, context=ctx))
+
+
+def test_the_cut_tracebacks_last_frame_keeps_its_statement():
+    events = parse_events(split_clean_lines(CUT))
+    assert events[-1].frames[-1].source == "raise Runt"

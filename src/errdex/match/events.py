@@ -47,6 +47,8 @@ class Frame:
     path: str
     line: int
     function: str | None = None
+    #: The statement printed under the deepest frame of a traceback cut before its exception line.
+    source: str | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -252,6 +254,7 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
             continue
         block.consumed.add(idx)
     if not complete and frames:  # cut off before the exception line
+        frames[-1].source = source or None
         events.append(ErrorEvent(None, "", frames, first_line + block.pos, kind="traceback"))
     _mark_chain(events)
     return ParsedBlock(events, block.consumed, complete)

@@ -328,10 +328,10 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
             and (not r.matchable or not message)]
     if len(near) == 1 or (near and not message):
         return [_Candidate(r, "frame", "line", None, 0.6) for r in near]
-    if deepest and not near and len(same_func) == 1 and (not same_func[0].matchable or not message):
+    if deepest and not near and len(same_func) == 1 and (not same_func[0].matchable or _cut_at_raise(frame, message)):
         # The raising function has one site, and its template (all values: `raise ValueError(msg)`)
-        # cannot disagree with the text, nor can a traceback cut before its message: that site,
-        # however far the function moved between versions.
+        # cannot disagree with the text, nor can a traceback cut before its message at the raising
+        # statement: that site, however far the function moved between versions.
         return [_Candidate(same_func[0], "frame", "line", None, 0.5)]
     if deepest and message:
         reworded = [(r, h) for r in recs if abs(r.line - frame.line) <= LINE_DRIFT
@@ -343,6 +343,14 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
         if retold and len(retold) == len({r.file_path for r in retold}):   # one per file the path may name
             return [_Candidate(r, "frame", "drift", None, 0.5) for r in retold]
     return []
+
+
+def _cut_at_raise(frame: Frame, message: str) -> bool:
+    """Whether a traceback cut before its exception line shows, under its deepest frame, the
+    statement that raised (`raise Runt...`, `assert ...`): that frame is where the error came
+    from, not a caller whose callee's frames were cut away."""
+    source = (frame.source or "").lstrip()
+    return not message and source.startswith(("raise", "assert"))
 
 
 def _rewritten_asserts(recs: list[RecordRef], test: str) -> list[RecordRef]:
