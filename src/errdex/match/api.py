@@ -26,6 +26,7 @@ from errdex.match.events import (
     exception_above_frames,
     parse_events,
     prose_frames,
+    raise_statement,
 )
 from errdex.match.pasted import closing_mark_dropped, told_test, unwrapped
 from errdex.match.patterns import RecordRef
@@ -285,6 +286,10 @@ def events_of(text: str) -> list[ErrorEvent]:
     if len(body) > 1:  # a message that spanned several lines
         joined = " ".join(unwrapped(bare_message(line)) for _, line in body)
         out.append(ErrorEvent(None, joined, [], body[0][0] + 1, kind="text"))
+    statement = raise_statement(" ".join(line.strip() for _, line in body)) if body else None
+    if statement is not None:   # the code that raised, quoted: `raise ValueError(f"...")`
+        out.append(ErrorEvent(statement[0], "", prose_frames(body[0][1]), body[0][0] + 1, kind="text",
+                              raise_message=statement[1]))
     if len(body) == 1:
         statement = assert_statement(body[0][1])
         expr, message = statement or (body[0][1].strip(), None)

@@ -65,6 +65,7 @@ class ErrorEvent:
     failing_expr: str | None = None   # `assert <expr>` shown by pytest, or retold on a line
     assert_message: str | None = None  # message source of an `assert <expr>, <msg>` statement pasted alone
     told_test: str | None = None      # pasted `AssertionError: <test>`: the test, as `pasted.told_test` reads it
+    raise_message: str | None = None  # message source of a `raise Class(<msg>)` statement pasted alone
 
 
 @dataclass(slots=True)
@@ -449,6 +450,27 @@ def assert_statement(line: str) -> tuple[str, str | None] | None:
         return None
     parts = split_top_level(text[len("assert "):], ",", maxsplit=1)
     return parts[0].strip(), (parts[1].strip() or None) if len(parts) == 2 else None
+
+
+_RAISE = re.compile(r"^raise\s+(?P<cls>[A-Za-z_][\w.]*)\s*\((?P<args>.*?)\)?\s*$", re.S)
+_QUOTED_RAISE = re.compile(r"`(?P<stmt>raise [^`]+)`")
+
+
+def raise_statement(line: str) -> tuple[str, str] | None:
+    """`(class, message source)` of a pasted `raise Class(<message>, ...)` statement (a line of
+    the code that raised, quoted in an issue), alone or in backticks inside a sentence, or None.
+    The class is its last dotted part."""
+    text = line.strip()
+    if not text.startswith("raise "):
+        quoted = _QUOTED_RAISE.search(text)
+        if quoted is None:
+            return None
+        text = quoted.group("stmt").strip()
+    found = _RAISE.match(text)
+    if found is None or not found.group("args").strip():
+        return None
+    message = split_top_level(found.group("args"), ",", maxsplit=1)[0].strip()
+    return found.group("cls").rsplit(".", 1)[-1], message
 
 
 _PROSE_PATH = re.compile(r"(?:\bline (?P<before>\d+) of )?(?P<path>(?:[\w.-]+/)+[\w.-]+\.py)\b"

@@ -68,8 +68,26 @@ def literal_skeleton(source: str) -> str | None:
     found = _STRING_LITERAL.match(source.strip())
     if found is None:
         return None
-    body = _SELF_DOCUMENTING.sub(lambda m: m.group(1).strip() + "=", found.group("body"))
+    return _skeleton_of(found.group("body"))
+
+
+def _skeleton_of(body: str) -> str:
+    body = _SELF_DOCUMENTING.sub(lambda m: m.group(1).strip() + "=", body)
     return squash(_FIELD.sub("", body))
+
+
+_LITERAL_PART = re.compile(r"""[rRbBuUfF]{0,2}(?P<q>'{3}|"{3}|'|")(?P<body>(?:\\.|(?!(?P=q)).)*)(?P=q)""", re.S)
+
+
+def concatenated_skeleton(source: str) -> str | None:
+    """`literal_skeleton` of a message source written as adjacent string literals, in brackets
+    or not (`("Cannot " f"run {x}")`, how long messages are split over lines), or None when
+    the source holds anything else (a name, a call, `+`)."""
+    parts = list(_LITERAL_PART.finditer(source))
+    rest = _LITERAL_PART.sub("", source)
+    if not parts or rest.strip(" \t\n()"):
+        return None
+    return _skeleton_of("".join(p.group("body") for p in parts))
 
 
 #: Characters a retyped message must keep (letters and digits) to be looked up by them alone.

@@ -39,6 +39,7 @@ from errdex.match.engine import PatternEngine, raised_class_names
 from errdex.match.events import ErrorEvent, Frame
 from errdex.match.pasted import (
     RETYPED_MIN_CHARS,
+    concatenated_skeleton,
     literal_skeleton,
     quoted_parts,
     spelled,
@@ -83,6 +84,10 @@ def high_min_literal(rec: RecordRef, agrees: bool | None) -> int:
 LINE_DRIFT = 40
 MAX_MATCHES_PER_EVENT = 10
 _KIND_SCORE = {"full": 40.0, "firstline": 35.0, "contained": 30.0, "prefix": 20.0, "drift": 10.0}
+#: A pasted statement's site: an assert named by its test; a raise named by its message's own
+#: literal text, as much evidence as a whole-message match, ranked above the same record found
+#: inside the statement's text.
+_STATEMENT_SCORE = {"assert": 25.0, "source": 45.0}
 #: Per placeholder: among templates the text fits alike, the one with fewer holes wins; it must stay
 #: below what one more literal character earns, or `{a}` would beat `{a}: {b}` on "7: x".
 GROUP_PENALTY = 0.1
@@ -103,7 +108,7 @@ class Match:
     via: str                            # "frame" | "message"
     bindings: dict[str, str] = field(default_factory=dict)
     expressions: dict[str, str] = field(default_factory=dict)   # placeholder -> source expr
-    match_kind: str = "full"            # full | contained | prefix | drift | line | assert | retyped | bare
+    match_kind: str = "full"            # full | contained | prefix | drift | line | assert | source | retyped | bare
     condition_check: ConditionCheck | None = None
     log_line: int | None = None
     chain: int = 0
@@ -414,6 +419,9 @@ def _verify(rec: RecordRef, message: str, engine: PatternEngine) -> MessageHit |
 def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
                         hint: set[int] | None = None, seen_in: str | None = None) -> list[_Candidate]:
     out: list[_Candidate] = []
+    if event.raise_message is not None:   # a pasted `raise Class(<message>)` statement
+        sites = raises_with_message(engine, event.error_class, event.raise_message)
+        return [_Candidate(rec, "message", "source", None, sites=len(sites)) for rec in sites]
     if event.assert_message is not None:   # a pasted `assert <test>, <message>` statement
         sites = asserts_with_message(index, event.failing_expr or "", event.assert_message)
         out.extend(_Candidate(rec, "message", "assert", None, sites=len(sites)) for rec in sites)
@@ -467,6 +475,34 @@ def asserts_with_message(index: RecordIndex, test: str, message_source: str) -> 
     if skeleton is None:
         return list(sites)
     return [r for r in sites if literal_skeleton(repr(r.error_message)) == skeleton]
+
+
+#: Literal characters (whitespace aside) a pasted `raise` statement's message must hold to name
+#: its site by them: as many as a whole-message match with the class agreeing needs.
+SOURCE_MIN_LITERAL = HIGH_MIN_LITERAL
+
+
+def raises_with_message(engine: PatternEngine, cls: str | None, message_source: str) -> list[RecordRef]:
+    """The raise sites of a pasted statement: the same class (or a subclass of it), and a message
+    written as string literals whose literal text, values aside, is the record's own."""
+    skeleton = concatenated_skeleton(message_source)
+    if skeleton is None or len(skeleton) < SOURCE_MIN_LITERAL:
+        return []
+    return [r for r in _raise_skeletons(engine).get(skeleton, ()) if class_agrees(cls, r)]
+
+
+def _raise_skeletons(engine: PatternEngine) -> dict[str, list[RecordRef]]:
+    """Records by the literal text of their message (`literal_skeleton`); once per engine."""
+    table = getattr(engine, "raise_skeletons", None)
+    if table is None:
+        table = defaultdict(list)
+        for r in engine.records:
+            if r.error_message and r.error_type != "assertion":
+                skeleton = literal_skeleton(repr(r.error_message))
+                if skeleton:
+                    table[skeleton].append(r)
+        table = engine.raise_skeletons = dict(table)
+    return table
 
 
 def _retyped_candidates(event: ErrorEvent, engine: PatternEngine) -> list[_Candidate]:
@@ -528,7 +564,7 @@ def _score(c: _Candidate, event: ErrorEvent, agrees: bool | None) -> float:
     score = 100.0 + 10.0 * c.frame_quality if c.via == "frame" else 0.0
     if hit:
         return hit_score(score, hit.kind, agrees, hit.coverage, hit.literal_covered, rec, event.primary)
-    score += 25.0 if c.kind == "assert" else 0.0
+    score += _STATEMENT_SCORE.get(c.kind, 0.0)
     if agrees:
         score += 10.0
     return _record_terms(score, rec, event.primary)
@@ -609,7 +645,7 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         return "low"
     if c.via == "frame":
         return "high"
-    if c.kind == "assert" and c.sites:
+    if c.kind in ("assert", "source") and c.sites:
         return "high" if c.sites == 1 else "low"
     if c.kind == "assert":
         expr = squash(event.failing_expr or "")
