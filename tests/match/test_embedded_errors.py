@@ -45,3 +45,15 @@ def test_a_message_behind_the_generic_error_label_is_graded_whole(ctx):
 def test_another_single_word_label_reads_as_an_unknown_class_and_stays_low(ctx):
     (m,) = explain("[srv] Oops: Client went away while streaming (kind 3). Dropping request rid='a1'", context=ctx)
     assert (m.line_number, m.confidence) == (2070, "low")
+
+
+def test_a_whole_rendering_quoted_in_a_sentence_is_graded_whole(ctx):
+    text = "I got `Client went away while streaming (kind 1). Dropping request rid='b2'` when streaming"
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (2070, "contained", "high")
+
+
+def test_a_quoted_span_holding_more_than_the_rendering_stays_low(ctx):
+    text = "I got `while retrying the Client went away while streaming (kind 1). Dropping request rid='b2'` twice"
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.confidence) == (2070, "low")

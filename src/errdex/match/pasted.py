@@ -8,9 +8,20 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.match.patterns import WRAPPER_LABEL_MAX
+from errdex.match.patterns import WRAPPER_LABEL_MAX, place_template
 
 _QUOTED = re.compile(r'"([^"]{20,})"|`([^`]{20,})`|“([^”]{20,})”')
+
+
+def quoted_rendering(chunks: list[str], text: str) -> str | None:
+    """The quoted span of a sentence (`I got `<message>` when streaming`) that is a whole
+    rendering of the template (normalised chunks), or None: the writer marked it as the message."""
+    for m in _QUOTED.finditer(text):
+        span = next(g for g in m.groups() if g).strip()
+        placed = place_template(chunks, span)
+        if placed is not None and placed[0] == "full":
+            return span
+    return None
 
 
 def quoted_parts(message: str) -> list[str]:

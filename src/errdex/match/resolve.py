@@ -42,6 +42,7 @@ from errdex.match.pasted import (
     concatenated_skeleton,
     literal_skeleton,
     quoted_parts,
+    quoted_rendering,
     spelled,
     squash,
 )
@@ -593,12 +594,19 @@ def _record_terms(score: float, rec: RecordRef, primary: bool) -> float:
 def contained_hit_is_high(chunks: list[str], text: str, literal: int, rec: RecordRef, agrees: bool | None,
                           event: ErrorEvent, values: Sequence[str] = ()) -> bool:
     """Whether a hit inside the text is high: only a whole rendering behind a wrapper's label
-    (`Error in request: <message>`), graded as a whole-message hit on the part it covers."""
+    (`Error in request: <message>`) or quoted in a sentence (`I got `<message>` when ...`),
+    graded as a whole-message hit on the part it covers."""
     start = wrapped_start(chunks, text)
-    if start is None:
+    if start is not None:
+        part = text[start:]
+    elif "`" in text or '"' in text or "“" in text:
+        part = quoted_rendering(chunks, text)
+        if part is None:
+            return False
+    else:
         return False
     # The part behind the label is the message: one the interpreter raises is no evidence.
-    return full_hit_is_high(literal / max(1, len(text) - start), literal, rec, agrees, event, text[start:], values)
+    return full_hit_is_high(literal / max(1, len(part)), literal, rec, agrees, event, part, values)
 
 
 def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool | None, event: ErrorEvent,
