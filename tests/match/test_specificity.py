@@ -41,6 +41,8 @@ def odd_classes(request, tmp_path):
                     error_class="_BadRequest", bases=["ValueError", "Exception"]),
         make_record("the scaled GEMM takes e4m3 A/B; got {a}, {b}", file_path="pkg/gemm.py", line=54,
                     error_class="testing.CantImplement", bases=["Exception"]),
+        make_record("bad character range {lo}-{hi}", file_path="pkg/regex.py", line=7, error_class="error",
+                    bases=["Exception"]),   # `raise error(...)` (a module's own `error` class)
     ]
     return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
 
@@ -56,6 +58,16 @@ def test_a_class_the_index_raises_is_read_off_the_line_whatever_its_name(odd_cla
     log.write_text(f"2026-01-01 10:00:00 INFO up\n2026-01-01 10:00:01 ERROR worker: {line}\n")
     (occurrence,) = scan(log, context=odd_classes).occurrences
     assert (occurrence.file_path, occurrence.match_kind, occurrence.confidence) == (path, "full", "high")
+
+
+def test_a_bare_error_label_is_a_loggers_word_even_when_the_index_raises_an_error_class(odd_classes, tmp_path):
+    line = "error: Request body must be a JSON object, got list"
+    (top, *_) = explain(line, context=odd_classes)
+    assert (top.file_path, top.confidence) == ("pkg/api.py", "high")
+    log = tmp_path / "label.log"
+    log.write_text(f"2026-01-01 10:00:00 INFO up\n2026-01-01 10:00:01 ERROR worker: {line}\n")
+    (occurrence,) = scan(log, context=odd_classes).occurrences
+    assert (occurrence.file_path, occurrence.confidence) == ("pkg/api.py", "high")
 
 
 def test_a_name_the_index_does_not_raise_stays_part_of_the_message(odd_classes):

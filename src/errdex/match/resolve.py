@@ -47,6 +47,7 @@ from errdex.match.pasted import (
     squash,
 )
 from errdex.match.patterns import (
+    GENERIC_LABELS,
     MessageHit,
     RecordRef,
     normalize_space,
@@ -235,14 +236,15 @@ _CLASS_HEAD = re.compile(r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?P<name>[A-Za-z
 def printed_class_of(event: ErrorEvent, engine: PatternEngine) -> re.Match | None:
     """`Name: ` in the head of a class-less event's text (after a logger name, say), when Name is
     a class the index raises: `_BadOpenAIRequest` or `CantImplement` do not look like exception
-    classes by name, so the line parser left them in the message."""
+    classes by name, so the line parser left them in the message. A bare `error: ` is a logger's
+    label (`patterns.GENERIC_LABELS`): Python prints a class of that name qualified (`re.error`)."""
     if event.error_class is not None or event.frames or ": " not in event.message[:160]:
         return None
     names = getattr(engine, "class_names", None)
     if names is None:
         names = engine.class_names = raised_class_names(engine.records)
     for head in _CLASS_HEAD.finditer(event.message, 0, 160):
-        if head.group("name") in names:
+        if head.group("name") in names and head.group("cls") not in GENERIC_LABELS:
             return head
     return None
 
