@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from errdex.exprsplit import split_top_level
 from errdex.match.text import (
-    EXC_SUFFIX, LOG_START, json_error_message, parse_exception_line, prefix_regex, strip_log_prefix,
+    EXC_SUFFIX, LOG_START, client_status_message, json_error_message, parse_exception_line, prefix_regex, strip_log_prefix,
 )
 
 TRACEBACK_HEADER = re.compile(r"(?:Exception Group )?Traceback \(most recent call last\):")
@@ -125,6 +125,9 @@ def line_event(line: str, log_line: int) -> ErrorEvent | None:
     if parsed is None:
         return None
     cls, message, start = parsed
+    served = client_status_message(message) if message.startswith("Error code: ") else None
+    if served is not None:   # an HTTP client's status error: the server's message, its class unknown
+        return ErrorEvent(None, served, [], log_line, kind="line")
     frames = []
     at = _WARNING_AT.search(line[:start]) if _WARNING_TEXT in line else None
     if at:  # warnings.showwarning: "path.py:12: UserWarning: message"

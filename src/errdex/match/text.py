@@ -117,20 +117,35 @@ def prefix_regex(prefix: str) -> re.Pattern:
 
 
 #: The message of an HTTP error body as a client prints it (`{"object":"error","message":"..."}`,
-#: FastAPI's `{"detail":"..."}`): a JSON string, or a Python repr of one (`\\'`).
-_JSON_MESSAGE = re.compile(r'"(?:message|detail|error)"\s*:\s*"(?P<body>(?:[^"\\]|\\.)*)"')
+#: FastAPI's `{"detail":"..."}`): a JSON string, or a Python repr of one (`\\'`), or the body
+#: printed as a Python dict (`{'object': 'error', 'message': "...", ...}`, the openai client).
+_JSON_MESSAGE = re.compile(
+    r"""(?P<k>["'])(?:message|detail|error)(?P=k)\s*:\s*(?P<q>["'])(?P<body>(?:[^"'\\]|\\.|(?!(?P=q))["'])*)(?P=q)"""
+)
+_PY_ESCAPE = re.compile(r"\\(['\"\\n])")
+#: How the openai client prints a server's error: `Error code: 400 - {<the body as a dict>}`.
+_CLIENT_STATUS = re.compile(r"^Error code: \d{3} - \{")
 
 
 def json_error_message(line: str) -> str | None:
     """The error message inside a JSON error body on this line, unescaped, or None."""
-    found = _JSON_MESSAGE.search(line) if '":' in line else None
+    found = _JSON_MESSAGE.search(line) if '":' in line or "':" in line else None
     if found is None or not found.group("body").strip():
         return None
+    if found.group("q") == "'":   # a Python repr
+        return _PY_ESCAPE.sub(lambda e: "\n" if e.group(1) == "n" else e.group(1), found.group("body"))
     body = found.group("body").replace("\\'", "'")
     try:
         return json.loads(f'"{body}"')
     except ValueError:
         return body
+
+
+def client_status_message(message: str) -> str | None:
+    """The server's error message inside an HTTP client's status error (`openai.BadRequestError:
+    Error code: 400 - {..., 'message': "<message>", ...}`), or None: the class is the client's,
+    the message is what the server raised."""
+    return json_error_message(message) if _CLIENT_STATUS.match(message) else None
 
 
 def strip_log_prefix(line: str) -> str:
