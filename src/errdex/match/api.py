@@ -291,7 +291,7 @@ def events_of(text: str) -> list[ErrorEvent]:
         out.append(ErrorEvent(statement[0], "", prose_frames(body[0][1]), body[0][0] + 1, kind="text",
                               raise_message=statement[1]))
     if len(body) == 1:
-        statement = assert_statement(body[0][1])
+        statement = assert_statement(body[0][1]) or assert_statement(bare_message(body[0][1]))   # `[Bug] assert x`
         expr, message = statement or (body[0][1].strip(), None)
         frames = prose_frames(body[0][1]) if statement else []   # `assert x` fails in pkg/mod.py
         out.append(ErrorEvent("AssertionError", "", frames, body[0][0] + 1, kind="text", failing_expr=expr,

@@ -133,7 +133,12 @@ def line_event(line: str, log_line: int) -> ErrorEvent | None:
     if at:  # warnings.showwarning: "path.py:12: UserWarning: message"
         frames.append(Frame(at.group("path"), int(at.group("line"))))
     kind = "warning" if cls and cls.endswith("Warning") else "line"
-    return ErrorEvent(cls, message, frames, log_line, kind=kind, failing_expr=_asserted(cls, message))
+    failing = _asserted(cls, message)
+    if failing is None and cls == "AssertionError" and not message and "assert " in line[:start]:
+        told = assert_statement(strip_log_prefix(line[:start]))   # `assert x is None AssertionError`
+        if told is not None:   # a writer's retelling, not Python's printout: the message may be left out
+            return ErrorEvent(cls, message, frames, log_line, kind="text", failing_expr=told[0])
+    return ErrorEvent(cls, message, frames, log_line, kind=kind, failing_expr=failing)
 
 
 def _asserted(cls: str | None, message: str) -> str | None:
@@ -448,7 +453,8 @@ def assert_statement(line: str) -> tuple[str, str | None] | None:
         told = quoted or _TOLD_ASSERT.search(text)
         if told is None:
             return None
-        text = "assert " + _CLASS_AFTER.sub("", told.group("rest")).strip()
+        text = "assert " + told.group("rest").strip()
+    text = _CLASS_AFTER.sub("", text)
     if len(text) <= len("assert "):
         return None
     parts = split_top_level(text[len("assert "):], ",", maxsplit=1)
