@@ -39,8 +39,6 @@ from errdex.match.engine import PatternEngine, raised_class_names
 from errdex.match.events import ErrorEvent, Frame
 from errdex.match.pasted import (
     RETYPED_MIN_CHARS,
-    concatenated_skeleton,
-    literal_skeleton,
     quoted_parts,
     quoted_rendering,
     spelled,
@@ -57,6 +55,13 @@ from errdex.match.patterns import (
     wrapped_start,
 )
 from errdex.match.record_index import RecordIndex
+from errdex.match.statements import (
+    assert_counts,
+    asserts_with_message,
+    cut_at_raise,
+    raises_with_literal,
+    rewritten_asserts,
+)
 from errdex.match.values import corroborated_length, corroborates
 
 if TYPE_CHECKING:   # condition checks run for explain, not for log scans: imported when first needed
@@ -336,7 +341,7 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
             and (not r.matchable or not message)]
     if len(near) == 1 or (near and not message):
         return [_Candidate(r, "frame", "line", None, 0.6) for r in near]
-    if deepest and not near and len(same_func) == 1 and (not same_func[0].matchable or _cut_at_raise(frame, message)):
+    if deepest and not near and len(same_func) == 1 and (not same_func[0].matchable or cut_at_raise(frame.source, message)):
         # The raising function has one site, and its template (all values: `raise ValueError(msg)`)
         # cannot disagree with the text, nor can a traceback cut before its message at the raising
         # statement: that site, however far the function moved between versions.
@@ -347,39 +352,10 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
         if len(reworded) == 1:
             return [_Candidate(reworded[0][0], "frame", "drift", reworded[0][1], 0.5)]
     if deepest and event.failing_expr:
-        retold = _rewritten_asserts(same_func, squash(event.failing_expr))
+        retold = rewritten_asserts(same_func, squash(event.failing_expr))
         if retold and len(retold) == len({r.file_path for r in retold}):   # one per file the path may name
             return [_Candidate(r, "frame", "drift", None, 0.5) for r in retold]
     return []
-
-
-def _cut_at_raise(frame: Frame, message: str) -> bool:
-    """Whether a traceback cut before its exception line shows, under its deepest frame, the
-    statement that raised (`raise Runt...`, `assert ...`): that frame is where the error came
-    from, not a caller whose callee's frames were cut away."""
-    source = (frame.source or "").lstrip()
-    return not message and source.startswith(("raise", "assert"))
-
-
-def _rewritten_asserts(recs: list[RecordRef], test: str) -> list[RecordRef]:
-    """The raising function's asserts whose test shares its opening or its end with the printed
-    one (`not get_args().flag` printed, `not get_config().flag` now): the same check, its
-    object fetched another way in this version."""
-    out = []
-    for r in recs:
-        if not r.assert_test:
-            continue
-        own = squash(r.assert_test)
-        if max(_shared_prefix(own, test), _shared_prefix(own[::-1], test[::-1])) >= FRAME_DRIFT_MIN_SHARED:
-            out.append(r)
-    return out
-
-
-def _shared_prefix(a: str, b: str) -> int:
-    n, limit = 0, min(len(a), len(b))
-    while n < limit and a[n] == b[n]:
-        n += 1
-    return n
 
 
 #: Characters of a template's opening a message must share to name the one site near its frame
@@ -423,7 +399,7 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
                         hint: set[int] | None = None, seen_in: str | None = None) -> list[_Candidate]:
     out: list[_Candidate] = []
     if event.raise_message is not None:   # a pasted `raise Class(<message>)` statement
-        sites = raises_with_message(engine, event.error_class, event.raise_message)
+        sites = [r for r in raises_with_literal(engine, event.raise_message) if class_agrees(event.error_class, r)]
         return [_Candidate(rec, "message", "source", None, sites=len(sites)) for rec in sites]
     if event.assert_message is not None:   # a pasted `assert <test>, <message>` statement
         sites = asserts_with_message(index, event.failing_expr or "", event.assert_message)
@@ -467,45 +443,6 @@ def _quoted_candidates(event: ErrorEvent, engine: PatternEngine) -> list[_Candid
         if out:
             break
     return out
-
-
-def asserts_with_message(index: RecordIndex, test: str, message_source: str) -> list[RecordRef]:
-    """The asserts of a pasted statement: the same test, and when its message is a string
-    literal, the same literal text around the values (`f"{res=}, {res.text=}"` reads as
-    `res=..., res.text=...`)."""
-    sites = index.by_assert_test.get(squash(test), [])
-    skeleton = literal_skeleton(message_source)
-    if skeleton is None:
-        return list(sites)
-    return [r for r in sites if literal_skeleton(repr(r.error_message)) == skeleton]
-
-
-#: Literal characters (whitespace aside) a pasted `raise` statement's message must hold to name
-#: its site by them: as many as a whole-message match with the class agreeing needs.
-SOURCE_MIN_LITERAL = HIGH_MIN_LITERAL
-
-
-def raises_with_message(engine: PatternEngine, cls: str | None, message_source: str) -> list[RecordRef]:
-    """The raise sites of a pasted statement: the same class (or a subclass of it), and a message
-    written as string literals whose literal text, values aside, is the record's own."""
-    skeleton = concatenated_skeleton(message_source)
-    if skeleton is None or len(skeleton) < SOURCE_MIN_LITERAL:
-        return []
-    return [r for r in _raise_skeletons(engine).get(skeleton, ()) if class_agrees(cls, r)]
-
-
-def _raise_skeletons(engine: PatternEngine) -> dict[str, list[RecordRef]]:
-    """Records by the literal text of their message (`literal_skeleton`); once per engine."""
-    table = getattr(engine, "raise_skeletons", None)
-    if table is None:
-        table = defaultdict(list)
-        for r in engine.records:
-            if r.error_message and r.error_type != "assertion":
-                skeleton = literal_skeleton(repr(r.error_message))
-                if skeleton:
-                    table[skeleton].append(r)
-        table = engine.raise_skeletons = dict(table)
-    return table
 
 
 def _retyped_candidates(event: ErrorEvent, engine: PatternEngine) -> list[_Candidate]:
@@ -659,7 +596,7 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         return "high" if c.sites == 1 else "low"
     if c.kind == "assert":
         expr = squash(event.failing_expr or "")
-        return "high" if expr and _assert_counts(engine).get(expr) == 1 else "low"
+        return "high" if expr and assert_counts(engine).get(expr) == 1 else "low"
     if hit is None or agrees is False:
         return "low"
     if hit.kind in ("full", "firstline"):   # a template's whole first line is graded as a whole message
@@ -676,18 +613,6 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
                 and evidence / max(1, hit.message_length) >= HIGH_MIN_COVERAGE:
             return "low" if interpreter_shaped(event.error_class, event.message) else "high"
     return "low"
-
-
-def _assert_counts(engine: PatternEngine) -> dict[str, int]:
-    """How many records assert each (whitespace-free) expression; once per engine."""
-    counts = getattr(engine, "assert_counts", None)
-    if counts is None:
-        counts = defaultdict(int)
-        for r in engine.records:
-            if r.assert_test:
-                counts[squash(r.assert_test)] += 1
-        counts = engine.assert_counts = dict(counts)
-    return counts
 
 
 def _condition(rec: RecordRef, bindings: dict[str, str]) -> ConditionCheck | None:
