@@ -3,8 +3,8 @@
 
 import pytest
 
-from errdex.match import MatchContext, explain
-from errdex.match.text import parse_exception_line
+from errdex.match import MatchContext, explain, parse_events
+from errdex.match.text import parse_exception_line, split_clean_lines
 
 from .conftest import make_record
 
@@ -57,3 +57,20 @@ def test_a_quoted_span_holding_more_than_the_rendering_stays_low(ctx):
     text = "I got `while retrying the Client went away while streaming (kind 1). Dropping request rid='b2'` twice"
     (m,) = explain(text, context=ctx)
     assert (m.line_number, m.confidence) == (2070, "low")
+
+
+@pytest.mark.parametrize("line", [
+    "Starting fails with `ValueError: Budget 12 exceeded` on the second request",
+    'Starting fails with "ValueError: Budget 12 exceeded" on the second request',
+    "Starting fails with “ValueError: Budget 12 exceeded” on the second request",
+])
+def test_an_error_quoted_in_a_sentence_ends_where_its_quote_closes(ctx, line):
+    (event,) = parse_events(split_clean_lines(line))
+    assert (event.error_class, event.message) == ("ValueError", "Budget 12 exceeded")
+    (m,) = explain(line, context=ctx)
+    assert (m.line_number, m.match_kind) == (12, "full")
+
+
+def test_a_quote_opened_and_closed_before_the_class_leaves_the_message_whole():
+    (event,) = parse_events(split_clean_lines('The "budget" check: ValueError: Budget `12` exceeded'))
+    assert event.message == "Budget `12` exceeded"

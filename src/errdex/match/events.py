@@ -125,6 +125,7 @@ def line_event(line: str, log_line: int) -> ErrorEvent | None:
     if parsed is None:
         return None
     cls, message, start = parsed
+    message = _quote_closed(line[:start], message)
     served = client_status_message(message) if message.startswith("Error code: ") else None
     if served is not None:   # an HTTP client's status error: the server's message, its class unknown
         return ErrorEvent(None, served, [], log_line, kind="line")
@@ -139,6 +140,21 @@ def line_event(line: str, log_line: int) -> ErrorEvent | None:
         if told is not None:   # a writer's retelling, not Python's printout: the message may be left out
             return ErrorEvent(cls, message, frames, log_line, kind="text", failing_expr=told[0])
     return ErrorEvent(cls, message, frames, log_line, kind=kind, failing_expr=failing)
+
+
+#: Marks a writer quotes an error with inside a sentence: opener -> closer.
+_QUOTE_MARKS = {"`": "`", '"': '"', "“": "”"}
+
+
+def _quote_closed(before: str, message: str) -> str:
+    """The message up to the mark that closes a quote opened before its class (``fails with
+    `ValueError: bad x` on startup``): the writer's sentence goes on after it, as a markdown
+    code span ends at its next backtick."""
+    for opener, closer in _QUOTE_MARKS.items():
+        opened = before.count(opener) % 2 == 1 if opener == closer else before.count(opener) > before.count(closer)
+        if opened and closer in message:
+            return message[:message.index(closer)].rstrip()
+    return message
 
 
 def _asserted(cls: str | None, message: str) -> str | None:
