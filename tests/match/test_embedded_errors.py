@@ -74,3 +74,36 @@ def test_an_error_quoted_in_a_sentence_ends_where_its_quote_closes(ctx, line):
 def test_a_quote_opened_and_closed_before_the_class_leaves_the_message_whole():
     (event,) = parse_events(split_clean_lines('The "budget" check: ValueError: Budget `12` exceeded'))
     assert event.message == "Budget `12` exceeded"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def titled(request, tmp_path):
+    records = [
+        make_record("The page pool of {n} pages cannot hold one request of this length.", file_path="acme/pool.py",
+                    line=246, function="alloc", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+        make_record("Invalid value", file_path="acme/short.py", line=3, function="check"),
+        make_record("The slot map of {n} entries overflowed its table", file_path="acme/slots.py", line=9,
+                    function="put", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_the_writers_words_after_a_whole_rendering_leave_it_high(titled):
+    text = "[Bug] RuntimeError: The page pool of 64 pages cannot hold one request of this length. when running 8 GPUs"
+    (m,) = explain(text, context=titled)
+    assert (m.line_number, m.match_kind, m.confidence) == (246, "contained", "high")
+
+
+def test_words_after_a_short_rendering_or_inside_a_word_stay_low(titled):
+    assert explain("ValueError: Invalid value for --tp-size", context=titled)[0].confidence == "low"   # 13 characters
+    text = "RuntimeError: The slot map of 9 entries overflowed its tables and more"
+    assert all(m.confidence == "low" for m in explain(text, context=titled))
+
+
+def test_rendered_opening_ends_at_a_word_boundary():
+    from errdex.match.patterns import rendered_opening
+
+    chunks = ["Pool of ", " pages is full."]
+    assert rendered_opening(chunks, "Pool of 8 pages is full. after a day") == len("Pool of 8 pages is full.")
+    assert rendered_opening(chunks, "Pool of 8 pages is full.") is None   # nothing follows: a whole message
+    assert rendered_opening(["Pool of ", ""], "Pool of 8 pages") is None   # ends in a value

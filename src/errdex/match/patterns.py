@@ -340,6 +340,25 @@ def wrapped_start(chunks: list[str], message: str) -> int | None:
     return None
 
 
+def rendered_opening(chunks: list[str], message: str) -> int | None:
+    """Where a whole rendering of the template that opens the normalised message ends, when
+    the writer's own words follow it at a word boundary (`<message> when running X on 8 GPUs`,
+    an issue title), else None. Only a template ending in literal text can be told apart from
+    what follows; one ending in a value takes those words into the value."""
+    first, last = (chunks[0], chunks[-1]) if chunks else ("", "")
+    if not first or not last or not message.startswith(first):
+        return None
+    at = message.find(last, len(first) if len(chunks) > 1 else 0)
+    while at != -1:
+        end = at + len(last)
+        if end < len(message) and not (message[end - 1].isalnum() and message[end].isalnum()):
+            placed = place_template(chunks, message[:end])
+            if placed is not None and placed[0] == "full":
+                return end
+        at = message.find(last, at + 1)
+    return None
+
+
 #: Placement attempts the former backtracking matcher allowed per message (see `_spent`).
 _MATCH_BUDGET = 5000
 

@@ -50,6 +50,7 @@ from errdex.match.patterns import (
     RecordRef,
     normalize_space,
     normalized_chunks,
+    rendered_opening,
     verify_full,
     verify_prefix,
     wrapped_start,
@@ -538,6 +539,10 @@ def contained_hit_is_high(chunks: list[str], text: str, literal: int, rec: Recor
     start = wrapped_start(chunks, text)
     if start is not None:
         part = text[start:]
+    elif (end := rendered_opening(chunks, text)) is not None:
+        # The writer's words after a whole rendering: graded as a cut paste is, on what it covers.
+        need = HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS
+        return literal >= need and full_hit_is_high(literal / end, literal, rec, agrees, event, text[:end], values)
     elif "`" in text or '"' in text or "“" in text:
         part = quoted_rendering(chunks, text)
         if part is None:
