@@ -15,6 +15,8 @@ def ctx(request, tmp_path):
         make_record("Client went away while streaming (kind {kind}). Dropping request {rid}",
                     file_path="acme/serve/streams.py", line=2070, function="stream"),
         make_record("Budget {n} exceeded", file_path="acme/serve/budget.py", line=12, function="admit"),
+        make_record("recycle_interval must be positive", file_path="acme/serve/recycle.py", line=30, function="cfg"),
+        make_record("{name} must be positive", file_path="acme/utils/checks.py", line=5, function="check"),
     ]
     return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
 
@@ -107,3 +109,8 @@ def test_rendered_opening_ends_at_a_word_boundary():
     assert rendered_opening(chunks, "Pool of 8 pages is full. after a day") == len("Pool of 8 pages is full.")
     assert rendered_opening(chunks, "Pool of 8 pages is full.") is None   # nothing follows: a whole message
     assert rendered_opening(["Pool of ", ""], "Pool of 8 pages") is None   # ends in a value
+
+
+def test_the_generic_label_is_no_value_of_a_template_opening_with_one(ctx):
+    (m, *_) = explain("[srv] Error: recycle_interval must be positive", context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (30, "full", "high")

@@ -236,6 +236,7 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     return kept
 
 
+_GENERIC_HEAD = re.compile(r"(?P<cls>(?P<name>" + "|".join(sorted(GENERIC_LABELS)) + r")): ")
 _CLASS_HEAD = re.compile(r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?P<name>[A-Za-z_]\w*)): ")
 
 
@@ -246,6 +247,9 @@ def printed_class_of(event: ErrorEvent, engine: PatternEngine) -> re.Match | Non
     label (`patterns.GENERIC_LABELS`): Python prints a class of that name qualified (`re.error`)."""
     if event.error_class is not None or event.frames or ": " not in event.message[:160]:
         return None
+    label = _GENERIC_HEAD.match(event.message)
+    if label is not None:
+        return label
     names = getattr(engine, "class_names", None)
     if names is None:
         names = engine.class_names = raised_class_names(engine.records)
@@ -256,12 +260,16 @@ def printed_class_of(event: ErrorEvent, engine: PatternEngine) -> re.Match | Non
 
 
 def with_printed_class(event: ErrorEvent, engine: PatternEngine) -> ErrorEvent:
-    """The event with its class split off the text (see `printed_class_of`), else itself."""
+    """The event with its class split off the text (see `printed_class_of`), else itself; a
+    logger's generic `Error: ` label is split off with no class (its words are no template's:
+    left in, a template opening with a value would take them in, `{name} must be positive`
+    beating the site that prints `recycle_interval must be positive`)."""
     head = printed_class_of(event, engine)
     if head is None:
         return event
-    return ErrorEvent(head.group("cls"), event.message[head.end():].strip(), event.frames, event.log_line,
-                      event.chain, event.primary, event.kind, event.failing_expr)
+    cls = head.group("cls")
+    return ErrorEvent(None if cls in GENERIC_LABELS else cls, event.message[head.end():].strip(), event.frames,
+                      event.log_line, event.chain, event.primary, event.kind, event.failing_expr)
 
 
 def mirrors_after_originals(matches: list[Match]) -> list[Match]:
