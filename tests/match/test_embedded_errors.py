@@ -114,3 +114,20 @@ def test_rendered_opening_ends_at_a_word_boundary():
 def test_the_generic_label_is_no_value_of_a_template_opening_with_one(ctx):
     (m, *_) = explain("[srv] Error: recycle_interval must be positive", context=ctx)
     assert (m.line_number, m.match_kind, m.confidence) == (30, "full", "high")
+
+
+def test_a_rendering_behind_a_label_of_words_outranks_a_template_taking_the_label_in(ctx):
+    (m, *_) = explain("Failed to start the server: recycle_interval must be positive", context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (30, "contained", "high")
+
+
+def test_a_template_whose_own_words_are_the_label_still_ranks_first(tmp_path):
+    records = [
+        make_record("Graph capture failed: {e}", file_path="acme/runner.py", line=602, function="capture",
+                    error_class="Exception", bases=["BaseException"]),
+        make_record("Device error: {err}", file_path="acme/utils.py", line=1321, function="check",
+                    error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+    ]
+    ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
+    (m, *rest) = explain("Exception: Graph capture failed: Device error: stream has unjoined work", context=ctx)
+    assert m.line_number == 602 and [r.line_number for r in rest] == [1321]

@@ -33,6 +33,7 @@ from errdex.match.resolve import (
     hit_score,
     mirrors_after_originals,
     printed_class_of,
+    ranked_as,
 )
 
 
@@ -119,7 +120,8 @@ def _grade(found: tuple, text: str, primary: bool, event: ErrorEvent) -> tuple[f
     `full_hit_is_high`, `contained_hit_is_high`), so both paths rank and grade alike."""
     plan, kind, values, agrees = found
     coverage = plan.literal / max(1, len(text))
-    score = hit_score(0.0, kind, agrees, coverage, plan.literal, plan.rec, primary)
+    ranked, rank_coverage = (kind, coverage) if kind == "full" else ranked_as(plan.chunks, text, plan.literal)
+    score = hit_score(0.0, ranked, agrees, rank_coverage, plan.literal, plan.rec, primary)
     if kind == "full":
         high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event, values=values)
     else:

@@ -91,7 +91,9 @@ def high_min_literal(rec: RecordRef, agrees: bool | None) -> int:
     return max(need, HIGH_MIN_LITERAL_UNANCHORED) if chunks and not chunks[0] else need
 LINE_DRIFT = 40
 MAX_MATCHES_PER_EVENT = 10
-_KIND_SCORE = {"full": 40.0, "firstline": 35.0, "contained": 30.0, "prefix": 20.0, "drift": 10.0}
+#: "wrapped": a whole rendering behind a wrapper's label (`ranked_as`), ranked as a template's whole
+#: first line is: above one found inside the text, below a template whose own words are the label.
+_KIND_SCORE = {"full": 40.0, "firstline": 35.0, "wrapped": 35.0, "contained": 30.0, "prefix": 20.0, "drift": 10.0}
 #: A pasted statement's site: an assert named by its test; a raise named by its message's own
 #: literal text, as much evidence as a whole-message match, ranked above the same record found
 #: inside the statement's text.
@@ -512,11 +514,25 @@ def _score(c: _Candidate, event: ErrorEvent, agrees: bool | None) -> float:
     rec, hit = c.record, c.hit
     score = 100.0 + 10.0 * c.frame_quality if c.via == "frame" else 0.0
     if hit:
-        return hit_score(score, hit.kind, agrees, hit.coverage, hit.literal_covered, rec, event.primary)
+        kind, coverage = hit.kind, hit.coverage
+        if kind == "contained":
+            kind, coverage = ranked_as(normalized_chunks(rec), normalize_space(event.message), hit.literal_covered)
+        return hit_score(score, kind, agrees, coverage, hit.literal_covered, rec, event.primary)
     score += _STATEMENT_SCORE.get(c.kind, 0.0)
     if agrees:
         score += 10.0
     return _record_terms(score, rec, event.primary)
+
+
+def ranked_as(chunks: list[str], text: str, literal: int) -> tuple[str, float]:
+    """(kind, coverage) a hit found inside the text is ranked as: a whole rendering behind a
+    wrapper's label (`Failed to start: <message>`) is ranked "wrapped", on the part it covers, or
+    a template opening with a value would take the label in and outrank it; a template whose own
+    words are the label (`Capture failed: {e}` around `CUDA error: {err}`) still ranks first."""
+    start = wrapped_start(chunks, text)
+    if start is None:
+        return "contained", literal / max(1, len(text))
+    return "wrapped", literal / max(1, len(text) - start)
 
 
 def hit_score(score: float, kind: str, agrees: bool | None, coverage: float, literal: int, rec: RecordRef,
