@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from errdex.match.bare import find_bare
@@ -195,6 +195,7 @@ class _Candidate:
     hit: MessageHit | None
     frame_quality: float = 0.0
     sites: int = 0   # a pasted assert statement: how many sites it fits (1: high)
+    fits_another: bool = False   # a cut-paste reading of a text another class's template fits whole
 
 
 def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
@@ -212,6 +213,12 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
         candidates = _message_candidates(event, index, engine, hint, seen_in)
+    if not candidates and "\n" in event.message:
+        for message in _rewrapped(event.message):
+            candidates = _message_candidates(replace(event, message=message), index, engine)
+            if candidates:
+                event = replace(event, message=message)
+                break
     if not candidates:
         candidates = _retyped_candidates(event, engine)
     if not candidates:   # no frame, no pattern: a printed class and an all-placeholder template
@@ -236,6 +243,14 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     for m in kept if not top_only else ():
         m.condition_check = _condition(index.by_id[m.id], m.bindings)
     return kept
+
+
+def _rewrapped(message: str) -> list[str]:
+    """Readings of a message printed over several lines that fits nothing as read: its lines
+    joined with nothing between them (a terminal's hard wrap inside a word: `pa` / `rallel`),
+    then its first line alone (a cut paste: what follows is not the template's)."""
+    lines = message.split("\n")
+    return ["".join(lines), lines[0]]
 
 
 _GENERIC_HEAD = re.compile(r"(?P<cls>(?P<name>" + "|".join(sorted(GENERIC_LABELS)) + r")): ")
@@ -423,12 +438,18 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
             out.append(_Candidate(rec, "message", "assert", None))
     if event.message:
         disagreeing: list[_Candidate] = []
+        disagreeing_any = whole_elsewhere = False
         for hit in engine.match_message(event.message, hint, seen_in):
             if _agrees(event.error_class, hit.record, engine) is False:
+                disagreeing_any = disagreeing_any or hit.kind != "prefix"   # prefixes: looked for already
+                whole_elsewhere = whole_elsewhere or hit.kind == "full"
                 if hit.literal_covered >= DISAGREEING_MIN_LITERAL:
                     disagreeing.append(_Candidate(hit.record, "message", hit.kind, hit))
                 continue
             out.append(_Candidate(hit.record, "message", hit.kind, hit))
+        if not out and disagreeing_any:   # every template found was another class's: a cut paste of one?
+            out = [_Candidate(hit.record, "message", hit.kind, hit, fits_another=whole_elsewhere)
+                   for hit in engine.prefix_hits(event.message) if _agrees(event.error_class, hit.record, engine) is not False]
         if not out:
             out = _quoted_candidates(event, engine) or disagreeing
         if event.told_test:   # pasted: the failed test written where Python prints nothing
@@ -635,7 +656,8 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         high = contained_hit_is_high(normalized_chunks(c.record), normalize_space(event.message),
                                      hit.literal_covered, c.record, agrees, event, hit.values)
         return "high" if high else "low"
-    if hit.kind == "prefix":   # a cut paste: literal text (and vouching values) for most of what is left
+    if hit.kind == "prefix" and not c.fits_another:   # a cut paste: literal text (and vouching values) for most of what is left
+        # (when another template fits the text whole, the text need not be cut at all: low)
         rec = c.record
         evidence = hit.literal_covered + corroborated_length(rec.groups, rec.placeholders, hit.values)
         if evidence >= (HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS) \
