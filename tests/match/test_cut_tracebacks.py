@@ -102,3 +102,14 @@ def test_a_traceback_cut_at_a_call_names_no_site_of_the_caller(ctx):
 def test_the_cut_tracebacks_last_frame_keeps_its_statement():
     events = parse_events(split_clean_lines(CUT))
     assert events[-1].frames[-1].source == "raise Runt"
+
+
+def test_a_message_hard_wrapped_inside_a_word_is_read_joined(tmp_path):
+    records = [make_record("Spatial tiling is unsupported here; use whole-tile parallel decode instead",
+                           file_path="acme/vae.py", line=88, function="decode")]
+    ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
+    text = ('Traceback (most recent call last):\n  File "/srv/app/main.py", line 12, in run\n'
+            "    decode(x)\nValueError: Spatial tiling is unsupported here; use whole-tile pa\n"
+            "rallel decode instead")
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.match_kind) == (88, "full")

@@ -213,11 +213,11 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
         candidates = _message_candidates(event, index, engine, hint, seen_in)
-    if not candidates and "\n" in event.message:
+    if "\n" in event.message and all(c.kind == "drift" and c.via == "message" for c in candidates):   # reworded at best
         for message in _rewrapped(event.message):
-            candidates = _message_candidates(replace(event, message=message), index, engine)
-            if candidates:
-                event = replace(event, message=message)
+            found = [c for c in _message_candidates(replace(event, message=message), index, engine) if c.kind != "drift"]
+            if found:
+                candidates, event = found, replace(event, message=message)
                 break
     if not candidates:
         candidates = _retyped_candidates(event, engine)
@@ -246,7 +246,8 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
 
 
 def _rewrapped(message: str) -> list[str]:
-    """Readings of a message printed over several lines that fits nothing as read: its lines
+    """Readings of a message printed over several lines that fits nothing as read (or only as
+    reworded, "drift"): its lines
     joined with nothing between them (a terminal's hard wrap inside a word: `pa` / `rallel`),
     then its first line alone (a cut paste: what follows is not the template's)."""
     lines = message.split("\n")
