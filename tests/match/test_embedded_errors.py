@@ -73,6 +73,15 @@ def test_an_error_quoted_in_a_sentence_ends_where_its_quote_closes(ctx, line):
     assert (m.line_number, m.match_kind) == (12, "full")
 
 
+@pytest.mark.parametrize("line, message", [
+    ("It fails with `ValueError: `--tp` must divide `--dp`.` every time", "`--tp` must divide `--dp`."),
+    ("It fails with `ValueError: set `--tp` first", "set `--tp` first"),     # never closed: left whole
+])
+def test_the_messages_own_marks_come_in_pairs_and_the_last_closes_the_quote(line, message):
+    (event,) = parse_events(split_clean_lines(line))
+    assert event.message == message
+
+
 def test_a_quote_opened_and_closed_before_the_class_leaves_the_message_whole():
     (event,) = parse_events(split_clean_lines('The "budget" check: ValueError: Budget `12` exceeded'))
     assert event.message == "Budget `12` exceeded"

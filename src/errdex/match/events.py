@@ -148,12 +148,14 @@ _QUOTE_MARKS = {"`": "`", '"': '"', "“": "”"}
 
 def _quote_closed(before: str, message: str) -> str:
     """The message up to the mark that closes a quote opened before its class (``fails with
-    `ValueError: bad x` on startup``): the writer's sentence goes on after it, as a markdown
-    code span ends at its next backtick."""
+    `ValueError: bad x` on startup``): the writer's sentence goes on after it. With more
+    such marks in the message, an odd number, the message's own come in pairs (``use `--x` ``)
+    and the last one closes the quote; with an even number, the quote was never closed."""
     for opener, closer in _QUOTE_MARKS.items():
         opened = before.count(opener) % 2 == 1 if opener == closer else before.count(opener) > before.count(closer)
-        if opened and closer in message:
-            return message[:message.index(closer)].rstrip()
+        marks = message.count(closer) if opener == closer else message.count(closer) - message.count(opener)
+        if opened and marks > 0 and marks % 2 == 1:
+            return message[:message.rindex(closer) if marks > 1 else message.index(closer)].rstrip()
     return message
 
 
