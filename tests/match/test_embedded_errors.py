@@ -140,3 +140,21 @@ def test_a_template_whose_own_words_are_the_label_still_ranks_first(tmp_path):
     ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
     (m, *rest) = explain("Exception: Graph capture failed: Device error: stream has unjoined work", context=ctx)
     assert m.line_number == 602 and [r.line_number for r in rest] == [1321]
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def generic_rival(request, tmp_path):
+    records = [
+        make_record("block_size must be a power of 2, got {n}", file_path="acme/blocks.py", line=40, function="check"),
+        make_record("{name} must be {what}, got {value}", file_path="acme/validate.py", line=7, function="check"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+@pytest.mark.parametrize("text", [
+    'I got "block_size must be a power of 2, got 96" when starting the server',         # quoted in a sentence
+    "[Bug] ValueError: block_size must be a power of 2, got 96. when running on 8 GPUs",  # the writer's words after
+])
+def test_a_set_apart_rendering_outranks_a_template_taking_the_rest_into_its_values(generic_rival, text):
+    (m, *_) = explain(text, context=generic_rival)
+    assert m.line_number == 40

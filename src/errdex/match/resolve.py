@@ -547,14 +547,23 @@ def _score(c: _Candidate, event: ErrorEvent, agrees: bool | None) -> float:
 
 
 def ranked_as(chunks: list[str], text: str, literal: int) -> tuple[str, float]:
-    """(kind, coverage) a hit found inside the text is ranked as: a whole rendering behind a
-    wrapper's label (`Failed to start: <message>`) is ranked "wrapped", on the part it covers, or
-    a template opening with a value would take the label in and outrank it; a template whose own
-    words are the label (`Capture failed: {e}` around `CUDA error: {err}`) still ranks first."""
+    """(kind, coverage) a hit found inside the text is ranked as: a whole rendering the writer or
+    a wrapper set apart (behind a label, `Failed to start: <message>`; before the writer's own
+    words, `<message> when running X`; quoted in a sentence) is ranked "wrapped", on the part it
+    covers, or a template opening or ending with a value would take the rest in and outrank it;
+    a template whose own words are the label (`Capture failed: {e}` around `CUDA error: {err}`)
+    still ranks first."""
     start = wrapped_start(chunks, text)
-    if start is None:
-        return "contained", literal / max(1, len(text))
-    return "wrapped", literal / max(1, len(text) - start)
+    if start is not None:
+        return "wrapped", literal / max(1, len(text) - start)
+    end = rendered_opening(chunks, text)
+    if end is not None:
+        return "wrapped", literal / end
+    if "`" in text or '"' in text or "“" in text:
+        span = quoted_rendering(chunks, text)
+        if span is not None:
+            return "wrapped", literal / max(1, len(span))
+    return "contained", literal / max(1, len(text))
 
 
 def hit_score(score: float, kind: str, agrees: bool | None, coverage: float, literal: int, rec: RecordRef,
