@@ -158,3 +158,14 @@ def generic_rival(request, tmp_path):
 def test_a_set_apart_rendering_outranks_a_template_taking_the_rest_into_its_values(generic_rival, text):
     (m, *_) = explain(text, context=generic_rival)
     assert m.line_number == 40
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("[Bug] --tp-size must divide the GPU count", "--tp-size must divide the GPU count"),   # a flag opens it
+    ("2025-01-01 10:00:00,123 - ERROR - --tp-size must divide the GPU count", "--tp-size must divide the GPU count"),
+    ("10:00:00 | WARN | budget low", "budget low"),
+])
+def test_a_log_prefix_ends_before_a_flag_that_opens_the_message(line, rest):
+    from errdex.match.text import strip_log_prefix
+
+    assert strip_log_prefix(line) == rest

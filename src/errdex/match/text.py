@@ -23,7 +23,8 @@ _LOG_TOKEN = re.compile(
       | \((?:[\w.]+\s+)?pid=\d+[^)]{0,80}\)
       | (?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE|NOTICE)\b
       | [\w.]*\.py:\d+\]?
-      | [|:\-]
+      | [|:]
+      | -{1,2}(?=\s|$)    # a separator, not the dashes of a `--flag` opening the message
     )""",
     re.X,
 )
