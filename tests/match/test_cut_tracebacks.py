@@ -113,3 +113,16 @@ def test_a_message_hard_wrapped_inside_a_word_is_read_joined(tmp_path):
             "rallel decode instead")
     (m,) = explain(text, context=ctx)
     assert (m.line_number, m.match_kind) == (88, "full")
+
+
+def test_a_hard_wrap_is_read_joined_even_when_a_generic_template_fits_the_text_cut(tmp_path):
+    records = [
+        make_record("the unified key scheme requires a non-empty model_id for the following reason",
+                    file_path="acme/keys.py", line=12, function="make_key"),
+        make_record("{mode} requires {n} output scale values", file_path="acme/quant.py", line=5, function="q"),
+    ]
+    ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
+    text = ('Traceback (most recent call last):\n  File "/srv/app/main.py", line 12, in run\n    go()\n'
+            "ValueError: the unified key scheme requires a non-empty model_id for the fo\nllowing reason")
+    (m, *_) = explain(text, context=ctx)
+    assert (m.line_number, m.match_kind) == (12, "full")

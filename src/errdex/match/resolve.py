@@ -213,12 +213,8 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
         candidates = _message_candidates(event, index, engine, hint, seen_in)
-    if "\n" in event.message and all(c.kind == "drift" and c.via == "message" for c in candidates):   # reworded at best
-        for message in _rewrapped(event.message):
-            found = [c for c in _message_candidates(replace(event, message=message), index, engine) if c.kind != "drift"]
-            if found:
-                candidates, event = found, replace(event, message=message)
-                break
+    if "\n" in event.message and not any(c.via == "frame" or c.kind in _WHOLE_KINDS for c in candidates):
+        candidates, event = _rewrapped(event, candidates, index, engine)
     if not candidates:
         candidates = _retyped_candidates(event, engine)
     if not candidates:   # no frame, no pattern: a printed class and an all-placeholder template
@@ -245,13 +241,27 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     return kept
 
 
-def _rewrapped(message: str) -> list[str]:
-    """Readings of a message printed over several lines that fits nothing as read (or only as
-    reworded, "drift"): its lines
+#: Kinds that account for a whole message (or its whole first line): nothing to read again.
+_WHOLE_KINDS = frozenset({"full", "firstline", "assert", "source"})
+
+
+def _rewrapped(event: ErrorEvent, candidates: list[_Candidate], index: RecordIndex,
+               engine: PatternEngine) -> tuple[list[_Candidate], ErrorEvent]:
+    """A message printed over several lines that no template fits whole, read again: its lines
     joined with nothing between them (a terminal's hard wrap inside a word: `pa` / `rallel`),
-    then its first line alone (a cut paste: what follows is not the template's)."""
-    lines = message.split("\n")
-    return ["".join(lines), lines[0]]
+    taken when a template then fits whole; and when nothing but rewordings ("drift") fit, its
+    first line alone (a cut paste: what follows is not the template's)."""
+    lines = event.message.split("\n")
+    joined = replace(event, message="".join(lines))
+    found = [c for c in _message_candidates(joined, index, engine) if c.kind in _WHOLE_KINDS]
+    if found:
+        return found, joined
+    if all(c.kind == "drift" and c.via == "message" for c in candidates):
+        first = replace(event, message=lines[0])
+        found = [c for c in _message_candidates(first, index, engine) if c.kind != "drift"]
+        if found:
+            return found, first
+    return candidates, event
 
 
 _GENERIC_HEAD = re.compile(r"(?P<cls>(?P<name>" + "|".join(sorted(GENERIC_LABELS)) + r")): ")
