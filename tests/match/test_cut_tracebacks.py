@@ -126,3 +126,18 @@ def test_a_hard_wrap_is_read_joined_even_when_a_generic_template_fits_the_text_c
             "ValueError: the unified key scheme requires a non-empty model_id for the fo\nllowing reason")
     (m, *_) = explain(text, context=ctx)
     assert (m.line_number, m.match_kind) == (12, "full")
+
+
+@pytest.mark.parametrize("text", [
+    "    assert batch.chunk_idx is not None\nAssertionError",                              # from the source line on
+    "  line 1883, in forward_extend\n    assert batch.chunk_idx is not None\nAssertionError",   # a mangled frame
+    "[rank0]:     assert batch.chunk_idx is not None\n[rank0]:            ^^^^^^\n[rank0]: AssertionError",
+    "    assert (\n        batch.chunk_idx is not None\n    )\nAssertionError",               # over several lines
+])
+def test_the_statement_above_a_bare_assertion_error_names_the_assert(ctx, text):
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (1883, "assert", "high")
+
+
+def test_a_blank_line_between_keeps_the_statement_apart(ctx):
+    assert explain("    assert batch.chunk_idx is not None\n\nAssertionError", context=ctx) == []

@@ -21,6 +21,7 @@ from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
 from errdex.match.events import (
     ErrorEvent,
+    assert_above,
     assert_statement,
     bare_message,
     exception_above_frames,
@@ -280,7 +281,7 @@ def events_of(text: str) -> list[ErrorEvent]:
     lines = split_clean_lines(text)
     events = parse_events(lines)
     if events:
-        return [_as_pasted(e) for e in exception_above_frames(events)]
+        return [_as_pasted(e) for e in assert_above(exception_above_frames(events), lines)]
     body = [(i, line) for i, line in enumerate(lines) if line.strip()]
     out = [ErrorEvent(None, unwrapped(bare_message(line)), [], i + 1, kind="text") for i, line in body]
     if len(body) > 1:  # a message that spanned several lines

@@ -453,6 +453,53 @@ def exception_above_frames(events: list[ErrorEvent]) -> list[ErrorEvent]:
     return out
 
 
+#: Lines above a bare `AssertionError` searched for the statement that failed.
+_STATEMENT_LINES = 6
+
+
+def assert_above(events: list[ErrorEvent], lines: list[str], first_line: int = 1) -> list[ErrorEvent]:
+    """Events with a bare `AssertionError` line given the test of the `assert` statement printed
+    right above it (`    assert x is None` / `AssertionError`): a traceback pasted from its
+    source line on, its frame line cut or mangled (`line 265, in f`), still names the site."""
+    out = []
+    for event in events:
+        if event.error_class == "AssertionError" and not event.message and event.failing_expr is None \
+                and not event.frames and event.log_line is not None:
+            test = _statement_above(lines, event.log_line - first_line)
+            if test is not None:
+                event = replace(event, failing_expr=test)
+        out.append(event)
+    return out
+
+
+def _statement_above(lines: list[str], at: int) -> str | None:
+    """The test of an `assert` statement ending right above line `at` (over several lines too)."""
+    parts: list[str] = []
+    for i in range(at - 1, max(-1, at - 1 - _STATEMENT_LINES), -1):
+        text = strip_log_prefix(lines[i])
+        if not text or _CARETS.fullmatch(text):
+            if parts or not text:
+                break
+            continue
+        parts.insert(0, text)
+        if text.startswith("assert"):
+            test = _failed_assert("AssertionError", "", " ".join(parts))
+            return _unbracketed(test) if test else None
+    return None
+
+
+def _unbracketed(test: str) -> str:
+    """A test without the brackets a statement over several lines wraps it in: `(x is None)`."""
+    if not (test.startswith("(") and test.endswith(")")):
+        return test
+    depth = 0
+    for i, ch in enumerate(test):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and i < len(test) - 1:
+            return test   # `(a) and (b)`: the brackets are the test's own
+    return test[1:-1].strip()
+
+
 def bare_message(line: str) -> str:
     """The message part of a line that names no class: after the log prefix, or inside a
     JSON error body (an HTTP client's printout of the server's error)."""
