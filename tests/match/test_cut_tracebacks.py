@@ -141,3 +141,14 @@ def test_the_statement_above_a_bare_assertion_error_names_the_assert(ctx, text):
 
 def test_a_blank_line_between_keeps_the_statement_apart(ctx):
     assert explain("    assert batch.chunk_idx is not None\n\nAssertionError", context=ctx) == []
+
+
+def test_a_cut_first_line_followed_by_other_text_is_read_alone(tmp_path):
+    records = [make_record("Slot size mismatch: the prefill side has slot_size={a}, but the decode side has {b}.",
+                           file_path="acme/link.py", line=1321, function="check")]
+    ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
+    text = ('Traceback (most recent call last):\n  File "/srv/app/main.py", line 12, in run\n    go()\n'
+            "ValueError: Slot size mismatch: the prefill side has slot_size=32, but the dec\n"
+            "worker 3 exited with code 1")
+    (m, *_) = explain(text, context=ctx)
+    assert (m.line_number, m.match_kind) == (1321, "prefix")
