@@ -144,11 +144,11 @@ def test_a_blank_line_between_keeps_the_statement_apart(ctx):
 
 
 def test_a_cut_first_line_followed_by_other_text_is_read_alone(tmp_path):
-    records = [make_record("Slot size mismatch: the prefill side has slot_size={a}, but the decode side has {b}.",
+    records = [make_record("Slot size mismatch between the prefill side and the decode side; both must use {x}",
                            file_path="acme/link.py", line=1321, function="check")]
     ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
     text = ('Traceback (most recent call last):\n  File "/srv/app/main.py", line 12, in run\n    go()\n'
-            "ValueError: Slot size mismatch: the prefill side has slot_size=32, but the dec\n"
+            "ValueError: Slot size mismatch between the prefill side and the deco\n"
             "worker 3 exited with code 1")
     (m, *_) = explain(text, context=ctx)
     assert (m.line_number, m.match_kind) == (1321, "prefix")
