@@ -28,6 +28,8 @@ def ctx(request, tmp_path):
 @pytest.mark.parametrize("line, expected", [
     ('raise RuntimeError(f"Unknown block model family: {arch}")', ("RuntimeError", 'f"Unknown block model family: {arch}"')),
     ("the line `raise errors.LinkError(msg, 3)` fires", ("LinkError", "msg")),
+    ('raise RuntimeError(f"Unknown block model family: {arch}") from exc',
+     ("RuntimeError", 'f"Unknown block model family: {arch}"')),
     ("raise ValueError", None),
     ("we raise the limit (twice)", None),
 ])

@@ -528,6 +528,7 @@ def assert_statement(line: str) -> tuple[str, str | None] | None:
 
 _RAISE = re.compile(r"^raise\s+(?P<cls>[A-Za-z_][\w.]*)\s*\((?P<args>.*?)\)?\s*$", re.S)
 _QUOTED_RAISE = re.compile(r"`(?P<stmt>raise [^`]+)`")
+_RAISED_FROM = re.compile(r"\)\s+from\s+[\w.]+\s*$")   # `raise X(...) from e`: the chain is no argument
 
 
 def raise_statement(line: str) -> tuple[str, str] | None:
@@ -540,7 +541,7 @@ def raise_statement(line: str) -> tuple[str, str] | None:
         if quoted is None:
             return None
         text = quoted.group("stmt").strip()
-    found = _RAISE.match(text)
+    found = _RAISE.match(_RAISED_FROM.sub(")", text))
     if found is None or not found.group("args").strip():
         return None
     message = split_top_level(found.group("args"), ",", maxsplit=1)[0].strip()
