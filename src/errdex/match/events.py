@@ -6,6 +6,11 @@ on its line is the block's prefix, and following lines carrying the same
 prefix (timestamps may change) belong to the block, so interleaved output of
 several processes separates cleanly. Chained exceptions form one chain whose
 last printed exception is the primary one.
+
+Pasted text (an issue) also carries statements of the code that raised (`assert x`,
+`raise X(...)`), read here into the event, and shapes a writer makes that a log never
+does (an exception line above its cut frames, a bare `AssertionError` under its source
+line), joined here for `explain`.
 """
 
 from __future__ import annotations

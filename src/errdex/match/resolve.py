@@ -18,7 +18,11 @@ Confidence is `high` when either
     and at least 30 literal characters covering half of the message match;
 and, in both cases, the deepest frame printed (if any) lies in indexed code.
 A bare `assert` record named by its failing expression is `high` when that
-expression is the only one of its kind in the index. Everything else is `low`.
+expression is the only one of its kind in the index, and so is a pasted `raise`
+statement whose class and literal message text one site has. A whole rendering set
+apart inside the text (behind a wrapper's label, quoted in a sentence, followed by
+the writer's own words) is graded on the part it covers (see `contained_hit_is_high`).
+Everything else is `low`; README's "How an error is matched" has every rule.
 
 Last resort, when neither frames nor patterns found anything: the printed
 class and a template with no usable literal (`assert c, f"{x}"`): one `low`
