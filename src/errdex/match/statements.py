@@ -17,7 +17,7 @@ from errdex.match.record_index import RecordIndex
 
 #: Literal characters (whitespace aside) a pasted `raise` statement's message must hold to name
 #: its site by them: as many as a whole-message match with the class agreeing needs
-#: (`resolve.HIGH_MIN_LITERAL`).
+#: (`grading.HIGH_MIN_LITERAL`).
 SOURCE_MIN_LITERAL = 12
 #: Characters of its test's opening or end a printed assert must share with one in the raising
 #: function to be taken for it rewritten (`not get_args().flag` printed, `not get_config().flag`
