@@ -329,10 +329,10 @@ def test_explaining_a_line_leaves_the_line_pieces_packed_until_a_scan_needs_them
 
 def test_the_index_counts_asserts_as_resolve_would_over_every_record(record_factory):
     """A context gives its engine the assert counts from the record index; they must equal what
-    `resolve._assert_counts` counts over every record (it takes the index's when given)."""
+    `statements.assert_counts` counts over every record (it takes the index's when given)."""
     from types import SimpleNamespace
 
-    from errdex.match import resolve
+    from errdex.match import statements
 
     records = [
         record_factory("", assert_test="x > 0", line=1),
@@ -342,9 +342,9 @@ def test_the_index_counts_asserts_as_resolve_would_over_every_record(record_fact
         record_factory("no assert here {v}", line=5),
     ]
     ctx = MatchContext.from_records(records)
-    counted = resolve._assert_counts(SimpleNamespace(records=ctx.engine.records))
+    counted = statements.assert_counts(SimpleNamespace(records=ctx.engine.records))
     assert counted == {"x>0": 3, "self.ready": 1}
-    given = resolve._assert_counts(ctx.engine)
+    given = statements.assert_counts(ctx.engine)
     assert {test: given.get(test) for test in counted} == counted
     assert given.get("y>0") is None
     assert [m.confidence for m in explain("assert self.ready", context=ctx)] == ["high"]

@@ -69,6 +69,10 @@ def test_a_distinctive_template_keeps_high_confidence(ctx):
     ("IndexError", "list index out of range", True),
     (None, "list index out of range", True),
     (None, "Packed decode kernel only supports NK=1", False),
+    ("AttributeError", "module 'torch' has no attribute 'float8_e4", True),   # cut inside the last name
+    ("AttributeError", "module 'torch' has no attribute", False),
+    ("SystemExit", "error: unrecognized arguments: --tp 2", True),            # argparse's own words
+    (None, "error: the following arguments are required: --model-path", True),
 ])
 def test_shapes(cls, message, shaped):
     assert interpreter_shaped(cls, message) is shaped

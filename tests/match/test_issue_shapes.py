@@ -183,3 +183,28 @@ def test_the_line_fast_path_defers_to_the_first_line_match(hinted):
 def test_a_message_after_a_full_width_colon_label_is_found(titles):
     (m,) = explain("错误信息：Model backends ['X'] are not supported by this server for now.", context=titles)
     assert (m.line_number, m.confidence) == (63, "high")
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def cut_with_rivals(request, tmp_path):
+    records = [
+        make_record("Spatial tiling is unsupported here; use whole-tile parallel decode instead",
+                    file_path="acme/vae.py", line=88, function="decode"),
+        make_record("unsupported", file_path="acme/misc.py", line=3, function="f", error_class="TypeError",
+                    bases=["TypeError", "Exception"]),
+        make_record("Slot {n} cannot hold the batch of {m} rows at this size; lower the batch",
+                    file_path="acme/slots.py", line=179, function="fit"),
+        make_record("{a} cannot hold {b}", file_path="acme/base.py", line=9, function="g",
+                    error_class="AssertionError", bases=["AssertionError", "Exception"]),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_a_cut_paste_is_found_past_templates_of_another_class_inside_it(cut_with_rivals):
+    (m, *_) = explain("ValueError: Spatial tiling is unsupported here; use whole-tile pa", context=cut_with_rivals)
+    assert (m.line_number, m.match_kind, m.confidence) == (88, "prefix", "high")
+
+
+def test_a_cut_reading_of_a_text_another_template_fits_whole_stays_low(cut_with_rivals):
+    (m, *_) = explain("ValueError: Slot 7 cannot hold the batch of 9 rows at this size", context=cut_with_rivals)
+    assert (m.line_number, m.match_kind, m.confidence) == (179, "prefix", "low")

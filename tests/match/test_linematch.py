@@ -62,6 +62,10 @@ LINES = [
     "ERROR MyError: Request r2 exceeded the token budget of 1",
     "ERROR AssertionError: rank < world_size",                           # a bare assert's test retold
     "ERROR AssertionError: Expected 8 experts per rank",
+    "ERROR RuntimeError: Error: Request r1 exceeded the token budget of 4096",   # the generic label
+    "Task done exception=RuntimeError('Request r1 exceeded the token budget of 4096')>",   # a repr
+    "ERROR ValueError: Expected 8 experts per rank when loading shard 3",   # words after a whole rendering
+    'ERROR ValueError: worker said "Expected 8 experts per rank" twice',    # a rendering quoted
 ]
 
 

@@ -88,6 +88,8 @@ def test_assert_retold_on_one_line_names_its_site(ctx):
     ('{"object":"error","message":"it can\\\'t fit (3 tokens)","type":"BadRequestError","code":400}',
      "it can't fit (3 tokens)"),
     ('{"detail": "quote \\"x\\" and \\u00e9"}', 'quote "x" and \u00e9'),
+    ("{'object': 'error', 'message': \"it can't fit\", 'code': 400}", "it can't fit"),   # a Python dict
+    ("{'detail': 'it\\'s gone'}", "it's gone"),
     ('{"message": 3}', None),
     ("no json here", None),
 ])
@@ -101,6 +103,16 @@ def test_error_body_printed_by_an_http_client(ctx):
             '(8192 tokens).","type":"BadRequestError","param":null,"code":400}')
     (m,) = explain(body, context=ctx)
     assert (m.line_number, m.confidence, m.bindings) == (30, "high", {"n": "9000", "limit": "8192"})
+
+
+def test_an_http_clients_status_error_is_read_as_the_servers_message(ctx):
+    text = ("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"The prompt (9000 "
+            "tokens) exceeds the model's window (8192 tokens).\", 'type': 'BadRequestError', 'param': None, "
+            "'code': 400}")
+    (event,) = parse_events(split_clean_lines(text))
+    assert (event.error_class, event.message) == (None, "The prompt (9000 tokens) exceeds the model's window (8192 tokens).")
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.confidence) == (30, "high")
 
 
 LONG_LIST = ", ".join(f"'Backend{i}ForSomething'" for i in range(40))

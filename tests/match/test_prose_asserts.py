@@ -30,6 +30,8 @@ def ctx(request, tmp_path):
     ("How to solve assert numerator % denominator == 0", ("numerator % denominator == 0", None)),
     ("The check `assert a.b is None` fails on the second batch", ("a.b is None", None)),
     ("assert ok, 'message'", ("ok", "'message'")),
+    ('Model failed to start due to "assert use_tp_group is False AssertionError"', ("use_tp_group is False", None)),
+    ("It stops at “assert x.ready” every time", ("x.ready", None)),
     ("I assert", None),
     ("Nothing to see here", None),
 ])
@@ -55,3 +57,25 @@ def test_a_test_asserted_at_two_sites_is_low_until_the_sentence_names_the_file(c
              "is triggered with a small chunk size")
     (m, *rest) = explain(named, context=ctx)
     assert (m.file_path, m.via, m.confidence) == (SCHED, "frame", "high") and DECODE not in {r.file_path for r in rest}
+
+
+def test_a_statement_quoted_with_its_class_after_it_names_its_one_site(ctx):
+    (m,) = explain('[Bug] Fails to start due to "assert numerator % denominator == 0 AssertionError"', context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (70, "assert", "high")
+
+
+@pytest.mark.parametrize("title", [
+    "[Bug] assert numerator % denominator == 0",                    # behind a title's tag
+    "[Bug] assert numerator % denominator == 0 AssertionError",     # the class pasted after it
+])
+def test_a_titled_statement_names_its_one_site(ctx, title):
+    (m,) = explain(title, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (70, "assert", "high")
+
+
+def test_a_statement_before_the_class_on_a_line_is_the_failed_test():
+    from errdex.match.events import line_event
+
+    event = line_event("[Bug] assert self.pending_req is None AssertionError", 1)
+    assert (event.error_class, event.message, event.failing_expr) == ("AssertionError", "", "self.pending_req is None")
+    assert event.kind == "text"   # retold by a writer: looked up among asserts with a message too

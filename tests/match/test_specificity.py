@@ -41,6 +41,8 @@ def odd_classes(request, tmp_path):
                     error_class="_BadRequest", bases=["ValueError", "Exception"]),
         make_record("the scaled GEMM takes e4m3 A/B; got {a}, {b}", file_path="pkg/gemm.py", line=54,
                     error_class="testing.CantImplement", bases=["Exception"]),
+        make_record("bad character range {lo}-{hi}", file_path="pkg/regex.py", line=7, error_class="error",
+                    bases=["Exception"]),   # `raise error(...)` (a module's own `error` class)
     ]
     return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
 
@@ -56,6 +58,16 @@ def test_a_class_the_index_raises_is_read_off_the_line_whatever_its_name(odd_cla
     log.write_text(f"2026-01-01 10:00:00 INFO up\n2026-01-01 10:00:01 ERROR worker: {line}\n")
     (occurrence,) = scan(log, context=odd_classes).occurrences
     assert (occurrence.file_path, occurrence.match_kind, occurrence.confidence) == (path, "full", "high")
+
+
+def test_a_bare_error_label_is_a_loggers_word_even_when_the_index_raises_an_error_class(odd_classes, tmp_path):
+    line = "error: Request body must be a JSON object, got list"
+    (top, *_) = explain(line, context=odd_classes)
+    assert (top.file_path, top.confidence) == ("pkg/api.py", "high")
+    log = tmp_path / "label.log"
+    log.write_text(f"2026-01-01 10:00:00 INFO up\n2026-01-01 10:00:01 ERROR worker: {line}\n")
+    (occurrence,) = scan(log, context=odd_classes).occurrences
+    assert (occurrence.file_path, occurrence.confidence) == ("pkg/api.py", "high")
 
 
 def test_a_name_the_index_does_not_raise_stays_part_of_the_message(odd_classes):
@@ -89,3 +101,33 @@ def test_a_template_opening_with_a_placeholder_needs_more_text_for_high_confiden
 def test_the_same_amount_of_text_after_a_literal_opening_stays_high(generic):
     (top, *_) = explain("ValueError: KV cache dtype fp8_e5m2 is not supported", context=generic)
     assert (top.file_path, top.confidence) == ("pkg/kv.py", "high")
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def appended(request, tmp_path):
+    records = [
+        make_record("{pkg} is older than the minimum version this build supports, {min_version}. {message}",
+                    file_path="pkg/versions.py", line=2429, error_class="Exception", bases=["BaseException"]),
+        make_record("Unsupported layout: {layout}", file_path="pkg/codec.py", line=38),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+HINT = "Please uninstall it and reinstall the latest release by following the instructions on the project's site."
+
+
+def test_a_long_hint_appended_by_the_caller_leaves_the_sites_own_part_to_cover(appended, tmp_path):
+    line = f"Exception: fastkernels is older than the minimum version this build supports, 0.6.4. {HINT}"
+    (top,) = explain(line, context=appended)
+    assert (top.line_number, top.match_kind, top.confidence) == (2429, "full", "high")
+    log = tmp_path / "appended.log"
+    log.write_text(f"INFO start\nERROR {line}\n")
+    (occurrence,) = scan(log, context=appended).occurrences
+    assert occurrence.confidence == "high"
+
+
+def test_the_own_part_rule_wants_the_class_and_as_much_text_as_long_values_do(appended):
+    line = f"fastkernels is older than the minimum version this build supports, 0.6.4. {HINT}"
+    assert explain(line, context=appended)[0].confidence == "low"    # no class printed
+    long_value = "ValueError: Unsupported layout: " + "x" * 60
+    assert explain(long_value, context=appended)[0].confidence == "low"   # 20 literal characters

@@ -21,7 +21,16 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
-from errdex.match.events import ErrorEvent, assert_statement, bare_message, parse_events, prose_frames
+from errdex.match.events import (
+    ErrorEvent,
+    assert_above,
+    assert_statement,
+    bare_message,
+    exception_above_frames,
+    parse_events,
+    prose_frames,
+    raise_statement,
+)
 from errdex.match.pasted import closing_mark_dropped, told_test, unwrapped
 from errdex.match.patterns import RecordRef
 from errdex.match.record_index import TABLES, RecordIndex, index_tables
@@ -56,7 +65,7 @@ class MatchContext:
 
     def __post_init__(self) -> None:
         # resolve grades a pasted bare assert by how many records assert its test, counted
-        # once per engine over every record (`resolve._assert_counts`): the index's table
+        # once per engine over every record (`statements.assert_counts`): the index's table
         # has the counts without decoding them (tests/match/test_fast_scan.py holds the two together).
         self.engine.assert_counts = self.index.assert_counts()
 
@@ -285,14 +294,18 @@ def events_of(text: str) -> list[ErrorEvent]:
     lines = split_clean_lines(text)
     events = parse_events(lines)
     if events:
-        return [_as_pasted(e) for e in events]
+        return [_as_pasted(e) for e in assert_above(exception_above_frames(events), lines)]
     body = [(i, line) for i, line in enumerate(lines) if line.strip()]
     out = [ErrorEvent(None, unwrapped(bare_message(line)), [], i + 1, kind="text") for i, line in body]
     if len(body) > 1:  # a message that spanned several lines
         joined = " ".join(unwrapped(bare_message(line)) for _, line in body)
         out.append(ErrorEvent(None, joined, [], body[0][0] + 1, kind="text"))
+    statement = raise_statement(" ".join(line.strip() for _, line in body)) if body else None
+    if statement is not None:   # the code that raised, quoted: `raise ValueError(f"...")`
+        out.append(ErrorEvent(statement[0], "", prose_frames(body[0][1]), body[0][0] + 1, kind="text",
+                              raise_message=statement[1]))
     if len(body) == 1:
-        statement = assert_statement(body[0][1])
+        statement = assert_statement(body[0][1]) or assert_statement(bare_message(body[0][1]))   # `[Bug] assert x`
         expr, message = statement or (body[0][1].strip(), None)
         frames = prose_frames(body[0][1]) if statement else []   # `assert x` fails in pkg/mod.py
         out.append(ErrorEvent("AssertionError", "", frames, body[0][0] + 1, kind="text", failing_expr=expr,

@@ -1,4 +1,4 @@
-"""Messages the Python interpreter itself raises, which a codebase's template can mimic.
+"""Messages the Python interpreter (and argparse) itself raises, which a codebase's template can mimic.
 
 `'{type(self).__name__}' object has no attribute '{name}'` in a codebase's
 `__getattr__` renders exactly like the AttributeError Python raises for any
@@ -41,6 +41,9 @@ _SHAPES: tuple[tuple[frozenset[str], str], ...] = (
      r"|cannot access (?:local|free) variable '[^']+' where it is not associated with a value"),
     (frozenset({"ModuleNotFoundError", "ImportError"}), r"No module named '[^']+'|cannot import name '[^']+' from '[^']+'.*"),
     (frozenset({"RecursionError"}), r"maximum recursion depth exceeded.*"),
+    # argparse's usage errors (stdlib), which a command-line tool's own check may print word for word
+    (frozenset({"SystemExit"}), r"error: (?:unrecognized arguments|the following arguments are required): .+"
+                                r"|error: argument \S+: .+"),
     (frozenset({"OSError", "FileNotFoundError", "PermissionError", "ConnectionRefusedError", "ConnectionResetError",
                 "IsADirectoryError", "NotADirectoryError", "FileExistsError", "BrokenPipeError", "TimeoutError",
                 "BlockingIOError", "InterruptedError", "ConnectionAbortedError", "ProcessLookupError"}),
@@ -53,9 +56,13 @@ for _classes, _shape in _SHAPES:
 
 
 def interpreter_shaped(error_class: str | None, message: str) -> bool:
-    """True when the interpreter itself raises `error_class: message` (any class when none is printed)."""
+    """True when the interpreter itself raises `error_class: message` (any class when none is printed),
+    also when the paste was cut inside the message's last quoted name (`... has no attribute 'floa`)."""
     pattern = _class_pattern(error_class.rsplit(".", 1)[-1]) if error_class else _any_pattern()
-    return pattern is not None and pattern.fullmatch(message.strip()) is not None
+    if pattern is None:
+        return False
+    text = message.strip()
+    return pattern.fullmatch(text) is not None or (text.count("'") % 2 == 1 and pattern.fullmatch(text + "'") is not None)
 
 
 # Compiled on first use, per class: a scan process asks about a few classes, and compiling

@@ -196,6 +196,13 @@ class PatternEngine:
                 drifted.append(hit)
         return hits or drifted
 
+    def prefix_hits(self, message: str) -> list[MessageHit]:
+        """Records the message is a cut rendering of (`verify_prefix`), asked for when every
+        template `match_message` found was another class's (it looks no further then)."""
+        text = normalize_space(message)
+        found = (verify_prefix(self.records[idx], text) for idx in sorted(self._backend.prefix_candidates(text)))
+        return [hit for hit in found if hit is not None]
+
     def first_lines(self, text: str, done: set[int]) -> list[MessageHit]:
         """Templates whose first line the text is, whole (`Capture failed: {e}` then hint
         lines that a pasted exception line does not carry)."""

@@ -6,16 +6,21 @@ on its line is the block's prefix, and following lines carrying the same
 prefix (timestamps may change) belong to the block, so interleaved output of
 several processes separates cleanly. Chained exceptions form one chain whose
 last printed exception is the primary one.
+
+Pasted text (an issue) also carries statements of the code that raised (`assert x`,
+`raise X(...)`), read here into the event, and shapes a writer makes that a log never
+does (an exception line above its cut frames, a bare `AssertionError` under its source
+line), joined here for `explain`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from errdex.exprsplit import split_top_level
 from errdex.match.text import (
-    EXC_SUFFIX, LOG_START, json_error_message, parse_exception_line, prefix_regex, strip_log_prefix,
+    EXC_SUFFIX, LOG_START, client_status_message, json_error_message, parse_exception_line, prefix_regex, strip_log_prefix,
 )
 
 TRACEBACK_HEADER = re.compile(r"(?:Exception Group )?Traceback \(most recent call last\):")
@@ -47,6 +52,8 @@ class Frame:
     path: str
     line: int
     function: str | None = None
+    #: The statement printed under the deepest frame of a traceback cut before its exception line.
+    source: str | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -63,6 +70,7 @@ class ErrorEvent:
     failing_expr: str | None = None   # `assert <expr>` shown by pytest, or retold on a line
     assert_message: str | None = None  # message source of an `assert <expr>, <msg>` statement pasted alone
     told_test: str | None = None      # pasted `AssertionError: <test>`: the test, as `pasted.told_test` reads it
+    raise_message: str | None = None  # message source of a `raise Class(<msg>)` statement pasted alone
 
 
 @dataclass(slots=True)
@@ -122,12 +130,38 @@ def line_event(line: str, log_line: int) -> ErrorEvent | None:
     if parsed is None:
         return None
     cls, message, start = parsed
+    message = _quote_closed(line[:start], message)
+    served = client_status_message(message) if message.startswith("Error code: ") else None
+    if served is not None:   # an HTTP client's status error: the server's message, its class unknown
+        return ErrorEvent(None, served, [], log_line, kind="line")
     frames = []
     at = _WARNING_AT.search(line[:start]) if _WARNING_TEXT in line else None
     if at:  # warnings.showwarning: "path.py:12: UserWarning: message"
         frames.append(Frame(at.group("path"), int(at.group("line"))))
     kind = "warning" if cls and cls.endswith("Warning") else "line"
-    return ErrorEvent(cls, message, frames, log_line, kind=kind, failing_expr=_asserted(cls, message))
+    failing = _asserted(cls, message)
+    if failing is None and cls == "AssertionError" and not message and "assert " in line[:start]:
+        told = assert_statement(strip_log_prefix(line[:start]))   # `assert x is None AssertionError`
+        if told is not None:   # a writer's retelling, not Python's printout: the message may be left out
+            return ErrorEvent(cls, message, frames, log_line, kind="text", failing_expr=told[0])
+    return ErrorEvent(cls, message, frames, log_line, kind=kind, failing_expr=failing)
+
+
+#: Marks a writer quotes an error with inside a sentence: opener -> closer.
+_QUOTE_MARKS = {"`": "`", '"': '"', "“": "”"}
+
+
+def _quote_closed(before: str, message: str) -> str:
+    """The message up to the mark that closes a quote opened before its class (``fails with
+    `ValueError: bad x` on startup``): the writer's sentence goes on after it. With more
+    such marks in the message, an odd number, the message's own come in pairs (``use `--x` ``)
+    and the last one closes the quote; with an even number, the quote was never closed."""
+    for opener, closer in _QUOTE_MARKS.items():
+        opened = before.count(opener) % 2 == 1 if opener == closer else before.count(opener) > before.count(closer)
+        marks = message.count(closer) if opener == closer else message.count(closer) - message.count(opener)
+        if opened and marks > 0 and marks % 2 == 1:
+            return message[:message.rindex(closer) if marks > 1 else message.index(closer)].rstrip()
+    return message
 
 
 def _asserted(cls: str | None, message: str) -> str | None:
@@ -215,7 +249,7 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
     complete = False
     # Unindented lines still read as the last frame's source (see `_unindented_source`).
     source_lines = 0 if header else _SOURCE_LINES
-    source: str | None = None   # the statement printed under the last frame
+    source: str | None = None if header else ""   # the statement printed under the last frame
     while (item := block.next()) is not None:
         idx, body = item
         if idx - start > MAX_BLOCK_LINES:
@@ -252,6 +286,7 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
             continue
         block.consumed.add(idx)
     if not complete and frames:  # cut off before the exception line
+        frames[-1].source = source or None
         events.append(ErrorEvent(None, "", frames, first_line + block.pos, kind="traceback"))
     _mark_chain(events)
     return ParsedBlock(events, block.consumed, complete)
@@ -304,8 +339,13 @@ def _unindented_source(line: str) -> bool:
     return parsed is None or not parsed[1]
 
 
+#: A markdown code fence: a pasted traceback's block ends there, and its message with it.
+_FENCES = ("```", "~~~")
+
+
 def _continuation(block: _BlockLines, message: str) -> str:
-    """Further lines of a multi-line exception message: the lines right after it only.
+    """Further lines of a multi-line exception message: the lines right after it only,
+    up to a markdown fence closing the pasted block.
 
     Frames may be looked for past other processes' lines, a message's next line is
     not: with a prefix as common as `<time> ERROR`, the search would take other
@@ -319,7 +359,8 @@ def _continuation(block: _BlockLines, message: str) -> str:
             break
         idx, body = item
         stripped = body.strip()
-        if (not stripped or stripped.startswith(_CHAIN) or (_HEADER_TEXT in body and TRACEBACK_HEADER.search(body))
+        if (not stripped or stripped.startswith(_CHAIN) or stripped.startswith(_FENCES)
+                or (_HEADER_TEXT in body and TRACEBACK_HEADER.search(body))
                 or FRAME.match(body) or LOG_START.match(body) or (_FRAME_TEXT in body and _FRAME_START.match(body))):
             break
         block.next()
@@ -401,6 +442,69 @@ def _pytest_event(run: list[str], log_line: int) -> ErrorEvent:
     return ErrorEvent(cls, message.strip(), [], log_line, kind="pytest", failing_expr=expr)
 
 
+def exception_above_frames(events: list[ErrorEvent]) -> list[ErrorEvent]:
+    """Events with an exception line joined to the cut traceback that follows it: a writer
+    who pastes `AssertionError: assert x` first and then a few frames (a traceback with no
+    exception line of its own) shows one error, the line above naming what the frames raised."""
+    out: list[ErrorEvent] = []
+    for event in events:
+        above = out[-1] if out else None
+        if (above is not None and above.error_class and not above.frames and above.kind == "line"
+                and event.kind == "traceback" and event.frames and event.error_class is None
+                and not event.message):
+            out[-1] = replace(above, frames=event.frames)
+            continue
+        out.append(event)
+    return out
+
+
+#: Lines above a bare `AssertionError` searched for the statement that failed.
+_STATEMENT_LINES = 6
+
+
+def assert_above(events: list[ErrorEvent], lines: list[str], first_line: int = 1) -> list[ErrorEvent]:
+    """Events with a bare `AssertionError` line given the test of the `assert` statement printed
+    right above it (`    assert x is None` / `AssertionError`): a traceback pasted from its
+    source line on, its frame line cut or mangled (`line 265, in f`), still names the site."""
+    out = []
+    for event in events:
+        if event.error_class == "AssertionError" and not event.message and event.failing_expr is None \
+                and not event.frames and event.log_line is not None:
+            test = _statement_above(lines, event.log_line - first_line)
+            if test is not None:
+                event = replace(event, failing_expr=test)
+        out.append(event)
+    return out
+
+
+def _statement_above(lines: list[str], at: int) -> str | None:
+    """The test of an `assert` statement ending right above line `at` (over several lines too)."""
+    parts: list[str] = []
+    for i in range(at - 1, max(-1, at - 1 - _STATEMENT_LINES), -1):
+        text = strip_log_prefix(lines[i])
+        if not text or _CARETS.fullmatch(text):
+            if parts or not text:
+                break
+            continue
+        parts.insert(0, text)
+        if text.startswith("assert"):
+            test = _failed_assert("AssertionError", "", " ".join(parts))
+            return _unbracketed(test) if test else None
+    return None
+
+
+def _unbracketed(test: str) -> str:
+    """A test without the brackets a statement over several lines wraps it in: `(x is None)`."""
+    if not (test.startswith("(") and test.endswith(")")):
+        return test
+    depth = 0
+    for i, ch in enumerate(test):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and i < len(test) - 1:
+            return test   # `(a) and (b)`: the brackets are the test's own
+    return test[1:-1].strip()
+
+
 def bare_message(line: str) -> str:
     """The message part of a line that names no class: after the log prefix, or inside a
     JSON error body (an HTTP client's printout of the server's error)."""
@@ -411,7 +515,8 @@ def assert_statement(line: str) -> tuple[str, str | None] | None:
     """`(test, message source or None)` of a pasted `assert <test>[, <message>]` statement
     (an issue titled with the failing line), or None: the comma that splits them is the
     first one outside brackets and string literals. A statement inside a sentence counts
-    too: in backticks (`` the check `assert x` fails ``), or ending it (`How to fix assert x`)."""
+    too: quoted (`` the check `assert x` fails ``, `due to "assert x AssertionError"`, the
+    class the writer pasted after it dropped), or ending it (`How to fix assert x`)."""
     text = line.strip()
     if not text.startswith("assert "):
         quoted = _QUOTED_ASSERT.search(text)
@@ -419,10 +524,33 @@ def assert_statement(line: str) -> tuple[str, str | None] | None:
         if told is None:
             return None
         text = "assert " + told.group("rest").strip()
+    text = _CLASS_AFTER.sub("", text)
     if len(text) <= len("assert "):
         return None
     parts = split_top_level(text[len("assert "):], ",", maxsplit=1)
     return parts[0].strip(), (parts[1].strip() or None) if len(parts) == 2 else None
+
+
+_RAISE = re.compile(r"^raise\s+(?P<cls>[A-Za-z_][\w.]*)\s*\((?P<args>.*?)\)?\s*$", re.S)
+_QUOTED_RAISE = re.compile(r"`(?P<stmt>raise [^`]+)`")
+_RAISED_FROM = re.compile(r"\)\s+from\s+[\w.]+\s*$")   # `raise X(...) from e`: the chain is no argument
+
+
+def raise_statement(line: str) -> tuple[str, str] | None:
+    """`(class, message source)` of a pasted `raise Class(<message>, ...)` statement (a line of
+    the code that raised, quoted in an issue), alone or in backticks inside a sentence, or None.
+    The class is its last dotted part."""
+    text = line.strip()
+    if not text.startswith("raise "):
+        quoted = _QUOTED_RAISE.search(text)
+        if quoted is None:
+            return None
+        text = quoted.group("stmt").strip()
+    found = _RAISE.match(_RAISED_FROM.sub(")", text))
+    if found is None or not found.group("args").strip():
+        return None
+    message = split_top_level(found.group("args"), ",", maxsplit=1)[0].strip()
+    return found.group("cls").rsplit(".", 1)[-1], message
 
 
 _PROSE_PATH = re.compile(r"(?:\bline (?P<before>\d+) of )?(?P<path>(?:[\w.-]+/)+[\w.-]+\.py)\b"
@@ -439,6 +567,8 @@ def prose_frames(line: str) -> list[Frame]:
     return frames
 
 
-_QUOTED_ASSERT = re.compile(r"`assert (?P<rest>[^`]+)`")
+_QUOTED_ASSERT = re.compile(r"[`\"“]assert (?P<rest>[^`\"“”]+)[`\"”]")
+#: The class a writer pasted after the quoted statement (`"assert x is None AssertionError"`).
+_CLASS_AFTER = re.compile(r"\s+AssertionError:?\s*$")
 #: `assert` as the last clause of a sentence, after a word: what follows is the statement.
 _TOLD_ASSERT = re.compile(r"(?<=[\w:]) assert (?P<rest>\S.*)$")

@@ -11,7 +11,7 @@ and the caller takes the general path. What it saves per line:
   of templates);
 * a record's normalised chunks and placeholder expressions are built once.
 
-Scores and confidence come from resolve's own `hit_score` and `full_hit_is_high`;
+Scores and confidence come from `grading`'s `hit_score`, `full_hit_is_high` and kin;
 `tests/match/test_linematch.py` holds the two paths' answers together.
 """
 
@@ -25,15 +25,8 @@ from errdex.match.patterns import (
     normalized_chunks,
     place_template,
 )
-from errdex.match.resolve import (
-    Match,
-    class_agrees,
-    contained_hit_is_high,
-    full_hit_is_high,
-    hit_score,
-    mirrors_after_originals,
-    printed_class_of,
-)
+from errdex.match.grading import contained_hit_is_high, full_hit_is_high, hit_score, ranked_as
+from errdex.match.resolve import Match, class_agrees, mirrors_after_originals, printed_class_of
 
 
 class _Plan:
@@ -115,11 +108,12 @@ class LineMatcher:
 
 
 def _grade(found: tuple, text: str, primary: bool, event: ErrorEvent) -> tuple[float, str]:
-    """(score, confidence) of a message hit: resolve's own formula and rules (`hit_score`,
+    """(score, confidence) of a message hit: `grading`'s formula and rules (`hit_score`,
     `full_hit_is_high`, `contained_hit_is_high`), so both paths rank and grade alike."""
     plan, kind, values, agrees = found
     coverage = plan.literal / max(1, len(text))
-    score = hit_score(0.0, kind, agrees, coverage, plan.literal, plan.rec, primary)
+    ranked, rank_coverage = (kind, coverage) if kind == "full" else ranked_as(plan.chunks, text, plan.literal)
+    score = hit_score(0.0, ranked, agrees, rank_coverage, plan.literal, plan.rec, primary)
     if kind == "full":
         high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event, values=values)
     else:

@@ -8,9 +8,20 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.match.patterns import WRAPPER_LABEL_MAX
+from errdex.match.patterns import WRAPPER_LABEL_MAX, place_template
 
 _QUOTED = re.compile(r'"([^"]{20,})"|`([^`]{20,})`|“([^”]{20,})”')
+
+
+def quoted_rendering(chunks: list[str], text: str) -> str | None:
+    """The quoted span of a sentence (`I got `<message>` when streaming`) that is a whole
+    rendering of the template (normalised chunks), or None: the writer marked it as the message."""
+    for m in _QUOTED.finditer(text):
+        span = next(g for g in m.groups() if g).strip()
+        placed = place_template(chunks, span)
+        if placed is not None and placed[0] == "full":
+            return span
+    return None
 
 
 def quoted_parts(message: str) -> list[str]:
@@ -68,8 +79,26 @@ def literal_skeleton(source: str) -> str | None:
     found = _STRING_LITERAL.match(source.strip())
     if found is None:
         return None
-    body = _SELF_DOCUMENTING.sub(lambda m: m.group(1).strip() + "=", found.group("body"))
+    return _skeleton_of(found.group("body"))
+
+
+def _skeleton_of(body: str) -> str:
+    body = _SELF_DOCUMENTING.sub(lambda m: m.group(1).strip() + "=", body)
     return squash(_FIELD.sub("", body))
+
+
+_LITERAL_PART = re.compile(r"""[rRbBuUfF]{0,2}(?P<q>'{3}|"{3}|'|")(?P<body>(?:\\.|(?!(?P=q)).)*)(?P=q)""", re.S)
+
+
+def concatenated_skeleton(source: str) -> str | None:
+    """`literal_skeleton` of a message source written as adjacent string literals, in brackets
+    or not (`("Cannot " f"run {x}")`, how long messages are split over lines), or None when
+    the source holds anything else (a name, a call, `+`)."""
+    parts = list(_LITERAL_PART.finditer(source))
+    rest = _LITERAL_PART.sub("", source)
+    if not parts or rest.strip(" \t\n()"):
+        return None
+    return _skeleton_of("".join(p.group("body") for p in parts))
 
 
 #: Characters a retyped message must keep (letters and digits) to be looked up by them alone.

@@ -314,21 +314,48 @@ def place_template(chunks: list[str], message: str) -> tuple[str, list[str]] | N
 WRAPPER_LABEL_MAX = 60
 
 
+#: One-word labels a logger or server prints before a message it caught (`[http_server] Error:
+#: <message>`): the generic word, which names no Python class (an index raising a class of
+#: that name has it split off as the class first, see `resolve.printed_class_of`).
+GENERIC_LABELS = frozenset({"Error", "error"})
+
+
 def wrapped_start(chunks: list[str], message: str) -> int | None:
     """Where a whole rendering of the template begins inside the normalised message when
     all that precedes it is a short label of several words ending in ': ' (`Error in
-    request: <message>`, how servers log an exception they caught), else None. A single
-    word before ': ' reads as a class name, which class agreement decides, not this."""
+    request: <message>`, how servers log an exception they caught), or the generic word
+    `Error: `, else None. Another single word before ': ' reads as a class name, which
+    class agreement decides, not this."""
     first = chunks[0] if chunks else ""
     if not first:
         return None
     at = message.find(first, 2)
     while 0 < at <= WRAPPER_LABEL_MAX + 2:
-        if message[:at].endswith(": ") and " " in message[:at - 2].strip():
+        label = message[:at - 2].strip()
+        if message[:at].endswith(": ") and (" " in label or label in GENERIC_LABELS):
             placed = place_template(chunks, message[at:])
             if placed is not None and placed[0] == "full":
                 return at
         at = message.find(first, at + 1)
+    return None
+
+
+def rendered_opening(chunks: list[str], message: str) -> int | None:
+    """Where a whole rendering of the template that opens the normalised message ends, when
+    the writer's own words follow it at a word boundary (`<message> when running X on 8 GPUs`,
+    an issue title), else None. Only a template ending in literal text can be told apart from
+    what follows; one ending in a value takes those words into the value."""
+    first, last = (chunks[0], chunks[-1]) if chunks else ("", "")
+    if not first or not last or not message.startswith(first):
+        return None
+    at = message.find(last, len(first) if len(chunks) > 1 else 0)
+    while at != -1:
+        end = at + len(last)
+        if end < len(message) and not (message[end - 1].isalnum() and message[end].isalnum()):
+            placed = place_template(chunks, message[:end])
+            if placed is not None and placed[0] == "full":
+                return end
+        at = message.find(last, at + 1)
     return None
 
 

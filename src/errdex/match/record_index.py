@@ -17,6 +17,9 @@ from errdex.match.packages import PackageRoots, package_roots
 from errdex.match.pasted import squash, unselfed
 from errdex.match.patterns import RecordRef
 
+#: Path parts that name no directory: empty, the current one, a writer's elision (`...`, `…`).
+_NOT_DIRECTORIES = frozenset({"", ".", "...", "…"})
+
 #: Tables of record positions, by name: what `index_tables` derives and a snapshot keeps.
 TABLES = ("by_file", "by_function", "by_assert", "by_assert_test", "by_id", "roots")
 
@@ -176,7 +179,7 @@ class RecordIndex:
         return self._lists("by_function")
 
     def assert_counts(self) -> AssertCounts:
-        """How many records assert each test, from the table (`resolve._assert_counts`
+        """How many records assert each test, from the table (`statements.assert_counts`
         counted them over every record, decoding each)."""
         return AssertCounts(self._table("by_assert_test"))
 
@@ -185,9 +188,10 @@ class RecordIndex:
 
         A path that names more directories than it shares with an indexed file, none of
         them the indexed package's own (`.../vllm/distributed/utils.py` against
-        `sglang/srt/distributed/utils.py`), is another package's copy of the file.
+        `sglang/srt/distributed/utils.py`), is another package's copy of the file. A writer's
+        elision (`.../layers/linear.py`) names no directory: the path is what follows it.
         """
-        parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+        parts = [p for p in path.replace("\\", "/").split("/") if p not in _NOT_DIRECTORIES]
         if not parts:
             return []
         best, best_len = [], 0

@@ -18,7 +18,11 @@ Confidence is `high` when either
     and at least 30 literal characters covering half of the message match;
 and, in both cases, the deepest frame printed (if any) lies in indexed code.
 A bare `assert` record named by its failing expression is `high` when that
-expression is the only one of its kind in the index. Everything else is `low`.
+expression is the only one of its kind in the index, and so is a pasted `raise`
+statement whose class and literal message text one site has. A whole rendering set
+apart inside the text (behind a wrapper's label, quoted in a sentence, followed by
+the writer's own words) is graded on the part it covers (see `contained_hit_is_high`).
+Everything else is `low`; README's "How an error is matched" has every rule.
 
 Last resort, when neither frames nor patterns found anything: the printed
 class and a template with no usable literal (`assert c, f"{x}"`): one `low`
@@ -29,63 +33,57 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from errdex.match.bare import find_bare
 from errdex.match.builtin_messages import interpreter_shaped
 from errdex.match.engine import PatternEngine, raised_class_names
 from errdex.match.events import ErrorEvent, Frame
+from errdex.match.grading import (
+    HIGH_MIN_COVERAGE,
+    HIGH_MIN_LITERAL_PREFIX,
+    HIGH_MIN_LITERAL_PREFIX_CLASSLESS,
+    contained_hit_is_high,
+    full_hit_is_high,
+    hit_score,
+    ranked_as,
+    record_terms,
+)
 from errdex.match.pasted import (
     RETYPED_MIN_CHARS,
-    literal_skeleton,
     quoted_parts,
     spelled,
     squash,
 )
 from errdex.match.patterns import (
+    GENERIC_LABELS,
     MessageHit,
     RecordRef,
     normalize_space,
     normalized_chunks,
     verify_full,
     verify_prefix,
-    wrapped_start,
 )
 from errdex.match.record_index import RecordIndex
-from errdex.match.values import corroborated_length, corroborates
+from errdex.match.statements import (
+    assert_counts,
+    asserts_with_message,
+    cut_at_raise,
+    raises_with_literal,
+    rewritten_asserts,
+)
+from errdex.match.values import corroborated_length
 
 if TYPE_CHECKING:   # condition checks run for explain, not for log scans: imported when first needed
     from errdex.match.conditions import ConditionCheck
 
-HIGH_MIN_LITERAL = 12
-HIGH_MIN_LITERAL_CLASSLESS = 20   # no class printed: nothing to agree with, so ask for more text
-HIGH_MIN_LITERAL_PREFIX = 30      # a cut-off paste (issue title, first sentence) with the class agreeing
-HIGH_MIN_LITERAL_PREFIX_CLASSLESS = 40   # the same with no class printed (an issue title's own words)
-HIGH_MIN_COVERAGE = 0.5
-#: A template that opens with a placeholder ("{name} must be contiguous", "{a} is not divisible by {b}")
-#: has only a generic phrase to go on, which other libraries print too: it needs more literal text.
-HIGH_MIN_LITERAL_UNANCHORED = 24
-#: Values may fill most of a message (a wrapped exception's text, a long list): with the class
-#: agreeing and the template opening with literal text, this much literal text is enough.
-HIGH_MIN_LITERAL_LONG_VALUES = 24
-#: The same with no class printed: a value that names its placeholder stands in for the class,
-#: and the words and vouching values must make as much text as a class-less cut paste needs.
-HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS = HIGH_MIN_LITERAL_PREFIX_CLASSLESS
-
-
-def high_min_literal(rec: RecordRef, agrees: bool | None) -> int:
-    """Literal characters a full message match needs to be high confidence."""
-    need = HIGH_MIN_LITERAL if agrees else HIGH_MIN_LITERAL_CLASSLESS
-    chunks = rec.chunks
-    return max(need, HIGH_MIN_LITERAL_UNANCHORED) if chunks and not chunks[0] else need
 LINE_DRIFT = 40
 MAX_MATCHES_PER_EVENT = 10
-_KIND_SCORE = {"full": 40.0, "firstline": 35.0, "contained": 30.0, "prefix": 20.0, "drift": 10.0}
-#: Per placeholder: among templates the text fits alike, the one with fewer holes wins; it must stay
-#: below what one more literal character earns, or `{a}` would beat `{a}: {b}` on "7: x".
-GROUP_PENALTY = 0.1
+#: A pasted statement's site: an assert named by its test; a raise named by its message's own
+#: literal text, as much evidence as a whole-message match, ranked above the same record found
+#: inside the statement's text.
+_STATEMENT_SCORE = {"assert": 25.0, "source": 45.0}
 
 
 @dataclass(slots=True)
@@ -103,7 +101,7 @@ class Match:
     via: str                            # "frame" | "message"
     bindings: dict[str, str] = field(default_factory=dict)
     expressions: dict[str, str] = field(default_factory=dict)   # placeholder -> source expr
-    match_kind: str = "full"            # full | contained | prefix | drift | line | assert | retyped | bare
+    match_kind: str = "full"            # full | contained | prefix | drift | line | assert | source | retyped | bare
     condition_check: ConditionCheck | None = None
     log_line: int | None = None
     chain: int = 0
@@ -180,6 +178,7 @@ class _Candidate:
     hit: MessageHit | None
     frame_quality: float = 0.0
     sites: int = 0   # a pasted assert statement: how many sites it fits (1: high)
+    fits_another: bool = False   # a cut-paste reading of a text another class's template fits whole
 
 
 def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
@@ -197,6 +196,8 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
         candidates = _message_candidates(event, index, engine, hint, seen_in)
+    if "\n" in event.message and not any(c.via == "frame" or c.kind in _WHOLE_KINDS for c in candidates):
+        candidates, event = _rewrapped(event, candidates, index, engine)
     if not candidates:
         candidates = _retyped_candidates(event, engine)
     if not candidates:   # no frame, no pattern: a printed class and an all-placeholder template
@@ -223,31 +224,63 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     return kept
 
 
+#: Kinds that account for a whole message (or its whole first line): nothing to read again.
+_WHOLE_KINDS = frozenset({"full", "firstline", "assert", "source"})
+
+
+def _rewrapped(event: ErrorEvent, candidates: list[_Candidate], index: RecordIndex,
+               engine: PatternEngine) -> tuple[list[_Candidate], ErrorEvent]:
+    """A message printed over several lines that no template fits whole, read again: its lines
+    joined with nothing between them (a terminal's hard wrap inside a word: `pa` / `rallel`),
+    taken when a template then fits whole; and when nothing but rewordings ("drift") fit, its
+    first line alone (a cut paste: what follows is not the template's)."""
+    lines = event.message.split("\n")
+    joined = replace(event, message="".join(lines))
+    found = [c for c in _message_candidates(joined, index, engine) if c.kind in _WHOLE_KINDS]
+    if found:
+        return found, joined
+    if all(c.kind == "drift" and c.via == "message" for c in candidates):
+        first = replace(event, message=lines[0])
+        found = [c for c in _message_candidates(first, index, engine) if c.kind != "drift"]
+        if found:
+            return found, first
+    return candidates, event
+
+
+_GENERIC_HEAD = re.compile(r"(?P<cls>(?P<name>" + "|".join(sorted(GENERIC_LABELS)) + r")): ")
 _CLASS_HEAD = re.compile(r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?P<name>[A-Za-z_]\w*)): ")
 
 
 def printed_class_of(event: ErrorEvent, engine: PatternEngine) -> re.Match | None:
     """`Name: ` in the head of a class-less event's text (after a logger name, say), when Name is
     a class the index raises: `_BadOpenAIRequest` or `CantImplement` do not look like exception
-    classes by name, so the line parser left them in the message."""
+    classes by name, so the line parser left them in the message. A bare `error: ` is a logger's
+    label (`patterns.GENERIC_LABELS`): Python prints a class of that name qualified (`re.error`)."""
     if event.error_class is not None or event.frames or ": " not in event.message[:160]:
         return None
+    label = _GENERIC_HEAD.match(event.message)
+    if label is not None:
+        return label
     names = getattr(engine, "class_names", None)
     if names is None:
         names = engine.class_names = raised_class_names(engine.records)
     for head in _CLASS_HEAD.finditer(event.message, 0, 160):
-        if head.group("name") in names:
+        if head.group("name") in names and head.group("cls") not in GENERIC_LABELS:
             return head
     return None
 
 
 def with_printed_class(event: ErrorEvent, engine: PatternEngine) -> ErrorEvent:
-    """The event with its class split off the text (see `printed_class_of`), else itself."""
+    """The event with its class split off the text (see `printed_class_of`), else itself; a
+    logger's generic `Error: ` label is split off with no class (its words are no template's:
+    left in, a template opening with a value would take them in, `{name} must be positive`
+    beating the site that prints `recycle_interval must be positive`)."""
     head = printed_class_of(event, engine)
     if head is None:
         return event
-    return ErrorEvent(head.group("cls"), event.message[head.end():].strip(), event.frames, event.log_line,
-                      event.chain, event.primary, event.kind, event.failing_expr)
+    cls = head.group("cls")
+    return ErrorEvent(None if cls in GENERIC_LABELS else cls, event.message[head.end():].strip(), event.frames,
+                      event.log_line, event.chain, event.primary, event.kind, event.failing_expr)
 
 
 def mirrors_after_originals(matches: list[Match]) -> list[Match]:
@@ -328,15 +361,20 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
             and (not r.matchable or not message)]
     if len(near) == 1 or (near and not message):
         return [_Candidate(r, "frame", "line", None, 0.6) for r in near]
-    if deepest and not near and len(same_func) == 1 and not same_func[0].matchable:
+    if deepest and not near and len(same_func) == 1 and (not same_func[0].matchable or cut_at_raise(frame.source, message)):
         # The raising function has one site, and its template (all values: `raise ValueError(msg)`)
-        # cannot disagree with the text: that site, however far the function moved between versions.
+        # cannot disagree with the text, nor can a traceback cut before its message at the raising
+        # statement: that site, however far the function moved between versions.
         return [_Candidate(same_func[0], "frame", "line", None, 0.5)]
     if deepest and message:
         reworded = [(r, h) for r in recs if abs(r.line - frame.line) <= LINE_DRIFT
                     and (h := _same_opening(r, message))]
         if len(reworded) == 1:
             return [_Candidate(reworded[0][0], "frame", "drift", reworded[0][1], 0.5)]
+    if deepest and event.failing_expr:
+        retold = rewritten_asserts(same_func, squash(event.failing_expr))
+        if retold and len(retold) == len({r.file_path for r in retold}):   # one per file the path may name
+            return [_Candidate(r, "frame", "drift", None, 0.5) for r in retold]
     return []
 
 
@@ -380,6 +418,9 @@ def _verify(rec: RecordRef, message: str, engine: PatternEngine) -> MessageHit |
 def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
                         hint: set[int] | None = None, seen_in: str | None = None) -> list[_Candidate]:
     out: list[_Candidate] = []
+    if event.raise_message is not None:   # a pasted `raise Class(<message>)` statement
+        sites = [r for r in raises_with_literal(engine, event.raise_message) if class_agrees(event.error_class, r)]
+        return [_Candidate(rec, "message", "source", None, sites=len(sites)) for rec in sites]
     if event.assert_message is not None:   # a pasted `assert <test>, <message>` statement
         sites = asserts_with_message(index, event.failing_expr or "", event.assert_message)
         out.extend(_Candidate(rec, "message", "assert", None, sites=len(sites)) for rec in sites)
@@ -391,12 +432,18 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
             out.append(_Candidate(rec, "message", "assert", None))
     if event.message:
         disagreeing: list[_Candidate] = []
+        disagreeing_any = whole_elsewhere = False
         for hit in engine.match_message(event.message, hint, seen_in):
             if _agrees(event.error_class, hit.record, engine) is False:
+                disagreeing_any = disagreeing_any or hit.kind != "prefix"   # prefixes: looked for already
+                whole_elsewhere = whole_elsewhere or hit.kind == "full"
                 if hit.literal_covered >= DISAGREEING_MIN_LITERAL:
                     disagreeing.append(_Candidate(hit.record, "message", hit.kind, hit))
                 continue
             out.append(_Candidate(hit.record, "message", hit.kind, hit))
+        if not out and disagreeing_any:   # every template found was another class's: a cut paste of one?
+            out = [_Candidate(hit.record, "message", hit.kind, hit, fits_another=whole_elsewhere)
+                   for hit in engine.prefix_hits(event.message) if _agrees(event.error_class, hit.record, engine) is not False]
         if not out:
             out = _quoted_candidates(event, engine) or disagreeing
         if event.told_test:   # pasted: the failed test written where Python prints nothing
@@ -422,17 +469,6 @@ def _quoted_candidates(event: ErrorEvent, engine: PatternEngine) -> list[_Candid
         if out:
             break
     return out
-
-
-def asserts_with_message(index: RecordIndex, test: str, message_source: str) -> list[RecordRef]:
-    """The asserts of a pasted statement: the same test, and when its message is a string
-    literal, the same literal text around the values (`f"{res=}, {res.text=}"` reads as
-    `res=..., res.text=...`)."""
-    sites = index.by_assert_test.get(squash(test), [])
-    skeleton = literal_skeleton(message_source)
-    if skeleton is None:
-        return list(sites)
-    return [r for r in sites if literal_skeleton(repr(r.error_message)) == skeleton]
 
 
 def _retyped_candidates(event: ErrorEvent, engine: PatternEngine) -> list[_Candidate]:
@@ -493,67 +529,14 @@ def _score(c: _Candidate, event: ErrorEvent, agrees: bool | None) -> float:
     rec, hit = c.record, c.hit
     score = 100.0 + 10.0 * c.frame_quality if c.via == "frame" else 0.0
     if hit:
-        return hit_score(score, hit.kind, agrees, hit.coverage, hit.literal_covered, rec, event.primary)
-    score += 25.0 if c.kind == "assert" else 0.0
+        kind, coverage = hit.kind, hit.coverage
+        if kind == "contained":
+            kind, coverage = ranked_as(normalized_chunks(rec), normalize_space(event.message), hit.literal_covered)
+        return hit_score(score, kind, agrees, coverage, hit.literal_covered, rec, event.primary)
+    score += _STATEMENT_SCORE.get(c.kind, 0.0)
     if agrees:
         score += 10.0
-    return _record_terms(score, rec, event.primary)
-
-
-def hit_score(score: float, kind: str, agrees: bool | None, coverage: float, literal: int, rec: RecordRef,
-              primary: bool) -> float:
-    """A message hit's score, added to `score` (a frame's, or 0): the one formula of `explain`,
-    a scan's general path and its line fast path (`linematch`)."""
-    score += _KIND_SCORE.get(kind, 0.0)
-    if agrees:
-        score += 10.0
-    score += 10.0 * min(1.0, coverage) + min(10.0, literal / 10.0)
-    return _record_terms(score, rec, primary)
-
-
-def _record_terms(score: float, rec: RecordRef, primary: bool) -> float:
-    score -= GROUP_PENALTY * len(rec.groups)
-    if rec.is_test:
-        score -= 15.0
-    if not primary:
-        score -= 3.0
-    return round(score, 2)
-
-
-def contained_hit_is_high(chunks: list[str], text: str, literal: int, rec: RecordRef, agrees: bool | None,
-                          event: ErrorEvent, values: Sequence[str] = ()) -> bool:
-    """Whether a hit inside the text is high: only a whole rendering behind a wrapper's label
-    (`Error in request: <message>`), graded as a whole-message hit on the part it covers."""
-    start = wrapped_start(chunks, text)
-    if start is None:
-        return False
-    # The part behind the label is the message: one the interpreter raises is no evidence.
-    return full_hit_is_high(literal / max(1, len(text) - start), literal, rec, agrees, event, text[start:], values)
-
-
-def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool | None, event: ErrorEvent,
-                     message: str | None = None, values: Sequence[str] = ()) -> bool:
-    """Whether a whole-message hit is high confidence (see README, "How an error is matched");
-    `message` is the part of the event's text the template covers, when not all of it.
-
-    Values that name what their placeholders name (`values.corroborates`) count with the
-    literal text, and such a value opening the message anchors it as literal text would."""
-    need = high_min_literal(rec, agrees)
-    said = event.message if message is None else message
-    if literal >= need and coverage >= HIGH_MIN_COVERAGE:   # the words alone suffice (most lines of a log)
-        return not interpreter_shaped(event.error_class, said)
-    vouched = corroborated_length(rec.groups, rec.placeholders, values) if values else 0
-    evidence = literal + vouched
-    if evidence < need or interpreter_shaped(event.error_class, said):
-        return False
-    if coverage * evidence / max(1, literal) >= HIGH_MIN_COVERAGE:
-        return True
-    anchored = bool(rec.chunks) and (bool(rec.chunks[0]) or (
-        vouched > 0 and bool(rec.groups) and corroborates(rec.placeholders.get(rec.groups[0], rec.groups[0]), values[0])))
-    # Mostly values: a second witness besides the words, the class or (none printed) a vouching value.
-    if agrees:
-        return evidence >= HIGH_MIN_LITERAL_LONG_VALUES and anchored
-    return vouched > 0 and evidence >= HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS and anchored
+    return record_terms(score, rec, event.primary)
 
 
 def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
@@ -562,11 +545,11 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         return "low"
     if c.via == "frame":
         return "high"
-    if c.kind == "assert" and c.sites:
+    if c.kind in ("assert", "source") and c.sites:
         return "high" if c.sites == 1 else "low"
     if c.kind == "assert":
         expr = squash(event.failing_expr or "")
-        return "high" if expr and _assert_counts(engine).get(expr) == 1 else "low"
+        return "high" if expr and assert_counts(engine).get(expr) == 1 else "low"
     if hit is None or agrees is False:
         return "low"
     if hit.kind in ("full", "firstline"):   # a template's whole first line is graded as a whole message
@@ -576,25 +559,14 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         high = contained_hit_is_high(normalized_chunks(c.record), normalize_space(event.message),
                                      hit.literal_covered, c.record, agrees, event, hit.values)
         return "high" if high else "low"
-    if hit.kind == "prefix":   # a cut paste: literal text (and vouching values) for most of what is left
+    if hit.kind == "prefix" and not c.fits_another:   # a cut paste: literal text (and vouching values) for most of what is left
+        # (when another template fits the text whole, the text need not be cut at all: low)
         rec = c.record
         evidence = hit.literal_covered + corroborated_length(rec.groups, rec.placeholders, hit.values)
         if evidence >= (HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS) \
                 and evidence / max(1, hit.message_length) >= HIGH_MIN_COVERAGE:
             return "low" if interpreter_shaped(event.error_class, event.message) else "high"
     return "low"
-
-
-def _assert_counts(engine: PatternEngine) -> dict[str, int]:
-    """How many records assert each (whitespace-free) expression; once per engine."""
-    counts = getattr(engine, "assert_counts", None)
-    if counts is None:
-        counts = defaultdict(int)
-        for r in engine.records:
-            if r.assert_test:
-                counts[squash(r.assert_test)] += 1
-        counts = engine.assert_counts = dict(counts)
-    return counts
 
 
 def _condition(rec: RecordRef, bindings: dict[str, str]) -> ConditionCheck | None:

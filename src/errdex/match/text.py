@@ -23,7 +23,8 @@ _LOG_TOKEN = re.compile(
       | \((?:[\w.]+\s+)?pid=\d+[^)]{0,80}\)
       | (?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE|NOTICE)\b
       | [\w.]*\.py:\d+\]?
-      | [|:\-]
+      | [|:]
+      | -{1,2}(?=\s|$)    # a separator, not the dashes of a `--flag` opening the message
     )""",
     re.X,
 )
@@ -39,6 +40,13 @@ LOOSE_EXCEPTION = re.compile(
     r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*" + EXC_SUFFIX + r"|Exception))"
     r"(?:\((?P<inner>[\w.]*)\))?(?::(?:\s(?P<msg>.*))?$|\s*$)"
 )
+#: An exception as its repr prints it inside other text (asyncio's `... exception=ValueError("msg")>`,
+#: a logged `repr(e)`): a class named like one, then the message quoted in brackets.
+REPR_EXCEPTION = re.compile(
+    r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*" + EXC_SUFFIX + r"|Exception))"
+    r"\((?P<q>['\"])(?P<msg>(?:\\.|(?!(?P=q)\)).)+)(?P=q)\)"
+)
+_REPR_ESCAPE = re.compile(r"\\(['\"\\n])")
 #: `Class: message` as the last line of a traceback: any dotted name.
 STRICT_EXCEPTION = re.compile(
     r"^(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)(?:\((?P<inner>[\w.]*)\))?(?::(?:\s?(?P<msg>.*))?)?$"
@@ -110,20 +118,35 @@ def prefix_regex(prefix: str) -> re.Pattern:
 
 
 #: The message of an HTTP error body as a client prints it (`{"object":"error","message":"..."}`,
-#: FastAPI's `{"detail":"..."}`): a JSON string, or a Python repr of one (`\\'`).
-_JSON_MESSAGE = re.compile(r'"(?:message|detail|error)"\s*:\s*"(?P<body>(?:[^"\\]|\\.)*)"')
+#: FastAPI's `{"detail":"..."}`): a JSON string, or a Python repr of one (`\\'`), or the body
+#: printed as a Python dict (`{'object': 'error', 'message': "...", ...}`, the openai client).
+_JSON_MESSAGE = re.compile(
+    r"""(?P<k>["'])(?:message|detail|error)(?P=k)\s*:\s*(?P<q>["'])(?P<body>(?:[^"'\\]|\\.|(?!(?P=q))["'])*)(?P=q)"""
+)
+_PY_ESCAPE = re.compile(r"\\(['\"\\n])")
+#: How the openai client prints a server's error: `Error code: 400 - {<the body as a dict>}`.
+_CLIENT_STATUS = re.compile(r"^Error code: \d{3} - \{")
 
 
 def json_error_message(line: str) -> str | None:
     """The error message inside a JSON error body on this line, unescaped, or None."""
-    found = _JSON_MESSAGE.search(line) if '":' in line else None
+    found = _JSON_MESSAGE.search(line) if '":' in line or "':" in line else None
     if found is None or not found.group("body").strip():
         return None
+    if found.group("q") == "'":   # a Python repr
+        return _PY_ESCAPE.sub(lambda e: "\n" if e.group(1) == "n" else e.group(1), found.group("body"))
     body = found.group("body").replace("\\'", "'")
     try:
         return json.loads(f'"{body}"')
     except ValueError:
         return body
+
+
+def client_status_message(message: str) -> str | None:
+    """The server's error message inside an HTTP client's status error (`openai.BadRequestError:
+    Error code: 400 - {..., 'message': "<message>", ...}`), or None: the class is the client's,
+    the message is what the server raised."""
+    return json_error_message(message) if _CLIENT_STATUS.match(message) else None
 
 
 def strip_log_prefix(line: str) -> str:
@@ -149,10 +172,23 @@ def parse_exception_line(line: str, strict: bool) -> tuple[str | None, str, int]
         m = STRICT_EXCEPTION.match(line.strip())
     else:
         m = LOOSE_EXCEPTION.search(line)
+        if m is None and "(" in line:
+            return _repr_exception(line)
     if m is None:
         return None
     cls = m.group("inner") or m.group("cls")
     return cls, (m.group("msg") or "").strip(), m.start()
+
+
+def _repr_exception(line: str) -> tuple[str, str, int] | None:
+    """`(class, message, start column)` of an exception's repr in free text, its quotes
+    and escapes undone (`ValueError('it\\'s')` says `it's`). A `raise` before it makes it
+    source code (pytest's `>   raise ValueError("x")` above the `E` line), not a printout."""
+    m = REPR_EXCEPTION.search(line)
+    if m is None or re.search(r"\braise\s*$", line[:m.start()]):
+        return None
+    message = _REPR_ESCAPE.sub(lambda e: "\n" if e.group(1) == "n" else e.group(1), m.group("msg"))
+    return m.group("cls"), message.strip(), m.start()
 
 
 def normalize_unknown(text: str) -> str:

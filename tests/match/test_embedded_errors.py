@@ -1,0 +1,171 @@
+"""Errors printed inside other text: an exception's repr in a log line (asyncio's
+`exception=ValueError("...")>`), and a message behind a logger's generic `Error: ` label."""
+
+import pytest
+
+from errdex.match import MatchContext, explain, parse_events
+from errdex.match.text import parse_exception_line, split_clean_lines
+
+from .conftest import make_record
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def ctx(request, tmp_path):
+    records = [
+        make_record("Client went away while streaming (kind {kind}). Dropping request {rid}",
+                    file_path="acme/serve/streams.py", line=2070, function="stream"),
+        make_record("Budget {n} exceeded", file_path="acme/serve/budget.py", line=12, function="admit"),
+        make_record("recycle_interval must be positive", file_path="acme/serve/recycle.py", line=30, function="cfg"),
+        make_record("{name} must be positive", file_path="acme/utils/checks.py", line=5, function="check"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+REPR_LINE = ("future: <Task finished name='Task-7' coro=<<gen>()> "
+             "exception=ValueError(\"Client went away while streaming (kind 3). Dropping request rid='a1'\")>")
+
+
+def test_an_exception_repr_in_a_line_gives_its_class_and_unescaped_message():
+    assert parse_exception_line(REPR_LINE, strict=False)[:2] == (
+        "ValueError", "Client went away while streaming (kind 3). Dropping request rid='a1'")
+    assert parse_exception_line("got KeyError('it\\'s') here", strict=False)[:2] == ("KeyError", "it's")
+    assert parse_exception_line('value = compute("not an error")', strict=False) is None
+    assert parse_exception_line('>       raise ValueError("source, not a printout")', strict=False) is None
+
+
+def test_an_exception_repr_names_its_site_high(ctx):
+    (m,) = explain(REPR_LINE, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (2070, "full", "high")
+
+
+def test_a_message_behind_the_generic_error_label_is_graded_whole(ctx):
+    text = "[http_server] Error: Client went away while streaming (kind 3). Dropping request rid='a1'"
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.confidence) == (2070, "high")
+
+
+def test_another_single_word_label_reads_as_an_unknown_class_and_stays_low(ctx):
+    (m,) = explain("[srv] Oops: Client went away while streaming (kind 3). Dropping request rid='a1'", context=ctx)
+    assert (m.line_number, m.confidence) == (2070, "low")
+
+
+def test_a_whole_rendering_quoted_in_a_sentence_is_graded_whole(ctx):
+    text = "I got `Client went away while streaming (kind 1). Dropping request rid='b2'` when streaming"
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (2070, "contained", "high")
+
+
+def test_a_quoted_span_holding_more_than_the_rendering_stays_low(ctx):
+    text = "I got `while retrying the Client went away while streaming (kind 1). Dropping request rid='b2'` twice"
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.confidence) == (2070, "low")
+
+
+@pytest.mark.parametrize("line", [
+    "Starting fails with `ValueError: Budget 12 exceeded` on the second request",
+    'Starting fails with "ValueError: Budget 12 exceeded" on the second request',
+    "Starting fails with “ValueError: Budget 12 exceeded” on the second request",
+])
+def test_an_error_quoted_in_a_sentence_ends_where_its_quote_closes(ctx, line):
+    (event,) = parse_events(split_clean_lines(line))
+    assert (event.error_class, event.message) == ("ValueError", "Budget 12 exceeded")
+    (m,) = explain(line, context=ctx)
+    assert (m.line_number, m.match_kind) == (12, "full")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("It fails with `ValueError: `--tp` must divide `--dp`.` every time", "`--tp` must divide `--dp`."),
+    ("It fails with `ValueError: set `--tp` first", "set `--tp` first"),     # never closed: left whole
+])
+def test_the_messages_own_marks_come_in_pairs_and_the_last_closes_the_quote(line, message):
+    (event,) = parse_events(split_clean_lines(line))
+    assert event.message == message
+
+
+def test_a_quote_opened_and_closed_before_the_class_leaves_the_message_whole():
+    (event,) = parse_events(split_clean_lines('The "budget" check: ValueError: Budget `12` exceeded'))
+    assert event.message == "Budget `12` exceeded"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def titled(request, tmp_path):
+    records = [
+        make_record("The page pool of {n} pages cannot hold one request of this length.", file_path="acme/pool.py",
+                    line=246, function="alloc", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+        make_record("Invalid value", file_path="acme/short.py", line=3, function="check"),
+        make_record("The slot map of {n} entries overflowed its table", file_path="acme/slots.py", line=9,
+                    function="put", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_the_writers_words_after_a_whole_rendering_leave_it_high(titled):
+    text = "[Bug] RuntimeError: The page pool of 64 pages cannot hold one request of this length. when running 8 GPUs"
+    (m,) = explain(text, context=titled)
+    assert (m.line_number, m.match_kind, m.confidence) == (246, "contained", "high")
+
+
+def test_words_after_a_short_rendering_or_inside_a_word_stay_low(titled):
+    assert explain("ValueError: Invalid value for --tp-size", context=titled)[0].confidence == "low"   # 13 characters
+    text = "RuntimeError: The slot map of 9 entries overflowed its tables and more"
+    assert all(m.confidence == "low" for m in explain(text, context=titled))
+
+
+def test_rendered_opening_ends_at_a_word_boundary():
+    from errdex.match.patterns import rendered_opening
+
+    chunks = ["Pool of ", " pages is full."]
+    assert rendered_opening(chunks, "Pool of 8 pages is full. after a day") == len("Pool of 8 pages is full.")
+    assert rendered_opening(chunks, "Pool of 8 pages is full.") is None   # nothing follows: a whole message
+    assert rendered_opening(["Pool of ", ""], "Pool of 8 pages") is None   # ends in a value
+
+
+def test_the_generic_label_is_no_value_of_a_template_opening_with_one(ctx):
+    (m, *_) = explain("[srv] Error: recycle_interval must be positive", context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (30, "full", "high")
+
+
+def test_a_rendering_behind_a_label_of_words_outranks_a_template_taking_the_label_in(ctx):
+    (m, *_) = explain("Failed to start the server: recycle_interval must be positive", context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (30, "contained", "high")
+
+
+def test_a_template_whose_own_words_are_the_label_still_ranks_first(tmp_path):
+    records = [
+        make_record("Graph capture failed: {e}", file_path="acme/runner.py", line=602, function="capture",
+                    error_class="Exception", bases=["BaseException"]),
+        make_record("Device error: {err}", file_path="acme/utils.py", line=1321, function="check",
+                    error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+    ]
+    ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
+    (m, *rest) = explain("Exception: Graph capture failed: Device error: stream has unjoined work", context=ctx)
+    assert m.line_number == 602 and [r.line_number for r in rest] == [1321]
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def generic_rival(request, tmp_path):
+    records = [
+        make_record("block_size must be a power of 2, got {n}", file_path="acme/blocks.py", line=40, function="check"),
+        make_record("{name} must be {what}, got {value}", file_path="acme/validate.py", line=7, function="check"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+@pytest.mark.parametrize("text", [
+    'I got "block_size must be a power of 2, got 96" when starting the server',         # quoted in a sentence
+    "[Bug] ValueError: block_size must be a power of 2, got 96. when running on 8 GPUs",  # the writer's words after
+])
+def test_a_set_apart_rendering_outranks_a_template_taking_the_rest_into_its_values(generic_rival, text):
+    (m, *_) = explain(text, context=generic_rival)
+    assert m.line_number == 40
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("[Bug] --tp-size must divide the GPU count", "--tp-size must divide the GPU count"),   # a flag opens it
+    ("2025-01-01 10:00:00,123 - ERROR - --tp-size must divide the GPU count", "--tp-size must divide the GPU count"),
+    ("10:00:00 | WARN | budget low", "budget low"),
+])
+def test_a_log_prefix_ends_before_a_flag_that_opens_the_message(line, rest):
+    from errdex.match.text import strip_log_prefix
+
+    assert strip_log_prefix(line) == rest
