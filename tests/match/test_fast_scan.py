@@ -308,21 +308,23 @@ def test_a_snapshot_holds_the_record_index_so_explain_decodes_only_the_records_i
     assert total == 32 and decoded <= 4
 
 
-def test_explaining_a_line_leaves_the_line_pieces_packed_until_a_scan_needs_them(tmp_path):
+def test_a_loaded_context_leaves_index_tables_and_line_pieces_packed_until_needed(tmp_path):
     db = _admit_db(tmp_path)
     load_context(db)   # writes the snapshot
     log = tmp_path / "run.log"
     log.write_text("INFO ok\nERROR RuntimeError: Request r5 exceeded the token budget of 9\n")
     code = ("import sys, json; from errdex.match import explain, scan; from errdex.match.api import load_context;"
-            "c = load_context(sys.argv[1]); b = c.engine._backend;"
+            "c = load_context(sys.argv[1]); b = c.engine._backend; untouched = not c.index._tables;"
             "m = explain('RuntimeError: Request r7 exceeded the token budget of 1', context=c);"
             "after_explain = b._line_pieces is None; r = scan(sys.argv[2], context=c);"
-            "print(json.dumps([after_explain, b._line_pieces is None, m[0].bindings, [o.log_line for o in r.occurrences]]))")
+            "print(json.dumps([untouched, after_explain, b._line_pieces is None, m[0].bindings,"
+            " [o.log_line for o in r.occurrences]]))")
     out = subprocess.run([sys.executable, "-c", code, str(db), str(log)], capture_output=True, text=True,
                          check=True).stdout
     import json
 
-    packed_after_explain, packed_after_scan, bindings, lines = json.loads(out)
+    index_untouched, packed_after_explain, packed_after_scan, bindings, lines = json.loads(out)
+    assert index_untouched   # loading the context unpacks none of the record index's tables
     assert packed_after_explain and not packed_after_scan
     assert bindings == {"rid": "r7", "n": "1"} and lines == [2]
 
