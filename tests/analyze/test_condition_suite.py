@@ -670,6 +670,29 @@ def f(x):
     if x == 0:
         raise ValueError("zero")
 """, None, exact=False),
+    Case("loop_over_a_display_of_names", """
+def f(k_scale, v_scale, x):
+    for name, scale in (("k", k_scale), ("v", v_scale)):
+        if scale not in (None, 1.0):
+            raise ValueError(f"{name} scale unsupported")
+    if x > 3:
+        raise ValueError("x")
+""", "k_scale in (None, 1.0) and v_scale in (None, 1.0) and x > 3", site=1),
+    Case("loop_fall_through_over_a_display_of_names", """
+def f(a, b):
+    for v in [a, b]:
+        if v > 3:
+            return v
+    raise ValueError("none big")
+""", "a <= 3 and b <= 3"),
+    Case("loop_over_a_display_whose_names_the_body_rebinds", """
+def f(a, b):
+    for v in (a, b):
+        a = 0
+        if v > 3:
+            return v
+    raise ValueError("none big")
+""", None, exact=False),
     Case("bound_again_after_the_read", """
 def f(a, x):
     if a:

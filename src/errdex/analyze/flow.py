@@ -285,6 +285,14 @@ def _is_literal(node: ast.expr) -> bool:
     return isinstance(node, ast.Tuple) and all(_is_literal(e) for e in node.elts)
 
 
+def _is_value(node: ast.expr) -> bool:
+    """A constant, a name or a tuple of these: reading it runs no code, and only a binding
+    changes it (an attribute could change under the loop's body without one)."""
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return True
+    return isinstance(node, ast.Tuple) and all(_is_value(e) for e in node.elts)
+
+
 def _bind_target(target: ast.expr, value: ast.expr) -> dict[str, ast.expr] | None:
     """Names of a loop target bound to the parts of one literal element."""
     if isinstance(target, ast.Name):
@@ -414,7 +422,7 @@ class FlowAnalyzer:
         known = self._stmt_cache.get(id(stmt))
         if known is not None:
             return known is FALLS_THROUGH
-        if kind in _FOR and literal_elements(stmt.iter) is not None:
+        if kind in _FOR and self._unrollable(stmt) is not None:
             return False
         for field in fields:
             for child in getattr(stmt, field):
@@ -457,7 +465,7 @@ class FlowAnalyzer:
         passes = disjoin([body.next, body.cont])
         if isinstance(stmt, ast.While):
             return self._while_outcome(stmt, passes, body)
-        elements = literal_elements(stmt.iter)
+        elements = self._unrollable(stmt)
         if elements is not None:
             return self._unrolled_outcome(stmt, elements, passes, body)
         if is_const(passes, True) and is_const(body.brk, False):
@@ -477,6 +485,22 @@ class FlowAnalyzer:
             return LoopOutcome(every, FALSE, approx)
         broke = FALSE if is_const(body.brk, False) else TRUE
         return LoopOutcome(TRUE, broke, approx)
+
+    def _unrollable(self, stmt: ast.For | ast.AsyncFor) -> list[ast.expr] | None:
+        """The elements a `for` loop runs over, when they can stand in for its target in its
+        tests: a literal's (`literal_elements`), or a tuple or list display of names the body
+        leaves alone (`for name, v in (("a", a), ("b", b)):`), whose values are the ones the
+        loop read when it started."""
+        elements = literal_elements(stmt.iter)
+        if elements is not None or not isinstance(stmt.iter, (ast.Tuple, ast.List)):
+            return elements
+        elts = stmt.iter.elts
+        if not elts or len(elts) > MAX_UNROLL or not all(_is_value(e) for e in elts):
+            return None
+        names = set()
+        for e in elts:
+            names |= read_names(e)
+        return None if names & self._body_bound(stmt) else list(elts)
 
     def _body_bound(self, stmt: ast.For | ast.AsyncFor | ast.While) -> set[str]:
         names: set[str] = set()
