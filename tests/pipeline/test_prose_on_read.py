@@ -97,3 +97,43 @@ def test_a_record_whose_templates_fail_is_still_read(tmp_path, monkeypatch):
     assert records and all(r["solutions"] is None and r["documentation"] is None for r in records)
     assert all(r["errdex"]["provenance"]["prose"] == "unavailable: ValueError: template bug" for r in records)
     assert all(list(r["errdex"]["provenance"])[-1] == "related" for r in records)
+
+
+def _export(db, fmt, seed_format=False) -> str:
+    import io
+
+    from errdex.export import write_export
+
+    buf = io.StringIO()
+    with Store.open(db, readonly=True) as store:
+        info = store.resolve_dataset(None)
+        write_export(store, info, buf, fmt, seed_format)
+    return buf.getvalue()
+
+
+def test_forked_readers_export_what_one_process_exports(tmp_path, monkeypatch):
+    """A large export is read by forked processes a chunk at a time (the prose is written as
+    records are read): the file must be the same, record for record, in the same order."""
+    import json
+
+    from errdex import export
+
+    db = _indexed(tmp_path)
+    alone = {(fmt, seed): _export(db, fmt, seed) for fmt in ("jsonl", "json") for seed in (False, True)}
+    monkeypatch.setattr(export, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(export, "CHUNK", 2)
+    monkeypatch.setattr(export, "_readers", lambda: 2)
+    forked_ids = []
+    real = export._forked
+
+    def counted(*args):
+        for text in real(*args):
+            forked_ids.append(text)
+            yield text
+
+    monkeypatch.setattr(export, "_forked", counted)
+    for (fmt, seed), text in alone.items():
+        assert _export(db, fmt, seed) == text
+    records = [json.loads(line) for line in alone[("jsonl", False)].splitlines()]
+    assert len(records) > 2 and len(forked_ids) == 4 * len(records)   # every record came through the readers
+    assert all(r["documentation"] for r in records if r["errdex"]["conditionExact"])

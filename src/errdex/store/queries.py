@@ -25,6 +25,9 @@ WINDOW = " LEFT JOIN source_windows w ON w.key = dr.window_key"
 ROW_COLUMNS = "b.body, dr.dataset_id, b.body_hash, dr.line_number, w.text, dr.related"
 #: The site's line: in the membership row, or in the body for rows written before it moved there.
 _LINE = "coalesce(dr.line_number, b.line_number)"
+#: How records are listed: by file and line; the id breaks ties (two sites on one line), so every
+#: query listing them gives one order.
+RECORD_ORDER = f"b.file_path, {_LINE}, dr.dataset_id, dr.record_id"
 _RECENT = "d.published_at DESC, d.id DESC"
 
 
@@ -77,13 +80,19 @@ class RecordFilter:
 def select_records(
     conn: sqlite3.Connection, where: RecordFilter, *, limit: int | None, offset: int
 ) -> sqlite3.Cursor:
-    """`ROW_COLUMNS` rows ordered by file, line, dataset."""
+    """`ROW_COLUMNS` rows ordered by file, line, dataset, id (`RECORD_ORDER`)."""
     condition, params = where.where()
     return conn.execute(
         f"SELECT {ROW_COLUMNS} FROM {MEMBERS}{WINDOW} WHERE {condition}"
-        f" ORDER BY b.file_path, {_LINE}, dr.dataset_id LIMIT ? OFFSET ?",
+        f" ORDER BY {RECORD_ORDER} LIMIT ? OFFSET ?",
         [*params, -1 if limit is None else limit, offset],
     )
+
+
+def ordered_ids(conn: sqlite3.Connection, dataset_id: int) -> list[str]:
+    """One dataset's record ids in `select_records` order, without reading bodies."""
+    return [row[0] for row in conn.execute(
+        f"SELECT dr.record_id FROM {MEMBERS} WHERE dr.dataset_id = ? ORDER BY {RECORD_ORDER}", (dataset_id,))]
 
 
 def count_records(conn: sqlite3.Connection, where: RecordFilter) -> int:

@@ -185,6 +185,10 @@ class Store:
         info = self._dataset_by_id()[dataset_id]
         return [self._restore(row, info) for row in self._member_rows(dataset_id, "dr.record_id", ids)]
 
+    def ordered_record_ids(self, dataset_id: int) -> list[str]:
+        """One dataset's record ids in `iter_records` order, without reading bodies."""
+        return queries.ordered_ids(self._conn, dataset_id)
+
     def record_ids(self, dataset_id: int) -> set[str]:
         """Every record id of one dataset, without reading bodies."""
         return {row[0] for row in self._conn.execute(
