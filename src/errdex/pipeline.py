@@ -348,7 +348,10 @@ def link(facts: list[FileFacts], tree: SourceTree, store, keys: dict[str, str] |
     calls = [c for f in facts for c in f.helper_calls]
     through_helpers = helper_sites(cb, calls)
     if through_helpers and keys is not None:
+        from errdex.analyze.helper_guard import note_earlier_checks
+
         _analyze_helper_calls(tree, facts, through_helpers, store, keys, cb)
+        note_earlier_checks([*sites, *through_helpers], through_helpers)
     sites.extend(through_helpers)
     refs = {s.class_ref for s in sites if s.class_ref}
     classes = {ref: cb.class_info(ref) for ref in refs}

@@ -723,3 +723,35 @@ def test_condition(case: Case):
     bad, compared = mismatches(got.expr, case.expected)
     assert compared > 0
     assert not bad, f"{got.expr!r} vs {case.expected!r}: {bad[:5]}"
+
+
+def test_a_site_after_a_checking_helper_call_is_not_exact(tmp_path):
+    """`_check(a, ...)` then `_check(b, ...)`: the second raises only when `a` held, which the
+    path walk does not see inside the helper, so neither that call nor a later raise is exact."""
+    from errdex.pipeline import index_source
+    from errdex.store import Store
+
+    src = tmp_path / "src" / "pkg"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "checks.py").write_text(
+        "def _check(ok, msg):\n"
+        "    if not ok:\n"
+        "        raise ValueError(msg)\n"
+        "\n"
+        "def load(a, b, c):\n"
+        "    _check(a > 0, 'a must be positive')\n"
+        "    _check(b > 0, f'b must be positive, got {b}')\n"
+        "    if c:\n"
+        "        raise RuntimeError('c is set')\n"
+        "\n"
+        "def alone(d):\n"
+        "    _check(d, 'd is required')\n")
+    index_source(str(tmp_path / "src"), tmp_path / "i.db", jobs=1, repo="o/p", version="1")
+    with Store.open(tmp_path / "i.db", readonly=True) as store:
+        by_message = {r["errorMessage"]: r["errdex"] for r in store.iter_records()}
+    assert by_message["a must be positive"]["conditionExact"] is True
+    assert by_message["d is required"]["conditionExact"] is True
+    for later in ("b must be positive, got {b}", "c is set"):
+        assert by_message[later]["conditionExact"] is False
+        assert "earlier call to _check (line 6)" in by_message[later]["conditionReason"]

@@ -31,15 +31,32 @@ FILES = {
     "pkg/use.py": '''
         from pkg.checks import fail, fail_global, fail_if, fail_over
 
-        def run(x, mode, flags):
+        def too_big(x, mode):
             if mode == "a":
                 fail_if(x > 3, f"too big {x}")
+
+        def flagged(x, flags):
             fail_if(strict=flags.strict, message=f"flagged {x}")
+
+        def double(x):
             fail_over(x * 2, f"double {x}", limit=10)
+
+        def default_limit(x):
             fail_over(x, f"default limit {x}")
+
+        def global_limit(x):
             fail_global(f"global {x}")
+
+        def always(x):
             fail(f"always {x}")
+
+        def spread(x, flags):
             fail_if(*flags.args, f"spread {x}")
+
+        def in_a_row(x, mode):
+            if mode == "a":
+                fail_if(x > 3, f"first {x}")
+            fail_if(x < 0, f"then {x}")
     ''',
 }
 
@@ -62,4 +79,7 @@ def test_a_helper_call_takes_in_the_helper_check(tmp_path):
     with Store.open(db, readonly=True) as store:
         rec = next(r for r in store.iter_records() if r["errorMessage"] == "default limit {x}")
     assert "own check holds: n > limit" in rec["errdex"]["conditionReason"]
+    # The second of two checks raises only when the first passed, which is not followed into the helper.
+    assert got["first {x}"] == ("mode == 'a' and x > 3", True)
+    assert got["then {x}"] == ("x < 0", False)
     assert json.dumps(rec)   # the record stays plain JSON

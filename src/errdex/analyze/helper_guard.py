@@ -36,6 +36,27 @@ def add_helper_check(site: ErrorSite, helper: HelperDef | None, sources: dict[st
         _not_exact(site, f"the helper's own check: {helper.site.condition_reason}")
 
 
+def note_earlier_checks(sites: list[ErrorSite], through_helpers: list[ErrorSite]) -> None:
+    """A site after a call to a checking helper in its function is reached only if that check
+    passed, and the path walk does not follow into the helper: such a condition is not exact.
+
+    `_check(a, "..."); _check(b, "...")` raises at the second call only when `a` held. The
+    check is named by its call's line; whether the call lies on the site's own path is not
+    asked (an earlier call in another branch also makes the condition not exact).
+    """
+    calls: dict[tuple[str, str], list[ErrorSite]] = {}
+    for call in through_helpers:
+        calls.setdefault((call.file_path, call.function), []).append(call)
+    for site in sites:
+        if not site.condition_exact:
+            continue
+        earlier = [c for c in calls.get((site.file_path, site.function), ()) if c.line < site.line]
+        if earlier:
+            first = min(earlier, key=lambda c: c.line)
+            name = (first.helper or "").rpartition(".")[2] or "a checking helper"
+            _not_exact(site, f"the check of an earlier call to {name} (line {first.line}) is not followed")
+
+
 def _not_exact(site: ErrorSite, reason: str) -> None:
     site.condition_exact = False
     site.condition_reason = f"{site.condition_reason}; {reason}" if site.condition_reason else reason

@@ -197,7 +197,10 @@ def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, 
     sites: list[ErrorSite] = [s for f in file_facts for s in f.sites]
     through = helper_sites(loader.cb, [c for f in file_facts for c in f.helper_calls])
     if through and analysis:
+        from errdex.analyze.helper_guard import note_earlier_checks
+
         _analyze_helper_calls(tree, file_facts, through, store, keys, loader.cb)
+        note_earlier_checks([*sites, *through], through)   # a function's calls all sit in its file
     sites.extend(through)
     windows = {}
     for f, lines in facts.values():
