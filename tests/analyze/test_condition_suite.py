@@ -755,3 +755,17 @@ def test_a_site_after_a_checking_helper_call_is_not_exact(tmp_path):
     for later in ("b must be positive, got {b}", "c is set"):
         assert by_message[later]["conditionExact"] is False
         assert "earlier call to _check (line 6)" in by_message[later]["conditionReason"]
+
+
+def test_a_guard_on_an_attribute_changed_after_it_says_so():
+    """`cls.devices = []` after `if cls.devices[1] is None:` changes what the guard read without
+    rebinding `cls`: the reason says the name was changed in place, not only reassigned."""
+    func, path = site_path("""
+def setup(cls):
+    if cls.devices[1] is None:
+        cls.devices = []
+        warnings.warn("no devices given")
+""")
+    got = trigger_condition(func, path)
+    assert not got.exact
+    assert got.reason == "guard on cls checked before cls is reassigned or changed in place"

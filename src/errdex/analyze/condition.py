@@ -58,7 +58,7 @@ from errdex.analyze.simplify import TRUE, conjoin, disjoin, negate, render, simp
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
 
-REBOUND = "guard on {names} checked before {names} is reassigned"
+REBOUND = "guard on {names} checked before {names} is reassigned or changed in place"
 CHANGED = "{atoms} checked again after a call that may change it"
 NOT_IN_BLOCK = "path element not found in its block"
 MAX_CALLS = 8
