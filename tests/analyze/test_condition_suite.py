@@ -769,3 +769,35 @@ def setup(cls):
     got = trigger_condition(func, path)
     assert not got.exact
     assert got.reason == "guard on cls checked before cls is reassigned or changed in place"
+
+
+@pytest.mark.parametrize(("source", "exact"), [
+    # another attribute of the object is set between the check and the site: the check still holds
+    ("""
+def init(self, heads, kv_heads, tp):
+    self.heads = heads
+    assert self.heads % tp == 0
+    self.per_rank = self.heads // tp
+    self.kv_heads = kv_heads
+    assert self.kv_heads % tp == 0
+""", True),
+    # the very attribute the check read is set again
+    ("""
+def init(self, heads, tp):
+    self.heads = heads
+    assert self.heads % tp == 0
+    self.heads = heads * 2
+    assert tp > 0
+""", False),
+    # a method of the object was called by the check: it may read what was set
+    ("""
+def init(self, heads, tp):
+    assert self.fits(tp)
+    self.heads = heads
+    assert tp > 0
+""", False),
+])
+def test_setting_an_attribute_stales_only_guards_that_read_it(source, exact):
+    func, path = site_path(source, 1)
+    got = trigger_condition(func, path)
+    assert got.exact is exact, (got.expr, got.reason)

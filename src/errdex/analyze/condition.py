@@ -55,6 +55,7 @@ from errdex.analyze.patterns import case_condition
 from errdex.analyze.purity import is_pure, may_change_state, state_atoms
 from errdex.analyze.raised import NO_CALL, outer_call_texts, raised_condition
 from errdex.analyze.simplify import TRUE, conjoin, disjoin, negate, render, simplify
+from errdex.extract.scope import dotted_source
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
 
@@ -242,6 +243,19 @@ class _PathWalk:
             if stale:
                 self.note(REBOUND.format(names=", ".join(sorted(stale))))
 
+    def rebind_parts(self, stored: dict[str, set[str]]) -> None:
+        """`self.n = ...` changes `self.n`, not `self`: an earlier guard goes stale only if it reads
+        that attribute (or one under it, or one it lies under) or the object itself otherwise
+        (`f(self)`, `self[0]`); `self.total > 0` stays as it was."""
+        if not self.guards or self._guarded().isdisjoint(stored):
+            return
+        for expr in self.guards:
+            for base in expr_names(expr) & stored.keys():
+                reads: list[str] = []
+                if not _attribute_reads(expr, base, reads) or any(
+                        _overlap(read, chain) for read in reads for chain in stored[base]):
+                    self.note(REBOUND.format(names=base))
+
     def snapshot(self) -> tuple:
         return (self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own,
                 self.trail, self.with_guards, self.with_read)
@@ -319,7 +333,11 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     bound = None
     if walk.guards:   # with no guard yet, a rebinding stales nothing
         bound = flow.bound(stmt)
-        walk.rebind(bound)
+        stored = _stored_chains(stmt) if bound else None
+        if stored is None:
+            walk.rebind(bound)
+        else:
+            walk.rebind_parts(stored)
     following = exits.next
     if following.__class__ is ast.Constant and following.value is True:   # `is_const(following, True)`
         # most statements: no guard, so no own-guard question either
@@ -339,6 +357,53 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
         stale = _rebound_after_read(stmt, stale, exits.next)
         if stale:
             walk.note(REBOUND.format(names=", ".join(sorted(stale))))
+
+
+def _stored_chains(stmt: ast.stmt) -> dict[str, set[str]] | None:
+    """`{"self": {"self.n"}}` for an assignment whose every target is an attribute chain on a name
+    (`self.n = ...`, `self.a.b += 1`); None for anything else (a name rebound, an item, a walrus)."""
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and stmt.value is not None:
+        targets = [stmt.target]
+    else:
+        return None
+    if not walrus_free_value(stmt.value):
+        return None
+    out: dict[str, set[str]] = {}
+    for target in targets:
+        chain = dotted_source(target) if isinstance(target, ast.Attribute) else None
+        if chain is None:
+            return None
+        out.setdefault(chain.partition(".")[0], set()).add(chain)
+    return out
+
+
+def walrus_free_value(value: ast.expr) -> bool:
+    return not any(isinstance(n, ast.NamedExpr) for n in ast.walk(value))
+
+
+def _attribute_reads(node: ast.AST, base: str, out: list[str]) -> bool:
+    """Collect the longest attribute chains on `base` that `node` reads (`self.a.b`); False when it
+    reads `base` any other way (bare, subscripted, passed on, or a method of it called, which may
+    read any of its attributes)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        chain = dotted_source(node.func)
+        if chain is not None and chain.partition(".")[0] == base:
+            return False
+    if isinstance(node, ast.Attribute):
+        chain = dotted_source(node)
+        if chain is not None and chain.partition(".")[0] == base:
+            out.append(chain)
+            return True
+    elif isinstance(node, ast.Name):
+        return node.id != base
+    return all(_attribute_reads(child, base, out) for child in ast.iter_child_nodes(node))
+
+
+def _overlap(read: str, stored: str) -> bool:
+    """Whether changing `stored` may change what reading `read` gives: one chain lies on the other."""
+    return read == stored or read.startswith(stored + ".") or stored.startswith(read + ".")
 
 
 def _rebound_after_read(stmt: ast.stmt, names: frozenset[str], guard: ast.expr) -> frozenset[str]:
