@@ -340,3 +340,9 @@ def test_a_constant_condition_asks_for_no_check_at_the_entry_point(text):
     assert sols and not any("entry point" in s for s in sols)
     sols, _ = solutions(_facts("n > 3", True, entry_points=("m.api", "m.f")))
     assert any("Check it at the entry point (`m.api`)" in s for s in sols)
+
+
+def test_arithmetic_used_as_a_test_is_described_as_nonzero_or_zero():
+    """`if n & (n - 1): raise` raises when the value is not zero: "holds" said nothing about a number."""
+    assert describe(parse_condition("n & (n - 1)").own) == "`n & (n - 1)` is nonzero"
+    assert describe(parse_condition("not (n % 8)").own) == "`n % 8` is zero"

@@ -417,6 +417,8 @@ def describe(node: ast.expr | None) -> str:
             if returns_bool(inner):
                 return f"`{code(inner)}` is False"
             return f"`{code(inner)}` is falsy (empty, zero, None or False)"
+        if isinstance(inner, ast.BinOp):
+            return f"`{code(inner)}` is zero"
         return f"it is not the case that {describe(inner)}"
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OP_WORDS:
         return f"`{code(node.left)}` {_OP_WORDS[type(node.ops[0])]} `{code(node.comparators[0])}`"
@@ -431,4 +433,6 @@ def describe(node: ast.expr | None) -> str:
         return f"`{tests[0][0]}` is an instance of `{tests[0][1]}`"
     if isinstance(node, ast.Constant):
         return "this line is reached" if node.value else "no input reaches this line"
+    if isinstance(node, ast.BinOp):   # arithmetic as a test: `n & (n - 1)` is true when it is not zero
+        return f"`{code(node)}` is nonzero"
     return f"`{code(node)}` holds"
