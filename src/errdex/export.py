@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 from collections.abc import Iterator
 from typing import IO
 
 import orjson
 
+from errdex.cores import forkable_cores
 from errdex.models import SEED_FIELDS, DatasetInfo
 
 SEED_FORMAT_HELP = "Only the seed catalog's fields, in its order (drops the errdex object)."
@@ -75,10 +75,7 @@ def _dumps(value: dict) -> str:
 
 
 def _readers() -> int:
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return min(cpus, MAX_READERS)
+    return forkable_cores(MAX_READERS)
 
 
 def _forked(store, info: DatasetInfo, fmt: str, seed_format: bool, readers: int) -> Iterator[str]:

@@ -333,7 +333,7 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     bound = None
     if walk.guards:   # with no guard yet, a rebinding stales nothing
         bound = flow.bound(stmt)
-        stored = _stored_chains(stmt) if bound else None
+        stored = _stored_chains(stmt, bound) if bound else None
         if stored is None:
             walk.rebind(bound)
         else:
@@ -359,16 +359,15 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
             walk.note(REBOUND.format(names=", ".join(sorted(stale))))
 
 
-def _stored_chains(stmt: ast.stmt) -> dict[str, set[str]] | None:
+def _stored_chains(stmt: ast.stmt, bound: frozenset[str]) -> dict[str, set[str]] | None:
     """`{"self": {"self.n"}}` for an assignment whose every target is an attribute chain on a name
-    (`self.n = ...`, `self.a.b += 1`); None for anything else (a name rebound, an item, a walrus)."""
+    (`self.n = ...`, `self.a.b += 1`) and that binds nothing else (`bound`: no name, no walrus);
+    None for anything else."""
     if isinstance(stmt, ast.Assign):
         targets = stmt.targets
     elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and stmt.value is not None:
         targets = [stmt.target]
     else:
-        return None
-    if not walrus_free_value(stmt.value):
         return None
     out: dict[str, set[str]] = {}
     for target in targets:
@@ -376,11 +375,7 @@ def _stored_chains(stmt: ast.stmt) -> dict[str, set[str]] | None:
         if chain is None:
             return None
         out.setdefault(chain.partition(".")[0], set()).add(chain)
-    return out
-
-
-def walrus_free_value(value: ast.expr) -> bool:
-    return not any(isinstance(n, ast.NamedExpr) for n in ast.walk(value))
+    return out if bound == out.keys() else None
 
 
 def _attribute_reads(node: ast.AST, base: str, out: list[str]) -> bool:

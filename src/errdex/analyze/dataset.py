@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from errdex.analyze.callgraph import CallGraph, build_call_graph
 from errdex.analyze.condexpr import own_test_source
-from errdex.analyze.fields import fill_prose, set_owners
+from errdex.analyze.fields import fill_prose, set_owners, site_qualname
 from errdex.analyze.related import RelatedIndex, RelatedKey
 from errdex.analyze.tags import background_tag, tags_for
 from errdex.collector import collector_paused
@@ -118,11 +118,6 @@ RELATED_PROVENANCE = "heuristic:related-rank"
 def set_related(record: dict, related: list[str]) -> None:
     record["errdex"]["related"] = related
     record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
-
-
-def site_qualname(record: dict) -> str:
-    ex = record["errdex"]
-    return f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
 
 
 def fill_record(record: dict, calls: CallFacts, reach: dict) -> None:

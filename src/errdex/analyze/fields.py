@@ -41,7 +41,7 @@ def fill_prose(record: dict) -> None:
     ex = record.get("errdex")
     if ex.__class__ is not dict or "siteClass" not in ex or ex.get("provenance").__class__ is not dict:
         return
-    qual = f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
+    qual = site_qualname(record)
     prov = ex["provenance"]
     related = prov.pop("related", None)
     try:
@@ -55,6 +55,12 @@ def fill_prose(record: dict) -> None:
         prov["prose"] = f"unavailable: {type(exc).__name__}: {exc}"[:200]
     if related is not None:
         prov["related"] = related
+
+
+def site_qualname(record: dict) -> str:
+    """The raising function's qualified name (`module.Class.method`)."""
+    ex = record["errdex"]
+    return f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
 
 
 def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, NamedTuple
 
+from errdex.cores import forkable_cores
 from errdex.store.bodies import body_columns, encode_body, search_columns
 from errdex.store.codec import DICT_SIZE, Packer
 from errdex.store.windows import pack_window
@@ -91,10 +92,7 @@ def row_chunks(records: Iterable[dict], size: int, packer: Packer,
 
 
 def _encoder_count() -> int:
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return min(cpus, MAX_ENCODERS)
+    return forkable_cores(MAX_ENCODERS)
 
 
 def _forked_chunks(records: Sequence[dict], size: int, packer: Packer, packed: Mapping[str, Packed],
