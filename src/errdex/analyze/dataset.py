@@ -86,9 +86,10 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
 
 
 class Finisher:
-    """`finish(record)`: `reach` fills what the dataset around the record decides (callers and
-    entry points from the graph, `related` from the index), `own` the rest (tags, backgroundTag,
-    the owning classes) from the record as `reach` left it."""
+    """`finish(record)`: what the dataset around the record decides (callers and entry points from
+    the graph, `related` from the index), then the rest (tags, backgroundTag, the owning classes)
+    from the record as that left it. The graph and the index are the dataset's; looking a record
+    up in them runs in the encoders, on every core."""
 
     __slots__ = ("graph", "method_of", "index", "position", "quals", "reached")
 
@@ -98,17 +99,10 @@ class Finisher:
         self.reached: dict = {}   # callers and entry points by function: each encoder fills its own copy
 
     def __call__(self, record: dict) -> None:
-        self.reach(record)
-        self.own(record)
-
-    def reach(self, record: dict) -> None:
-        # The graph and the index are the dataset's; looking a record up in them runs here, on every core.
         i = self.position[id(record)]
         fill_reach(record, self.quals[i], self.graph, self.reached)
         record["errdex"]["related"] = self.index.related(i)
-
-    def own(self, record: dict) -> None:
-        fill_own(record, self.quals[self.position[id(record)]], self.method_of)
+        fill_own(record, self.quals[i], self.method_of)
         record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
 
 
