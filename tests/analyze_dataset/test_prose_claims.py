@@ -45,6 +45,25 @@ FILES = {
             return items[i]
 
 
+        def last_tool(messages):
+            if not messages:
+                return None
+            last = messages[-1]
+            target = last.recipient
+            if target is None or not target.startswith("browser."):
+                raise ValueError("no tool call found")
+            return target
+
+
+        def targets_of(patches):
+            loras = {"target": [], "path": []}
+            for patch in patches:
+                loras["target"].append(patch)
+            targets = set(loras["target"])
+            if "all" in targets and len(targets) > 1:
+                raise ValueError("mixed lora targets")
+
+
         def check(n, name):
             if n < 0:
                 raise ValueError("n must not be negative")
@@ -176,6 +195,27 @@ def test_validation_code_holds_exactly_where_the_site_does_not_raise(recs):
         for names in grid:
             assert _fails(r["validationCode"], names) == bool(eval(r["errdex"]["condition"], {}, dict(names))), \
                 (message, names)
+
+
+def test_validation_code_assigns_every_name_it_reads_after_the_guards_it_needs(recs):
+    """`target = last.recipient` needs `last = messages[-1]` too, and both run only past the early
+    return (`messages[-1]` before `if messages:` would fail where the function returns)."""
+    r = recs["no tool call found"]
+    lines = r["validationCode"].splitlines()
+    assert lines[-4:] == ["if messages:", "    last = messages[-1]", "    target = last.recipient",
+                          '    assert target is not None and target.startswith("browser.")']
+    for messages, expected in (([], False), ([type("M", (), {"recipient": None})()], True),
+                               ([type("M", (), {"recipient": "browser.x"})()], False),
+                               ([type("M", (), {"recipient": "python"})()], True)):
+        assert _fails(r["validationCode"], {"messages": messages}) is expected, messages
+    assert "`last = messages[-1]`" in r["documentation"]
+
+
+def test_a_container_filled_in_place_is_not_shown_as_its_initial_value(recs):
+    """`loras = {"target": []}` then appends: showing that line would claim `targets` is empty."""
+    r = recs["mixed lora targets"]
+    assert "loras = " not in r["validationCode"] and "loras = " not in r["documentation"]
+    assert 'targets = set(loras["target"])' in r["validationCode"]
 
 
 def test_a_helper_in_test_code_checks_its_inputs(recs):

@@ -38,17 +38,56 @@ def names_in(expr: str) -> frozenset[str]:
     return found
 
 
-def feeding_for(names: set[str], feeding: list[str]) -> list[str]:
-    """The feeding assignments whose targets the names use (one level of the slice), in order."""
-    known = _ASSIGNED.get
-    out = []
-    for line in feeding:
-        targets = known(line)
+def feeding_for(names: set[str] | frozenset[str], feeding: list[str]) -> list[str]:
+    """The feeding assignments the names depend on, in source order: the backward slice over
+    the lines, so `r = m.recipient` brings in `m = self.messages[-1]` too."""
+    needed: set[str] | frozenset[str] = names
+    picked = []
+    for line in reversed(feeding):
+        targets = _ASSIGNED.get(line)
         if targets is None:
             targets = _assigned(line)
-        if not targets.isdisjoint(names):
-            out.append(line.strip())
-    return out
+        if not targets.isdisjoint(needed):
+            if targets.isdisjoint(names) and _initial_value(line):
+                continue   # `d = {"k": []}` filled later in place: shown, it would claim `d` stays empty
+            picked.append(line.strip())
+            needed = needed | _reads(line)
+    picked.reverse()
+    return picked
+
+
+def _initial_value(line: str) -> bool:
+    """`x = []`, `d = {"a": [], "b": 0}`, `s = set()`: a container display of constants, which the
+    function usually fills in place before it is read."""
+    m = _ASSIGN.match(line)
+    if m is None:
+        return False
+    try:
+        value = ast.parse(line[m.end():].strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    return _constant_display(value)
+
+
+def _constant_display(node: ast.expr) -> bool:
+    if isinstance(node, (ast.List, ast.Set, ast.Tuple)):
+        return all(isinstance(e, ast.Constant) or _constant_display(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(isinstance(v, ast.Constant) or _constant_display(v) for v in node.values)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords
+            and node.func.id in ("list", "dict", "set", "defaultdict", "OrderedDict", "deque"))
+
+
+def _reads(line: str) -> frozenset[str]:
+    """Names a feeding line reads: those right of its `=`, and the target too for `x += ...`."""
+    m = _ASSIGN.match(line)
+    if m is None:
+        return names_in(line)
+    rhs = names_in(line[m.end():])
+    return rhs | _assigned(line) if line[m.end() - 2] in _AUG_OPS else rhs
+
+
+_AUG_OPS = frozenset("-+*/%&|^@<>")
 
 
 _ASSIGNED: dict[str, frozenset[str]] = {}
@@ -90,15 +129,22 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"# assumes the earlier checks in {function} passed")
     used = names_in(own)
     if fed is None:   # the caller may pass the lines it already picked (the same rule)
-        fed = feeding_for(used | names_in(cond.context) if cond.context else used, feeding)
-    if fed:
+        fed = feeding_for(used, feeding)
+    # Lines the earlier guards read go before the `if`; the test's own lines go inside it, where
+    # the function runs them too (`m = self.messages[-1]` after `if not self.messages: return`).
+    before = feeding_for(names_in(cond.context), feeding) if cond.context else []
+    inside = [line for line in fed if line not in before]
+    if before or inside:
         lines.append("# the assignments the check reads, in source order (other statements between them left out)")
-    lines += fed
     shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
     if cond.context:   # the site's own path: the test holds only there
-        lines += [f"if {cond.context}:", f"    assert {cond.neg}{message}"]
+        lines += before
+        lines.append(f"if {cond.context}:")
+        lines += [f"    {line}" for line in inside]
+        lines.append(f"    assert {cond.neg}{message}")
     else:
+        lines += inside
         lines.append(f"assert {cond.neg}{message}")
     return "\n".join(lines)
 
