@@ -131,6 +131,14 @@ def test_truthiness_in_words_and_code(recs):
     assert parse_condition("(a and b)").neg == "not a or not b"
 
 
+def test_an_and_inside_an_or_reads_as_one_group():
+    """`a or (b and c)` in words must not read as "a, or b, and c" (which reads as `(a or b) and c`)."""
+    said = describe(parse_condition("r is None or (not r.startswith('x') and not r.startswith('y'))").own)
+    assert said == ("`r` is `None`, or (`r.startswith('x')` is False and `r.startswith('y')` is False)")
+    said = describe(parse_condition("k or (n > 3 and (m is None or m < 0))").own)
+    assert said == "`k` is truthy, or (`n` is greater than `3` and (`m` is `None` or `m` is less than `0`))"
+
+
 def test_a_predicate_call_is_false_not_falsy():
     """A call that answers True or False is not "empty, zero or None"."""
     for test in ("issubclass(cls, Base)", "torch.equal(a, b)", "out.is_contiguous()", "path.exists()",

@@ -397,17 +397,25 @@ def describe_own(cond: Condition) -> str:
     return said
 
 
+def _grouped(node: ast.expr) -> str:
+    """A part of an and/or in words; an or inside an and (or the reverse) in brackets, so
+    `a or (b and c)` does not read as "a, or b, and c"."""
+    if isinstance(node, ast.BoolOp) and len(node.values) <= _MAX_WORDS_PARTS:
+        joiner = " and " if isinstance(node.op, ast.And) else " or "
+        return "(" + joiner.join(_grouped(v) for v in node.values) + ")"
+    return describe(node)
+
+
 def describe(node: ast.expr | None) -> str:
     """The test in words, every value in backticks."""
     if node is None:
         return "the condition could not be read"
     if isinstance(node, ast.BoolOp):
         joiner = ", and " if isinstance(node.op, ast.And) else ", or "
-        parts = [describe(v) for v in node.values]
-        if len(parts) > _MAX_WORDS_PARTS:
+        if len(node.values) > _MAX_WORDS_PARTS:
             word = "all" if isinstance(node.op, ast.And) else "any"
-            return f"{word} of {len(parts)} tests hold (`{code(node)}`)"
-        return joiner.join(parts)
+            return f"{word} of {len(node.values)} tests hold (`{code(node)}`)"
+        return joiner.join(_grouped(v) for v in node.values)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         inner = node.operand
         tests = type_tests(node)
