@@ -459,7 +459,7 @@ def f(group, steps):
     assert not got.exact and "reassigns" in got.reason
 
 
-def test_an_import_next_to_calls_in_the_try_body_is_not_exact():
+def test_an_import_next_to_calls_in_the_try_body_is_named_in_order():
     got = _condition("""
 def load(minimum):
     try:
@@ -469,19 +469,26 @@ def load(minimum):
     except ImportError as exc:
         raise RuntimeError("install recipe") from exc
 """, 1)
-    # the facts name calls; `import recipe` failing is a way in they do not name
-    assert not got.exact and "import" in got.reason
+    # `import recipe` is the `__import__` call it makes, first in source order
+    assert got.exact, got.reason
+    assert got.expr.startswith("raised(__import__('recipe'), ImportError) or raised(parse(recipe.version), ImportError)")
+    assert got.expr.endswith(" or parse(recipe.version) < parse(minimum)")
 
 
-def test_an_import_alone_in_the_try_body_names_no_call():
+def test_an_import_alone_in_the_try_body_is_the_culprit():
     got = _condition("""
 def load():
     try:
-        import recipe
+        import recipe, extras.plugin
+        from .local import thing
+        from . import sibling
     except ImportError:
         raise RuntimeError("no recipe")
 """)
-    assert not got.exact and "no call" in got.reason
+    assert got.exact, got.reason
+    assert got.expr == ("raised(__import__('recipe'), ImportError) or raised(__import__('extras.plugin'), ImportError)"
+                        " or raised(__import__('.local'), ImportError) or raised(__import__('.sibling'), ImportError)")
+    assert call_words("__import__('extras.plugin')") == "importing `extras.plugin`"
 
 
 def test_a_case_excluded_then_tested_again_reads_once():

@@ -292,7 +292,12 @@ EXCEPT_FILES = {
 
 
         try:
-            from foo_missing_pkg import Engine
+            from bar_missing.core import Thing
+        except ImportError:
+            raise ImportError("bar is required: pip install bar")
+
+
+        try:
             original = Engine.run
         except Exception as e:
             warnings.warn(f"engine patch failed: {e}")
@@ -312,21 +317,31 @@ def io_recs(tmp_path_factory) -> dict[str, dict]:
         return {r["errorMessage"]: r for r in store.iter_records(limit=100)}
 
 
-def test_except_without_a_call_names_the_try_block(io_recs):
+def test_except_around_an_import_names_the_import(io_recs):
     r = io_recs["foo is required: pip install foo"]
-    assert r["errdex"]["condition"] == "raised(None, ImportError)"
-    assert "`None`" not in _texts(r)
-    assert "the code in its `try` block raised `ImportError`" in r["documentation"]
-    assert r["solutions"][0].startswith("Fix the underlying failure first: the code in its `try` block")
+    assert r["errdex"]["condition"] == "raised(__import__('foo_missing_pkg'), ImportError)"
+    assert r["errdex"]["conditionExact"]
+    assert "`None`" not in _texts(r) and "__import__" not in r["documentation"]
+    assert "importing `foo_missing_pkg` raised `ImportError`" in r["documentation"]
+    assert r["solutions"][0].startswith("Fix the underlying failure first: importing `foo_missing_pkg` raised")
+
+
+def test_module_level_code_raises_when_its_module_is_imported(io_recs):
+    r = io_recs["bar is required: pip install bar"]
+    assert r["errdex"]["function"] == "<module>"
+    assert r["documentation"].startswith("Importing `app.io` raises `ImportError` when importing `bar_missing.core`"
+                                         " raised `ImportError`.")
+    assert r["triggerScenarios"].startswith("Importing `app.io` when importing `bar_missing.core` raised")
+    assert "<module>" not in _texts(r)
 
 
 def test_except_without_a_call_names_no_call(io_recs):
-    """A try block of an import and an attribute read: its first expression is no call, and the
-    import may be what failed, so neither is named as a call and the condition says it is approximate."""
+    """A try block of an attribute read: its first expression is no call, so it is not named as a
+    call and the condition says it is approximate."""
     r = io_recs["engine patch failed: {e}"]
     assert r["errdex"]["condition"] == "raised(Engine.run, Exception)"
     assert not r["errdex"]["conditionExact"]
-    assert r["errdex"]["conditionReason"] == "no call in try body; an import in the try body may fail too"
+    assert r["errdex"]["conditionReason"] == "no call in try body"
     assert "evaluating `Engine.run` raised `Exception`" in r["documentation"]
     assert "the call `Engine.run`" not in _texts(r)
 

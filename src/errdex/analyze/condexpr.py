@@ -371,7 +371,13 @@ def call_words(call: str) -> str:
         return "one of the calls " + ", ".join(f"`{c}`" for c in call.split(ALTERNATIVES))
     if not call.endswith(")"):   # a try block without calls: its first expression (`d[k]`, `obj.attr`)
         return f"evaluating `{call}`"
+    imported = _IMPORTED.fullmatch(call)
+    if imported:   # an import statement (`raised._import_calls`)
+        return f"importing `{imported.group(1)}`"
     return f"the call `{call}`"
+
+
+_IMPORTED = re.compile(r"__import__\('([\w.]+)'\)")
 
 
 #: Context up to this long is named inline in the prose; a longer one is left to the code field.

@@ -69,7 +69,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     prov = ex["provenance"]
     exact = bool(ex.get("conditionExact")) and cond.tree is not None
     cls = record.get("errorClass") or ("AssertionError" if record.get("errorType") == "assertion" else "Exception")
-    f = prose.SiteFacts(qual, qual.rpartition(".")[2], cls, cond, exact, ex.get("conditionReason"),
+    f = prose.SiteFacts(qual, prose.short_name(qual), cls, cond, exact, ex.get("conditionReason"),
                         ex.get("placeholders") or {}, ex.get("feeding") or [], ex.get("entryPoints") or [],
                         ex.get("callers") or [], tag, record.get("errorType") or "exception",
                         bool(ex.get("test")) and is_test_function(qual))

@@ -80,9 +80,25 @@ def approx(f: SiteFacts) -> str:
     return "" if f.exact else f" (approximately: {f.reason or 'not every path was followed'})"
 
 
+def short_name(function: str) -> str:
+    """The last part of a qualified name; for module-level code, the module's (`pkg.mod.<module>`: `mod`)."""
+    head, _, last = function.rpartition(".")
+    return head.rpartition(".")[2] if last == MODULE_LEVEL and head else last
+
+
+#: The qualified name's last part for code at module level, run when the module is imported.
+MODULE_LEVEL = "<module>"
+
+
+def _subject(function: str) -> str:
+    """Who raises: `f` is called; module-level code runs when its module is imported."""
+    module, _, last = function.rpartition(".")
+    return f"Importing `{module}`" if last == MODULE_LEVEL and module else f"`{function}`"
+
+
 def documentation(f: SiteFacts) -> str:
     what = "warns with" if f.error_type == "warning" else "raises"
-    parts = [f"`{f.function}` {what} `{f.error_class}`"]
+    parts = [f"{_subject(f.function)} {what} `{f.error_class}`"]
     c = f.cond.constant
     if c is False and f.exact:
         parts.append(" on no input: every path to this line is cut off earlier, so the site is unreachable as written.")
@@ -129,7 +145,8 @@ def trigger_scenarios(f: SiteFacts) -> str:
         return f"None: no input reaches this line of `{f.function}`."
     when = f.said if f.cond.tree is not None else "its condition holds"
     via = [e for e in f.entry_points if e != f.function][:3]
-    head = f"Calling `{f.function}`"
+    subject = _subject(f.function)
+    head = subject if subject.startswith("Importing") else f"Calling `{f.function}`"
     if via:
         head += " (reached from " + ", ".join(f"`{e}`" for e in via) + ")"
     where = context_words(f.cond) if f.cond.tree is not None else ""

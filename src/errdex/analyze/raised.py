@@ -4,7 +4,8 @@ A raise inside `except E:` happens when something in the `try` body raised
 an `E`. The candidates are the outermost calls of the try body in source
 order (`int(s.strip())` is one call, not two); the fact is their
 disjunction, `raised(f(x), E) or raised(g(y), E)` (a later call runs only
-when the earlier ones returned, which the `or` already says). Beyond
+when the earlier ones returned, which the `or` already says); an import
+statement counts as the `__import__` call it makes. Beyond
 `MAX_CANDIDATES` calls the first ones are named and the result is marked
 approximate. A try body whose only operation that can fail is `d[k]`,
 under `except KeyError`, gives `k not in d`. Only the try body's own
@@ -22,7 +23,6 @@ from errdex.analyze.source import call_text
 
 SEVERAL_CALLS = "more calls in try body than named may raise"
 NO_CALL = "no call in try body"
-IMPORT_MAY_FAIL = "an import in the try body may fail too"
 MAX_CANDIDATES = 8
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -131,6 +131,9 @@ def _culprits(stmt: ast.stmt, found: list[ast.expr]) -> None:
             continue
         if kind is ast.Name or kind is ast.Constant or isinstance(current, _NO_CALLS_INSIDE):
             continue
+        if kind is ast.Import or kind is ast.ImportFrom:
+            found.extend(_import_calls(current))
+            continue
         if comprehension is None and isinstance(current, _COMPREHENSIONS):
             comprehension = current
         children = [c for c in ast.iter_child_nodes(current) if c._fields]
@@ -139,16 +142,16 @@ def _culprits(stmt: ast.stmt, found: list[ast.expr]) -> None:
         stack.extend((child, comprehension) for child in reversed(children))
 
 
-def _imports_in(node: ast.Try | ast.TryStar) -> bool:
-    """Whether the try body imports something (outside nested definitions)."""
-    stack: list[ast.AST] = list(node.body)
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (ast.Import, ast.ImportFrom)):
-            return True
-        if isinstance(current, ast.stmt) and not isinstance(current, _NO_CALLS_INSIDE):
-            stack.extend(c for c in ast.iter_child_nodes(current) if isinstance(c, (ast.stmt, ast.excepthandler)))
-    return False
+def _import_calls(stmt: ast.Import | ast.ImportFrom) -> list[ast.Call]:
+    """An import statement as the `__import__` calls it makes: `import a, b` is `__import__('a')`
+    then `__import__('b')`; `from .m import x` is `__import__('.m')` (`from . import x`: `'.x'`).
+    So a try block of imports names the import that failed, like any call."""
+    if isinstance(stmt, ast.Import):
+        modules = [alias.name for alias in stmt.names]
+    else:
+        dots = "." * (stmt.level or 0)
+        modules = [dots + (stmt.module or (stmt.names[0].name if stmt.names else ""))]
+    return [ast.Call(func=ast.Name("__import__"), args=[ast.Constant(m)], keywords=[]) for m in modules]
 
 
 def _body_calls(node: ast.Try | ast.TryStar) -> list[ast.Call]:
@@ -172,14 +175,12 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
             break
         candidates.append(text)
         culprits.append(call)
-    if culprits and memo(node, "_errdex_try_imports", _imports_in):
-        approx = (*approx, IMPORT_MAY_FAIL)   # the facts name calls; an import is none of them
     if not culprits:
         lookup = _missing_key(node.body, handler)
         if lookup is not None:
             return RaisedCondition(lookup, (), [])
         culprits = [_first_expression(node.body)]
-        approx = (NO_CALL, IMPORT_MAY_FAIL) if memo(node, "_errdex_try_imports", _imports_in) else (NO_CALL,)
+        approx = (NO_CALL,)
     facts = [ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[]) for culprit in culprits]
     expr = facts[0] if len(facts) == 1 else ast.BoolOp(op=ast.Or(), values=facts)
     return RaisedCondition(expr, approx, candidates)
