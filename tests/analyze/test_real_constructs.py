@@ -20,7 +20,7 @@ import pytest
 
 from .analyze_support import mismatches, site_path
 from errdex.analyze import trigger_condition
-from errdex.analyze.condexpr import call_words, parse_condition, raised_in
+from errdex.analyze.condexpr import call_words, describe, parse_condition, raised_in
 
 
 def _condition(source: str, site: int = 0):
@@ -489,6 +489,11 @@ def load():
     assert got.expr == ("raised(__import__('recipe'), ImportError) or raised(__import__('extras.plugin'), ImportError)"
                         " or raised(__import__('.local'), ImportError) or raised(__import__('.sibling'), ImportError)")
     assert call_words("__import__('extras.plugin')") == "importing `extras.plugin`"
+
+
+def test_an_except_tuple_reads_as_one_of_its_classes():
+    got = parse_condition("raised(load(p), (ImportError, OSError))")
+    assert describe(got.own) == "the call `load(p)` raised one of `ImportError`, `OSError`"
 
 
 def test_a_case_excluded_then_tested_again_reads_once():

@@ -380,6 +380,15 @@ def call_words(call: str) -> str:
 _IMPORTED = re.compile(r"__import__\('([\w.]+)'\)")
 
 
+def exception_words(exc: str) -> str:
+    """The caught class in words: `(A, B)` (an except tuple) is "one of `A`, `B`"."""
+    if exc.startswith("(") and exc.endswith(")") and "," in exc:
+        names = [n.strip() for n in exc[1:-1].split(",") if n.strip()]
+        if all(n.replace(".", "").replace("_", "").isalnum() for n in names):
+            return "one of " + ", ".join(f"`{n}`" for n in names)
+    return f"`{exc}`"
+
+
 #: Context up to this long is named inline in the prose; a longer one is left to the code field.
 CONTEXT_SHOWN = 80
 
@@ -441,7 +450,7 @@ def describe(node: ast.expr | None) -> str:
     calls = raised_calls(node) if isinstance(node, ast.Call) else []
     if calls:
         call, exc = calls[0]
-        return f"{call_words(call)} raised `{exc}`"
+        return f"{call_words(call)} raised {exception_words(exc)}"
     tests = type_tests(node)
     if tests:
         return f"`{tests[0][0]}` is an instance of `{tests[0][1]}`"

@@ -14,7 +14,7 @@ import re
 
 from errdex.analyze.codegen import feeding_for, names_in
 from errdex.analyze.condexpr import (
-    CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, negate_code, raised_in,
+    CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, exception_words, negate_code, raised_in,
 )
 
 _SITUATIONS = {
@@ -116,7 +116,7 @@ def documentation(f: SiteFacts) -> str:
             parts.append(" The full condition is shown as code.")
     if f.cond.is_except and " raised `" not in f.said:
         for call, exc in raised_in(f.cond)[:1]:
-            parts.append(f" It re-reports a failure: {call_words(call)} raised `{exc}`.")
+            parts.append(f" It re-reports a failure: {call_words(call)} raised {exception_words(exc)}.")
     shown = [f"`{{{k}}}` is the value of `{v}`" for k, v in f.placeholders.items()][:4]
     if shown:
         parts.append(" In the message, " + "; ".join(shown) + ".")
@@ -164,7 +164,7 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     """Ordered fixes, and whether every one rests on the condition alone (a fact)."""
     out: list[str] = []
     for call, exc in raised_in(f.cond):
-        out.append(f"Fix the underlying failure first: {call_words(call)} raised `{exc}`; its own error"
+        out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error"
                    " (chained as the cause) says why.")
     own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
     if f.test and f.error_type == "assertion" and own is not None and f.cond.constant is None:
