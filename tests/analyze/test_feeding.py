@@ -66,7 +66,8 @@ def f(x):
 """, {"r", "limit"}) == ["q, r = divmod(x, 3)", "limit: int = q * 2"]
 
 
-def test_assignments_in_a_preceding_branch_do_not_dominate():
+def test_assignments_in_a_preceding_branch_end_the_slice():
+    """`n = 5` in the branch may replace `n = 0`: showing `n = 0` would claim the site reads it."""
     assert feed("""
 def f(c):
     n = 0
@@ -74,7 +75,40 @@ def f(c):
         n = 5
     if n:
         raise ValueError
-""", {"n"}) == ["n = 0"]
+""", {"n"}) == []
+
+
+def test_a_value_set_in_a_try_or_loop_is_not_its_initial_value():
+    assert feed("""
+def f(url, items):
+    info = None
+    total = 0
+    self.limit = 4
+    try:
+        info = fetch(url)
+    except OSError:
+        return
+    for item in items:
+        total += item
+    with lock:
+        self.limit = 8
+    if info.size > total or self.limit < 2:
+        raise ValueError
+""", {"info", "total", "self.limit"}) == []
+
+
+def test_a_branch_binding_other_names_keeps_the_slice():
+    """Only the names a compound statement binds end the slice; `d[k] = v` changes `d` in place
+    and ends nothing (as when it dominates)."""
+    assert feed("""
+def f(c, d):
+    n = len(d)
+    if c:
+        m = 5
+        d["k"] = 1
+    if n > 3:
+        raise ValueError
+""", {"n"}) == ["n = len(d)"]
 
 
 def test_assignments_after_the_site_are_ignored():

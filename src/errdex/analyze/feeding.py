@@ -37,6 +37,9 @@ class _Definition:
     targets: list[ast.expr]     # what it binds
     reads: ast.AST | None       # where its value comes from
     augmented: bool = False
+    #: a compound statement's nested bindings, which may or may not run: they end the slice of
+    #: the names they bind (an earlier `x = None` is then not what the site reads) and are not shown
+    hidden: bool = False
     #: defines/kills/uses/text, computed once: definitions are kept on their statement
     #: and reused by every later site of the function.
     cached_defines: set[str] | None = None
@@ -126,10 +129,82 @@ def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
     if kind is ast.AnnAssign and stmt.value is not None:
         return [_Definition(stmt, [stmt.target], stmt.value)]
     if kind is ast.If or kind is ast.While:
-        return _walrus_definitions(stmt.test)
+        return [*_walrus_definitions(stmt.test), *_may_bind(stmt)]
     if kind is ast.With or kind is ast.AsyncWith:
-        return _with_definitions(stmt)
+        return [*_with_definitions(stmt), *_may_bind(stmt)]
+    if kind in _COMPOUND:
+        return _may_bind(stmt)
     return []
+
+
+_COMPOUND = (ast.For, ast.AsyncFor, ast.Try, ast.TryStar, ast.Match)
+_NESTED_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _may_bind(stmt: ast.stmt) -> list[_Definition]:
+    """The names and attribute chains bound inside a compound statement's blocks, as one hidden
+    definition (none when it binds nothing): `info = None` then `try: info = load()` does not
+    give the site `info = None`."""
+    bound: set[str] = set()
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if node is not stmt:
+            _bound_by(node, bound)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in _NESTED_BLOCKS:
+            stack.extend(getattr(node, field, ()) or ())
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        _targets(stmt.target, bound)
+    if not bound:
+        return []
+    hidden = _Definition(stmt, [], None, hidden=True)
+    hidden.cached_defines = hidden.cached_kills = bound
+    hidden.cached_uses = set()
+    return [hidden]
+
+
+def _bound_by(stmt: ast.AST, out: set[str]) -> None:
+    """What one nested statement binds: names, and attribute chains (`self.n`); not `d[k] = v`,
+    which changes `d` in place (see `_Definition._kills`)."""
+    kind = stmt.__class__
+    if kind is ast.Assign:
+        for target in stmt.targets:
+            _targets(target, out)
+    elif kind in (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor):
+        _targets(stmt.target, out)
+    elif kind in (ast.With, ast.AsyncWith):
+        for item in stmt.items:
+            if item.optional_vars is not None:
+                _targets(item.optional_vars, out)
+    elif kind is ast.ExceptHandler and stmt.name:
+        out.add(stmt.name)
+    elif kind in (ast.Import, ast.ImportFrom):
+        out.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+    elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        out.add(stmt.name)
+    elif kind is ast.Delete:
+        for target in stmt.targets:
+            _targets(target, out)
+    if not walrus_free():
+        for value in ast.walk(stmt) if kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) else ():
+            if isinstance(value, ast.NamedExpr):
+                out.add(value.target.id)
+
+
+def _targets(target: ast.expr, out: set[str]) -> None:
+    if isinstance(target, ast.Name):
+        out.add(target.id)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _targets(element, out)
+    elif isinstance(target, ast.Starred):
+        _targets(target.value, out)
+    elif isinstance(target, ast.Attribute):
+        chain = dotted(target)
+        if chain is not None:
+            out.add(chain)
 
 
 def _with_definitions(stmt: ast.With | ast.AsyncWith) -> list[_Definition]:
@@ -264,6 +339,9 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
             definition = definitions[position]
             defines = definition.cached_defines
             if need.isdisjoint(definition.defines() if defines is None else defines):
+                continue
+            if definition.hidden:   # may have rebound them: what the site reads is not shown
+                need = _surviving(need, need & definition.kills())
                 continue
             kept.append(definition)
             if len(kept) >= MAX_FEEDING:
