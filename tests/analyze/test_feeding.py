@@ -98,17 +98,33 @@ def f(url, items):
 
 
 def test_a_branch_binding_other_names_keeps_the_slice():
-    """Only the names a compound statement binds end the slice; `d[k] = v` changes `d` in place
-    and ends nothing (as when it dominates)."""
+    """Only the names a compound statement binds or changes in place end the slice."""
     assert feed("""
 def f(c, d):
     n = len(d)
+    q = load(d)
     if c:
         m = 5
         d["k"] = 1
-    if n > 3:
+        q["k"] = 2
+        self.items.append(m)
+    if n > q.get("k"):
         raise ValueError
-""", {"n"}) == ["n = len(d)"]
+""", {"n", "q"}) == ["n = len(d)", "q = load(d)"]   # `q` changed in place still comes from `load(d)`
+
+
+def test_a_container_filled_in_a_loop_is_not_its_initial_value():
+    """`found = {}` then `found[k] = v` in a loop: `found = {}` is not what `len(found)` reads."""
+    assert feed("""
+def f(items, names):
+    found = {}
+    seen = []
+    for k, v in items:
+        found[k] = v
+        seen.append(k)
+    if len(found) != len(names) or not seen:
+        raise ValueError
+""", {"found", "seen", "names"}) == []
 
 
 def test_assignments_after_the_site_are_ignored():

@@ -12,6 +12,7 @@ import ast
 import re
 
 from errdex.analyze.condexpr import Condition, and_operand, type_tests
+from errdex.analyze.purity import constant_display
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRATEGY_BODY = {
@@ -66,16 +67,7 @@ def _initial_value(line: str) -> bool:
         value = ast.parse(line[m.end():].strip(), mode="eval").body
     except SyntaxError:
         return False
-    return _constant_display(value)
-
-
-def _constant_display(node: ast.expr) -> bool:
-    if isinstance(node, (ast.List, ast.Set, ast.Tuple)):
-        return all(isinstance(e, ast.Constant) or _constant_display(e) for e in node.elts)
-    if isinstance(node, ast.Dict):
-        return all(isinstance(v, ast.Constant) or _constant_display(v) for v in node.values)
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords
-            and node.func.id in ("list", "dict", "set", "defaultdict", "OrderedDict", "deque"))
+    return constant_display(value)
 
 
 def _reads(line: str) -> frozenset[str]:

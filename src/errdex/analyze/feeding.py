@@ -24,6 +24,7 @@ from keyword import kwlist
 
 from errdex.analyze.exprs import side_memo, side_table
 from errdex.analyze.names import dotted, read_chains, shallow_walruses, target_names
+from errdex.analyze.purity import constant_display
 from errdex.analyze.source import node_text, walrus_free
 
 MAX_FEEDING = 8
@@ -40,6 +41,8 @@ class _Definition:
     #: a compound statement's nested bindings, which may or may not run: they end the slice of
     #: the names they bind (an earlier `x = None` is then not what the site reads) and are not shown
     hidden: bool = False
+    #: of a hidden definition: what its blocks change in place (`d[k] = v`, `seen.add(x)`)
+    filled: frozenset[str] = frozenset()
     #: defines/kills/uses/text, computed once: definitions are kept on their statement
     #: and reused by every later site of the function.
     cached_defines: set[str] | None = None
@@ -146,38 +149,52 @@ def _may_bind(stmt: ast.stmt) -> list[_Definition]:
     definition (none when it binds nothing): `info = None` then `try: info = load()` does not
     give the site `info = None`."""
     bound: set[str] = set()
+    filled: set[str] = set()
     stack: list[ast.AST] = [stmt]
     while stack:
         node = stack.pop()
         if node is not stmt:
-            _bound_by(node, bound)
+            _bound_by(node, bound, filled)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for field in _NESTED_BLOCKS:
             stack.extend(getattr(node, field, ()) or ())
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
-        _targets(stmt.target, bound)
-    if not bound:
+        _targets(stmt.target, bound, filled)
+    if not bound and not filled:
         return []
-    hidden = _Definition(stmt, [], None, hidden=True)
-    hidden.cached_defines = hidden.cached_kills = bound
+    hidden = _Definition(stmt, [], None, hidden=True, filled=frozenset(filled))
+    hidden.cached_defines = bound | filled   # so the slice stops at it; it ends only what it binds
+    hidden.cached_kills = bound
     hidden.cached_uses = set()
     return [hidden]
 
 
-def _bound_by(stmt: ast.AST, out: set[str]) -> None:
-    """What one nested statement binds: names, and attribute chains (`self.n`); not `d[k] = v`,
-    which changes `d` in place (see `_Definition._kills`)."""
+#: Methods that change their object in place (`seen.add(x)`; torch's `t.zero_()`).
+MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "pop", "popitem", "remove", "discard",
+                      "clear", "setdefault", "sort", "reverse", "appendleft", "extendleft", "popleft"})
+
+
+def _bound_by(stmt: ast.AST, out: set[str], filled: set[str]) -> None:
+    """What one nested statement binds (`out`: names, attribute chains such as `self.n`) or
+    changes in place (`filled`: `d` of `d[k] = v`, `seen` of `seen.add(x)`)."""
     kind = stmt.__class__
     if kind is ast.Assign:
         for target in stmt.targets:
-            _targets(target, out)
+            _targets(target, out, filled)
     elif kind in (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor):
-        _targets(stmt.target, out)
+        _targets(stmt.target, out, filled)
+    elif kind is ast.Expr and stmt.value.__class__ is ast.Call:
+        func = stmt.value.func
+        if func.__class__ is ast.Attribute and (func.attr in MUTATORS or func.attr.endswith("_")
+                                               and not func.attr.startswith("_")):
+            chain = dotted(func.value)
+            if chain is not None:
+                filled.add(chain)
     elif kind in (ast.With, ast.AsyncWith):
         for item in stmt.items:
             if item.optional_vars is not None:
-                _targets(item.optional_vars, out)
+                _targets(item.optional_vars, out, filled)
     elif kind is ast.ExceptHandler and stmt.name:
         out.add(stmt.name)
     elif kind in (ast.Import, ast.ImportFrom):
@@ -186,25 +203,29 @@ def _bound_by(stmt: ast.AST, out: set[str]) -> None:
         out.add(stmt.name)
     elif kind is ast.Delete:
         for target in stmt.targets:
-            _targets(target, out)
+            _targets(target, out, filled)
     if not walrus_free():
         for value in ast.walk(stmt) if kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) else ():
             if isinstance(value, ast.NamedExpr):
                 out.add(value.target.id)
 
 
-def _targets(target: ast.expr, out: set[str]) -> None:
+def _targets(target: ast.expr, out: set[str], filled: set[str]) -> None:
     if isinstance(target, ast.Name):
         out.add(target.id)
     elif isinstance(target, (ast.Tuple, ast.List)):
         for element in target.elts:
-            _targets(element, out)
+            _targets(element, out, filled)
     elif isinstance(target, ast.Starred):
-        _targets(target.value, out)
+        _targets(target.value, out, filled)
     elif isinstance(target, ast.Attribute):
         chain = dotted(target)
         if chain is not None:
             out.add(chain)
+    elif isinstance(target, ast.Subscript):
+        chain = dotted(target.value)
+        if chain is not None:
+            filled.add(chain)
 
 
 def _with_definitions(stmt: ast.With | ast.AsyncWith) -> list[_Definition]:
@@ -334,6 +355,7 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
     if not need:
         return []
     kept: list[_Definition] = []
+    filled: set[str] = set()   # changed in place by a compound statement before the site
     for definitions, count in reversed(_dominating_groups(scope, path)):
         for position in range(count - 1, -1, -1):   # the last definition first
             definition = definitions[position]
@@ -341,6 +363,13 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
             if need.isdisjoint(definition.defines() if defines is None else defines):
                 continue
             if definition.hidden:   # may have rebound them: what the site reads is not shown
+                need = _surviving(need, need & definition.kills())
+                if definition.filled:
+                    filled |= definition.filled
+                continue
+            if filled and definition.reads is not None and not filled.isdisjoint(definition.defines()) \
+                    and constant_display(definition.reads):
+                # `found = {}` filled in place later: shown, it would claim `found` stays empty
                 need = _surviving(need, need & definition.kills())
                 continue
             kept.append(definition)

@@ -147,3 +147,14 @@ def _atoms(expr: ast.expr) -> frozenset[str]:
             continue
         stack.extend(ast.iter_child_nodes(node))
     return frozenset(found) if found else _NO_ATOMS
+
+
+def constant_display(node: ast.expr) -> bool:
+    """`[]`, `{"a": [], "b": 0}`, `set()`: a fresh container of constants, an initial value that code
+    usually fills in place before reading it."""
+    if isinstance(node, (ast.List, ast.Set, ast.Tuple)):
+        return all(isinstance(e, ast.Constant) or constant_display(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(isinstance(v, ast.Constant) or constant_display(v) for v in node.values)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords
+            and node.func.id in ("list", "dict", "set", "defaultdict", "OrderedDict", "deque"))
