@@ -132,6 +132,8 @@ def test_type_guard_parses(recs):
     r = _find(recs, "x must be int")
     assert "isinstance(value, int)" in r["typeGuard"]
     ast.parse(r["typeGuard"])
+    # the guard returns False where the site raises; it raises nothing itself
+    assert "where it is False, the site raises" in r["typeGuard"] and "(raises" not in r["typeGuard"]
 
 
 def test_route_to_handled_values(recs):

@@ -154,11 +154,11 @@ def type_guard(cond: Condition) -> str | None:
         shown = " | ".join(t.strip() for t in types.strip("()").split(",") if t.strip()) \
             if types.startswith("(") else types
         text = (f"from typing import TypeGuard\n\n\ndef {name}(value: object) -> TypeGuard[{shown}]:\n"
-                f"    \"\"\"True when `{subject}` passes the check (raises otherwise).\"\"\"\n"
+                f"    \"\"\"True when `{subject}` passes the check; where it is False, the site raises.\"\"\"\n"
                 f"    return isinstance(value, {types})\n")
     else:
         text = (f"def {name}(value: object) -> bool:\n"
-                f"    \"\"\"True when `{subject}` passes the check (raises when it is a {types}).\"\"\"\n"
+                f"    \"\"\"True when `{subject}` passes the check; for a {types}, the site raises.\"\"\"\n"
                 f"    return not isinstance(value, {types})\n")
     return _parsed(text)
 
