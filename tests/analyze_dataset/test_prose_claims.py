@@ -291,6 +291,9 @@ EXCEPT_FILES = {
                 warnings.warn("flag is deprecated", DeprecationWarning)
 
 
+        warnings.warn("app.io is deprecated; use app.files instead.", DeprecationWarning)
+
+
         try:
             from bar_missing.core import Thing
         except ImportError:
@@ -324,6 +327,9 @@ def test_except_around_an_import_names_the_import(io_recs):
     assert "`None`" not in _texts(r) and "__import__" not in r["documentation"]
     assert "importing `foo_missing_pkg` raised `ImportError`" in r["documentation"]
     assert r["solutions"][0].startswith("Fix the underlying failure first: importing `foo_missing_pkg` raised")
+    assert "which Python chains to this one" in r["solutions"][0]
+    # the message's own remedy is quoted, and replaces the generic "install the package the message names"
+    assert r["solutions"][1:] == ['The message says what to do: "pip install foo"']
 
 
 def test_module_level_code_raises_when_its_module_is_imported(io_recs):
@@ -333,6 +339,10 @@ def test_module_level_code_raises_when_its_module_is_imported(io_recs):
                                          " raised `ImportError`.")
     assert r["triggerScenarios"].startswith("Importing `app.io` when importing `bar_missing.core` raised")
     assert "<module>" not in _texts(r)
+    r = io_recs["app.io is deprecated; use app.files instead."]
+    assert r["errdex"]["condition"] == "True"
+    assert r["solutions"] == ['The message says what to do: "use app.files instead."']
+    assert r["documentation"] == ("Importing `app.io` warns with `DeprecationWarning` when this line is reached.")
 
 
 def test_except_without_a_call_names_no_call(io_recs):
@@ -388,6 +398,8 @@ def test_unconditional_raise_has_no_check_to_read():
     sols = solutions(f)[0]
     assert sols == ["`f` raises here whenever this line is reached: use a class or option that implements it."]
     assert documentation(f) == "`m.f` raises `NotImplementedError` when this line is reached."
+    f.tag, f.error_class, f.error_type = "deprecation", "DeprecationWarning", "warning"
+    assert solutions(f)[0] == ["`f` warns here whenever this line is reached: take a path that does not reach it."]
 
 
 def test_failure_found_in_an_earlier_conjunct_with_a_class_tuple():

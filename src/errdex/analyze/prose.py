@@ -13,6 +13,7 @@ import ast
 import re
 
 from errdex.analyze.codegen import feeding_for, names_in
+from errdex.analyze.advice import message_advice
 from errdex.analyze.condexpr import (
     CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, exception_words, negate_code, raised_in,
 )
@@ -46,7 +47,7 @@ class SiteFacts:
     """What the templates need about one record (a plain slotted class: see `condexpr.Condition`)."""
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
-                 "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed")
+                 "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -67,6 +68,7 @@ class SiteFacts:
         self.neg = ""                     # the own test negated, as code ("" when there is none)
         self.said = ""                    # the own test in words
         self.fed: list[str] | None = None   # the feeding lines the own test reads (`relevant_feeding`, computed once)
+        self.message = ""                 # the message template, for the fix it states itself
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -164,8 +166,8 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     """Ordered fixes, and whether every one rests on the condition alone (a fact)."""
     out: list[str] = []
     for call, exc in raised_in(f.cond):
-        out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error"
-                   " (chained as the cause) says why.")
+        out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error,"
+                   " which Python chains to this one, says why.")
     own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
     if f.test and f.error_type == "assertion" and own is not None and f.cond.constant is None:
         # Advice to "call the test differently" would be nonsense: the test's expectation failed.
@@ -178,10 +180,13 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         if route:
             out.append(f"Route to a value `{f.short}` handles (another branch takes it): `{route}`.")
     fact = bool(out) and f.exact
+    stated = message_advice(f.message)
+    if stated:   # the author's own remedy, quoted: a fact about the message
+        out.append("The message says what to do: " + " ".join(f'"{a}"' for a in stated))
     entry = next((e for e in f.entry_points if e != f.function), None)
     if entry and own is not None and f.cond.constant is None:   # a constant is no check to repeat
         out.append(f"Check it at the entry point (`{entry}`) before the call reaches `{f.short}`.")
-    if f.tag in ("missing-dependency",):
+    if f.tag in ("missing-dependency",) and not stated:
         out.append("Install the optional package the message names.")
         fact = False
     if f.tag == "resource-exhaustion":
@@ -194,7 +199,9 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         # No check to satisfy: the line raises whenever it runs.
         what = ("use a class or option that implements it" if f.tag == "not-implemented"
                 else "take a path that does not reach it")
-        out.append(f"`{f.short}` raises here whenever this line is reached{approx(f)}: {what}.")
+        verb = "warns" if f.error_type == "warning" else "raises"
+        subject = _subject(f.function) if f.function.endswith(MODULE_LEVEL) else f"`{f.short}`"
+        out.append(f"{subject} {verb} here whenever this line is reached{approx(f)}: {what}.")
     elif not out:
         out.append(f"Read the check in `{f.function}` (linked source) to see which input it rejects.")
     return out, fact

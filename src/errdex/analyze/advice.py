@@ -1,0 +1,49 @@
+"""The fix an error message states itself: "…; use --tp-size instead", "Please install timm".
+
+Authors often write the remedy into the message. It is the code's own word,
+so a page quotes it (with the template's placeholders as written) next to
+the fixes derived from the condition, instead of leaving the reader to find
+it in the message. Rules, no model: a sentence of the template that starts
+with an instruction verb ("use", "set", "please install", "call … first"),
+or one that says "instead", or a `pip install …` command.
+"""
+
+from __future__ import annotations
+
+import re
+
+_VERBS = ("use|please|try|consider|set|unset|pass|install|run|make sure|ensure|enable|disable|specify|"
+          "increase|decrease|reduce|lower|upgrade|downgrade|add|remove|omit|drop|provide|call|switch|choose|"
+          "select|update|rebuild|reinstall|export|launch|start|restart|check|change|configure|define")
+_LEAD = (r"(?:\(?\d+[.)]\s*)?(?:you (?:can|may|should|must|need to)\s+|to fix(?: this)?,?\s+|hint:\s*|fix:\s*|"
+         r"instead,?\s+)?")
+_ADVICE = re.compile(rf"{_LEAD}(?:{_VERBS})\b", re.I)
+_INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.I)
+_PIP = re.compile(r"`?pip install [^`)\n]+`?")
+#: Sentence ends, but not inside "e.g." or "i.e." and not in a decimal or a dotted name.
+_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<=[.;!?])\s+|:\s+(?=[A-Z])|\n+")
+#: "launch failed", "check is off": a verb-like first word that is a noun here.
+_NOT_AN_ORDER = re.compile(r"^\w+\s+(?:\w+ed|is|was|are|were|has|have|had|not|of|for|error|errors|mismatch|timeout)\b",
+                           re.I)
+MAX_ADVICE = 2
+MAX_CHARS = 240
+
+
+def message_advice(template: str | None) -> list[str]:
+    """Up to `MAX_ADVICE` instructions the message gives, in its order (none for most messages)."""
+    if not template:
+        return []
+    found: list[str] = []
+    for sentence in _SENTENCE_END.split(template):
+        sentence = sentence.strip().rstrip(";,:").strip()
+        if sentence[:1] in "([" and sentence[-1:] in ")]":
+            sentence = sentence[1:-1].strip()
+        if len(sentence) < 6 or len(sentence) > MAX_CHARS:
+            continue
+        if (_ADVICE.match(sentence) and not _NOT_AN_ORDER.match(sentence)) or _INSTEAD.search(sentence):
+            found.append(sentence)
+        else:
+            found.extend(m.group(0).strip("`") for m in _PIP.finditer(sentence))
+        if len(found) >= MAX_ADVICE:
+            break
+    return found[:MAX_ADVICE]

@@ -1,0 +1,37 @@
+"""The fix a message states itself is quoted as written; statements that are not instructions are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from errdex.analyze.advice import message_advice
+
+
+@pytest.mark.parametrize("template, expected", [
+    ("Wan-Animate-2 does not support --use-fsdp-inference; use --dit-layerwise-offload or --tp-size instead.",
+     ["use --dit-layerwise-offload or --tp-size instead."]),
+    ("Please install timm", ["Please install timm"]),
+    ("Rank {rank} namespace '{namespace}' not initialized. Please call /{rank}/initialize first.",
+     ["Please call /{rank}/initialize first."]),
+    ("scipy is required to mux audio into mp4 (pip install scipy)", ["pip install scipy"]),
+    ("Capture failed: {e}\nPossible solutions:\n1. set --mem-fraction-static to a smaller value (e.g., 0.8 or 0.7)\n"
+     "2. set --cuda-graph-max-bs-decode to a smaller value (e.g., 16)\n3. disable CUDA graph.",
+     ["set --mem-fraction-static to a smaller value (e.g., 0.8 or 0.7)",
+      "set --cuda-graph-max-bs-decode to a smaller value (e.g., 16)"]),
+    ("Use a backend that does not use this interface (e.g. file or mooncake).",
+     ["Use a backend that does not use this interface (e.g. file or mooncake)."]),
+])
+def test_instructions_in_the_message_are_quoted_as_written(template, expected):
+    assert message_advice(template) == expected
+
+
+@pytest.mark.parametrize("template", [
+    "launch failed",
+    "Check failed for {name}",
+    "Running the workflow would drop the reference images instead of editing them.",
+    "x must be positive, got {x}",
+    "",
+    None,
+])
+def test_statements_are_not_advice(template):
+    assert message_advice(template) == []
