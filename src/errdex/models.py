@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "20"
+EXTRACTOR_VERSION = "21"
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +216,9 @@ class FileFacts:
     diagnostic: Diagnostic | None = None
     factories: list[FactoryDef] = field(default_factory=list)
     factory_calls: list[HelperCall] = field(default_factory=list)   # `raise f(...)` sites, args by position/name
+    #: class qualname -> attribute -> the methods that assign `self.<attribute>` a value (not None/False),
+    #: with analysis only: "`self.pool` is set by `register_pool`" on a page
+    setters: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -21,6 +21,7 @@ from errdex.analyze.callgraph import CallGraph, build_call_graph
 from errdex.analyze.condexpr import own_test_source
 from errdex.analyze.fields import fill_prose, set_owners, site_qualname
 from errdex.analyze.related import RelatedIndex, RelatedKey
+from errdex.analyze.setters import merged_setters, setters_for
 from errdex.analyze.tags import background_tag, tags_for
 from errdex.collector import collector_paused
 from errdex.extract.link import Codebase
@@ -33,6 +34,8 @@ class CallFacts:
 
     graph: CallGraph
     method_of: dict[str, str]
+    setters: dict[str, dict[str, list[str]]]   # `FileFacts.setters` of every file
+    cb: Codebase                               # its classes' bases, for the setters of ancestors
 
 
 @dataclass(slots=True)
@@ -73,6 +76,8 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
     with collector_paused():
         graph = build_call_graph(facts, cb)
         method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
+        setters = merged_setters([f.setters for f in facts if f.setters])
+        cb = cb if cb is not None else Codebase.from_facts(facts)
         keys: list[RelatedKey] = []
         position: dict[int, int] = {}   # by id: the same objects in a forked encoder
         quals: list[str] = []
@@ -82,7 +87,8 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
             quals.append(site_qualname(record))
             position[id(record)] = i
         index = RelatedIndex(keys)
-    return Prepared(CallFacts(graph, method_of), Finisher(graph, method_of, index, position, quals), keys)
+    return Prepared(CallFacts(graph, method_of, setters, cb),
+                    Finisher(graph, method_of, index, position, quals, setters, cb), keys)
 
 
 class Finisher:
@@ -91,18 +97,19 @@ class Finisher:
     from the record as that left it. The graph and the index are the dataset's; looking a record
     up in them runs in the encoders, on every core."""
 
-    __slots__ = ("graph", "method_of", "index", "position", "quals", "reached")
+    __slots__ = ("graph", "method_of", "index", "position", "quals", "reached", "setters", "cb")
 
     def __init__(self, graph: CallGraph, method_of: dict[str, str], index: RelatedIndex,
-                 position: dict[int, int], quals: list[str]) -> None:
+                 position: dict[int, int], quals: list[str], setters: dict, cb: Codebase) -> None:
         self.graph, self.method_of, self.index, self.position, self.quals = graph, method_of, index, position, quals
+        self.setters, self.cb = setters, cb
         self.reached: dict = {}   # callers and entry points by function: each encoder fills its own copy
 
     def __call__(self, record: dict) -> None:
         i = self.position[id(record)]
         fill_reach(record, self.quals[i], self.graph, self.reached)
         record["errdex"]["related"] = self.index.related(i)
-        fill_own(record, self.quals[i], self.method_of)
+        fill_own(record, self.quals[i], self.method_of, self.setters, self.cb)
         record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
 
 
@@ -118,7 +125,7 @@ def fill_record(record: dict, calls: CallFacts, reach: dict) -> None:
     """Everything but `related`. `reach` caches callers and entry points per function: a function often raises several times."""
     qual = site_qualname(record)
     fill_reach(record, qual, calls.graph, reach)
-    fill_own(record, qual, calls.method_of)
+    fill_own(record, qual, calls.method_of, calls.setters, calls.cb)
 
 
 def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[list[str], list[str]]:
@@ -134,7 +141,7 @@ def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[
     return found
 
 
-def fill_own(record: dict, qual: str, method_of: dict) -> None:
+def fill_own(record: dict, qual: str, method_of: dict, setters: dict, cb: Codebase) -> None:
     """Tags, backgroundTag and the classes owning the site and its entry point: from the record,
     its entry points and method owners alone. The prose and code fields follow from these and
     the record when it is read (`fields.fill_prose`)."""
@@ -147,6 +154,10 @@ def fill_own(record: dict, qual: str, method_of: dict) -> None:
     record["backgroundTag"] = tag
     prov["backgroundTag"] = _TAXONOMY.get(rule) or _TAXONOMY.setdefault(rule, f"heuristic:taxonomy:{rule}")
     set_owners(record, qual, method_of)
+    found = setters_for(own_text, qual, ex["siteClass"], setters, cb)
+    if found:
+        ex["setters"] = found
+        prov["setters"] = "fact"
 
 
 _TAXONOMY: dict[str, str] = {}     # provenance texts by rule: one string each, not one per record

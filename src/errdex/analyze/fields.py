@@ -74,6 +74,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
                         ex.get("callers") or [], tag, record.get("errorType") or "exception",
                         bool(ex.get("test")) and is_test_function(qual))
     f.message = record.get("errorMessage") or ""
+    f.setters = ex.get("setters") or {}
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"

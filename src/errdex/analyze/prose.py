@@ -47,7 +47,7 @@ class SiteFacts:
     """What the templates need about one record (a plain slotted class: see `condexpr.Condition`)."""
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
-                 "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message")
+                 "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -69,6 +69,7 @@ class SiteFacts:
         self.said = ""                    # the own test in words
         self.fed: list[str] | None = None   # the feeding lines the own test reads (`relevant_feeding`, computed once)
         self.message = ""                 # the message template, for the fix it states itself
+        self.setters: dict[str, list[str]] = {}   # `errdex.setters`: methods that assign what the test reads
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -180,6 +181,8 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         if route:
             out.append(f"Route to a value `{f.short}` handles (another branch takes it): `{route}`.")
     fact = bool(out) and f.exact
+    if f.setters and own is not None:
+        out.extend(_call_first(f, f.cond.own_text))
     stated = message_advice(f.message)
     if stated:   # the author's own remedy, quoted: a fact about the message
         out.append("The message says what to do: " + " ".join(f'"{a}"' for a in stated))
@@ -205,6 +208,26 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     elif not out:
         out.append(f"Read the check in `{f.function}` (linked source) to see which input it rejects.")
     return out, fact
+
+
+def _call_first(f: SiteFacts, own_text: str) -> list[str]:
+    """"Call `Pool.register` before `get`: it sets `self.pool`" for a test that the attribute is
+    unset; a private or `__init__` setter, or one the function calls itself, is named, not advised."""
+    out = []
+    context = f.cond.context or ""
+    for chain, methods in f.setters.items():
+        if own_text not in (f"{chain} is None", f"not {chain}"):
+            continue
+        named = [m.rpartition(".")[0].rpartition(".")[2] + "." + m.rpartition(".")[2] for m in methods]
+        public = [n for n in named if not n.rpartition(".")[2].startswith("_")
+                  and f"self.{n.rpartition('.')[2]}(" not in context]
+        if public:
+            which = f"`{public[0]}`" if len(public) == 1 else "one of " + ", ".join(f"`{n}`" for n in public)
+            out.append(f"Call {which} before `{f.short}`: it sets `{chain}`.")
+        else:
+            out.append(f"`{chain}` is assigned in {', '.join(f'`{n}`' for n in named)}: check that one ran,"
+                       f" with a value, before `{f.short}`.")
+    return out
 
 
 def _keep(f: SiteFacts, own) -> str:

@@ -34,6 +34,7 @@ class FactsLoader:
         self.loaded: set[str] = set()
         self.cb = Codebase(_LazyTable(self), _LazyTable(self), _LazyTable(self), _LazyTable(self), _LazyTable(self))
         self.method_of = _LazyTable(self)
+        self.setters = _LazyTable(self)   # class qualname -> `FileFacts.setters` entry
 
     def facts(self, rel: str) -> FileFacts:
         if rel in self.override:
@@ -71,6 +72,7 @@ class FactsLoader:
             aliases[f"{f.module}.{local}"] = target
         for h in f.helpers:
             helpers.setdefault(h.qualname, h)
+        self.setters.real.update(f.setters)
         methods = self.method_of.real
         for fn in f.functions:
             if fn.cls:

@@ -317,6 +317,9 @@ class ModuleWalker:
             return
         targets = stmt.targets
         if len(targets) != 1 or targets[0].__class__ is not ast.Name:
+            if self.want_calls and scope.cls is not None:
+                for target in targets:
+                    self._setter(scope, target, stmt.value)
             return
         name = targets[0].id
         value = stmt.value
@@ -331,10 +334,22 @@ class ModuleWalker:
         elif scope.locals:
             scope.locals.pop(name, None)
 
+    def _setter(self, scope: _Scope, target: ast.expr, value: ast.expr | None) -> None:
+        """Note `self.attr = value` in a method (`FileFacts.setters`); a None or False value unsets it."""
+        if (target.__class__ is ast.Attribute and target.value.__class__ is ast.Name and scope.params
+                and target.value.id == scope.params[0]
+                and not (value.__class__ is ast.Constant and value.value in (None, False))):
+            methods = self.facts.setters.setdefault(f"{self.module}.{scope.cls}", {}).setdefault(target.attr, [])
+            method = scope.qualname.rpartition(".")[2]
+            if method not in methods:
+                methods.append(method)
+
     def _ann_assign(self, stmt: ast.AnnAssign) -> None:
         scope = self.scopes[-1]
         if scope.kind != "function":
             return
+        if self.want_calls and scope.cls is not None and stmt.value is not None:
+            self._setter(scope, stmt.target, stmt.value)
         if isinstance(stmt.target, ast.Name) and stmt.value is not None:
             t = self.builder.build(stmt.value)
             if t is not None:
