@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from errdex.match.builtin_messages import interpreter_shaped
 from errdex.match.pasted import quoted_rendering
-from errdex.match.patterns import RecordRef, normalize_space, rendered_opening, wrapped_start
+from errdex.match.patterns import RecordRef, normalize_space, rendered_closing, rendered_opening, wrapped_start
 from errdex.match.values import corroborated_length, corroborates
 
 if TYPE_CHECKING:
@@ -60,6 +60,9 @@ def ranked_as(chunks: list[str], text: str, literal: int) -> tuple[str, float]:
     end = rendered_opening(chunks, text)
     if end is not None:
         return "wrapped", literal / end
+    start = rendered_closing(chunks, text)
+    if start is not None:
+        return "wrapped", literal / max(1, len(text) - start)
     if "`" in text or '"' in text or "“" in text:
         span = quoted_rendering(chunks, text)
         if span is not None:
@@ -100,6 +103,12 @@ def contained_hit_is_high(chunks: list[str], text: str, literal: int, rec: Recor
         # The writer's words after a whole rendering: graded as a cut paste is, on what it covers.
         need = HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS
         return literal >= need and full_hit_is_high(literal / end, literal, rec, agrees, event, text[:end], values)
+    elif (start := rendered_closing(chunks, text)) is not None:
+        # The writer's words before a whole rendering ending the text (an issue title's tag and
+        # version): graded as a cut paste is, on what it covers.
+        need = HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS
+        part = text[start:]
+        return literal >= need and full_hit_is_high(literal / len(part), literal, rec, agrees, event, part, values)
     elif "`" in text or '"' in text or "“" in text:
         part = quoted_rendering(chunks, text)
         if part is None:
