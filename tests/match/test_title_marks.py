@@ -57,3 +57,30 @@ def test_a_message_in_markdown_bold_ends_where_the_bold_closes(ctx):
     assert (event.error_class, event.message) == ("RuntimeError", "Prefill ran out of pages. Try to lower your batch size")
     (m, *_) = explain(text, context=ctx)
     assert (m.line_number, m.confidence) == (246, "high")
+
+
+@pytest.mark.parametrize("text", [
+    "Fix: fix the exception 'the memory capacity is unbalanced. Some GPUs …",    # a quote the cut left open, lowered
+    'Fix the "memory capacity is unbalanced" error: "the memory capacity is unbalanced. Some GPUs may…',
+    "[Bug] RuntimeError: the memory capacity is unbalanced. Some GPUs may be occupied…",   # the whole title, cut
+])
+def test_a_title_cut_with_an_ellipsis_reads_as_a_cut_paste(ctx, text):
+    (m, *_) = explain(text, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (450, "prefix", "high")
+
+
+def test_a_short_cut_quote_stays_low(ctx):
+    found = explain("Fix: fix the exception 'the memory capacity is unbal…", context=ctx)
+    assert all(m.confidence == "low" for m in found)
+
+
+def test_cut_marks_and_unclosed_quotes():
+    from errdex.match.pasted import cut_mark_dropped, quoted_parts
+
+    assert cut_mark_dropped("Some GPUs …") == "Some GPUs"
+    assert cut_mark_dropped("Some GPUs...") == "Some GPUs"
+    assert cut_mark_dropped("Some GPUs") is None
+    assert cut_mark_dropped("…") is None
+    parts = quoted_parts("fix the exception 'the memory capacity is unbalanced …")
+    assert parts == ["the memory capacity is unbalanced", "The memory capacity is unbalanced"]
+    assert quoted_parts("fix the exception 'the memory capacity is unbalanced") == []   # not cut: no quote held open
