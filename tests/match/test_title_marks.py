@@ -84,3 +84,35 @@ def test_cut_marks_and_unclosed_quotes():
     parts = quoted_parts("fix the exception 'the memory capacity is unbalanced …")
     assert parts == ["the memory capacity is unbalanced", "The memory capacity is unbalanced"]
     assert quoted_parts("fix the exception 'the memory capacity is unbalanced") == []   # not cut: no quote held open
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def adapters(request, tmp_path):
+    records = [
+        make_record("The following requested adapters are not loaded into the server: {name}\nLoaded adapters: {loaded}.",
+                    file_path="acme/lora/registry.py", line=138, function="lookup"),
+        make_record("Requested adapters are not loaded: {name}\nLoaded: {loaded}.",
+                    file_path="acme/lora/short.py", line=20, function="lookup"),
+        make_record("{name} adapters are not loaded into the server, the loaded ones being: {loaded}.",
+                    file_path="acme/lora/open.py", line=30, function="lookup"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+NAMES = "{'org-one/llama-3.1-8b-ocr-correction-adapter'}"
+LOADED = "{'org-two/code-llama-3-1-8b-text-to-sql-lora': 'org-two/code-llama-3-1-8b-text-to-sql-lora'}"
+
+
+def test_long_values_between_many_words_leave_a_classless_quote_high(adapters):
+    text = f"request fails with 400 and an error like: `The following requested adapters are not loaded into the server: {NAMES} Loaded adapters: {LOADED}`."
+    (m, *_) = explain(text, context=adapters)
+    assert (m.line_number, m.confidence) == (138, "high")
+
+
+@pytest.mark.parametrize("text, line", [
+    (f"I got `Requested adapters are not loaded: {NAMES} Loaded: {LOADED}.`", 20),        # too few words
+    (f"I got `{NAMES} adapters are not loaded into the server, the loaded ones being: {LOADED}.`", 30),  # opens with a value
+])
+def test_long_values_around_fewer_words_or_before_them_stay_low(adapters, text, line):
+    (m, *_) = explain(text, context=adapters)
+    assert (m.line_number, m.confidence) == (line, "low")

@@ -30,6 +30,10 @@ HIGH_MIN_LITERAL_LONG_VALUES = 24
 #: The same with no class printed: a value that names its placeholder stands in for the class,
 #: and the words and vouching values must make as much text as a class-less cut paste needs.
 HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS = HIGH_MIN_LITERAL_PREFIX_CLASSLESS
+#: With no class printed and no value vouching, the words alone are the witness when there are
+#: this many of them (half again a class-less cut paste's): long values (a list of adapters,
+#: a dict of settings) between them cannot make another message fit.
+HIGH_MIN_LITERAL_LONG_VALUES_WORDS = 60
 
 
 def high_min_literal(rec: RecordRef, agrees: bool | None) -> int:
@@ -143,6 +147,8 @@ def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool
     # Mostly values: a second witness besides the words, the class or (none printed) a vouching value.
     if agrees:
         return evidence >= HIGH_MIN_LITERAL_LONG_VALUES and anchored
+    if literal >= HIGH_MIN_LITERAL_LONG_VALUES_WORDS and anchored:
+        return True
     return vouched > 0 and evidence >= HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS and anchored
 
 
