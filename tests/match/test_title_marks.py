@@ -30,6 +30,8 @@ def ctx(request, tmp_path):
 @pytest.mark.parametrize("text", [
     "[Bug] 0.4.4post1 Currently the paged backend only supports page_size=1 for draft decoding",
     "[Bug] v0.5 on H100: Currently the paged backend only supports page_size=1 for draft decoding.",
+    "Fix: fix the exception 'Currently the paged backend only supports page_size=1 for draft decoding …",   # not cut after all
+    "Fix: fix the exception 'currently the paged backend only supports page_size=1 for draft decoding …",
 ])
 def test_a_title_ending_with_a_whole_rendering_after_its_tag_is_high(ctx, text):
     (m, *_) = explain(text, context=ctx)
@@ -45,6 +47,7 @@ def test_rendered_closing_starts_at_a_word_boundary():
     chunks = ["Pool of ", " pages is full"]
     assert rendered_closing(chunks, "[Bug] v1 Pool of 8 pages is full") == len("[Bug] v1 ")
     assert rendered_closing(chunks, "[Bug] v1 Pool of 8 pages is full.") == len("[Bug] v1 ")   # the writer's period
+    assert rendered_closing(chunks, "[Bug] v1 Pool of 8 pages is full …") == len("[Bug] v1 ")   # a cut mark
     assert rendered_closing(chunks, "Pool of 8 pages is full") is None      # nothing before: a whole message
     assert rendered_closing(chunks, "XPool of 8 pages is full") is None     # inside a word
     assert rendered_closing(["", " pages is full"], "v1 8 pages is full") is None   # opens with a value

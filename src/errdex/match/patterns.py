@@ -367,7 +367,7 @@ def rendered_closing(chunks: list[str], message: str) -> int | None:
     first, last = (chunks[0], chunks[-1]) if chunks else ("", "")
     if not first or not last:
         return None
-    end = len(message.rstrip(".").rstrip()) if not last.endswith(".") else len(message)
+    end = len(message.rstrip(" .…")) if not last.endswith((".", "…")) else len(message)   # the writer's period, a cut mark
     if not message[:end].endswith(last):
         return None
     text = message[:end]
