@@ -138,10 +138,12 @@ def test_long_values_with_a_long_opening_literal(ctx, text, confidence):
     ("ValueError: Error in request: The prompt (9 tokens) exceeds the model's window (8 tokens).", "high"),
     # more text after the rendering: not the whole message
     ("Error in request: The prompt (9 tokens) exceeds the model's window (8 tokens). Retrying.", "low"),
-    # a label that does not end in ': ', or one too long to be a label
-    ("Error in request - The prompt (9 tokens) exceeds the model's window (8 tokens).", "low"),
+    # a label that does not end in ': ', or one too long to be a label: still words before a whole
+    # rendering that ends the text, graded like a cut paste (40 literal characters with no class)
+    ("Error in request - The prompt (9 tokens) exceeds the model's window (8 tokens).", "high"),
     ("While serving the third batch of requests for tenant alpha in region eu, we saw: "
-     "The prompt (9 tokens) exceeds the model's window (8 tokens).", "low"),
+     "The prompt (9 tokens) exceeds the model's window (8 tokens).", "high"),
+    ("Error in request - The prompt (9 tokens) exceeds the model's window (8 tokens). Retrying.", "low"),
 ])
 def test_a_message_behind_a_wrappers_label(ctx, text, confidence):
     (m, *_) = explain(text, context=ctx)

@@ -147,8 +147,9 @@ def line_event(line: str, log_line: int) -> ErrorEvent | None:
     return ErrorEvent(cls, message, frames, log_line, kind=kind, failing_expr=failing)
 
 
-#: Marks a writer quotes an error with inside a sentence: opener -> closer.
-_QUOTE_MARKS = {"`": "`", '"': '"', "“": "”"}
+#: Marks a writer quotes an error with inside a sentence: opener -> closer (markdown's bold
+#: `**` too: ``can cause _**RuntimeError: out of memory**_.``).
+_QUOTE_MARKS = {"`": "`", '"': '"', "“": "”", "**": "**"}
 
 
 def _quote_closed(before: str, message: str) -> str:

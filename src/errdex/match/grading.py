@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from errdex.match.builtin_messages import interpreter_shaped
 from errdex.match.pasted import quoted_rendering
-from errdex.match.patterns import RecordRef, normalize_space, rendered_opening, wrapped_start
+from errdex.match.patterns import RecordRef, normalize_space, rendered_closing, rendered_opening, wrapped_start
 from errdex.match.values import corroborated_length, corroborates
 
 if TYPE_CHECKING:
@@ -30,6 +30,10 @@ HIGH_MIN_LITERAL_LONG_VALUES = 24
 #: The same with no class printed: a value that names its placeholder stands in for the class,
 #: and the words and vouching values must make as much text as a class-less cut paste needs.
 HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS = HIGH_MIN_LITERAL_PREFIX_CLASSLESS
+#: With no class printed and no value vouching, the words alone are the witness when there are
+#: this many of them (half again a class-less cut paste's): long values (a list of adapters,
+#: a dict of settings) between them cannot make another message fit.
+HIGH_MIN_LITERAL_LONG_VALUES_WORDS = 60
 
 
 def high_min_literal(rec: RecordRef, agrees: bool | None) -> int:
@@ -60,6 +64,9 @@ def ranked_as(chunks: list[str], text: str, literal: int) -> tuple[str, float]:
     end = rendered_opening(chunks, text)
     if end is not None:
         return "wrapped", literal / end
+    start = rendered_closing(chunks, text)
+    if start is not None:
+        return "wrapped", literal / max(1, len(text) - start)
     if "`" in text or '"' in text or "“" in text:
         span = quoted_rendering(chunks, text)
         if span is not None:
@@ -100,6 +107,12 @@ def contained_hit_is_high(chunks: list[str], text: str, literal: int, rec: Recor
         # The writer's words after a whole rendering: graded as a cut paste is, on what it covers.
         need = HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS
         return literal >= need and full_hit_is_high(literal / end, literal, rec, agrees, event, text[:end], values)
+    elif (start := rendered_closing(chunks, text)) is not None:
+        # The writer's words before a whole rendering ending the text (an issue title's tag and
+        # version): graded as a cut paste is, on what it covers.
+        need = HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS
+        part = text[start:]
+        return literal >= need and full_hit_is_high(literal / len(part), literal, rec, agrees, event, part, values)
     elif "`" in text or '"' in text or "“" in text:
         part = quoted_rendering(chunks, text)
         if part is None:
@@ -134,6 +147,8 @@ def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool
     # Mostly values: a second witness besides the words, the class or (none printed) a vouching value.
     if agrees:
         return evidence >= HIGH_MIN_LITERAL_LONG_VALUES and anchored
+    if literal >= HIGH_MIN_LITERAL_LONG_VALUES_WORDS and anchored:
+        return True
     return vouched > 0 and evidence >= HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS and anchored
 
 

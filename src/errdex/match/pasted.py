@@ -24,11 +24,51 @@ def quoted_rendering(chunks: list[str], text: str) -> str | None:
     return None
 
 
+#: What a tracker or a writer puts where it cut a text (GitHub cuts a long title with `…`).
+_CUT_MARKS = ("…", "...")
+
+
+def cut_mark_dropped(message: str) -> str | None:
+    """The message without a cut mark ending it (`... Some GPUs …`, a title GitHub cut), or
+    None when it ends with none: what comes before the mark is a cut paste."""
+    text = message.rstrip()
+    for mark in _CUT_MARKS:
+        if text.endswith(mark):
+            rest = text[:-len(mark)].rstrip()
+            return rest or None
+    return None
+
+
+_OPENERS = {"'": "'", '"': '"', "`": "`", "“": "”"}
+
+
+def _unclosed_quote(message: str) -> str | None:
+    """What follows a quote mark opened after a space and never closed, in a cut text (`fix the
+    exception 'the memory capacity is unbalanced. Some GPUs`): the quoted message, cut."""
+    best = None
+    for opener, closer in _OPENERS.items():
+        at = message.find(" " + opener)
+        while at != -1:
+            rest = message[at + 2:]
+            if closer not in rest and len(rest) >= 20 and (best is None or len(rest) > len(best)):
+                best = rest
+                break
+            at = message.find(" " + opener, at + 1)
+    return best
+
+
 def quoted_parts(message: str) -> list[str]:
     """Parts of a sentence that may be an error message: quoted spans of 20+ characters,
     then what follows a label near the start: several words ending in ': ', or any ending in
-    a full-width colon (`报错信息：<message>`)."""
+    a full-width colon (`报错信息：<message>`). In a text ending with a cut mark, a quote opened
+    and never closed holds a cut message. A part whose first letter the writer lowered to fit
+    the sentence (`fix the exception 'the memory ...`) is also tried capitalised."""
+    cut = cut_mark_dropped(message)
+    if cut is not None:
+        message = cut
     parts = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(message)]
+    if cut is not None and (opened := _unclosed_quote(message)) is not None:
+        parts.append(opened)
     wide = message.find("：")   # a full-width colon: a CJK label, words without spaces
     if 0 < wide <= WRAPPER_LABEL_MAX and len(message) - wide > 20:
         parts.append(message[wide + 1:].strip())
@@ -38,7 +78,12 @@ def quoted_parts(message: str) -> list[str]:
             parts.append(message[at + 2:])
             break
         at = message.find(": ", at + 1)
-    return parts
+    out = []
+    for part in parts:
+        out.append(part)
+        if part[:1].islower() and part[1:2].islower():
+            out.append(part[0].upper() + part[1:])
+    return out
 
 
 _WRAPPED = re.compile(r'^(?P<q>[`"“\'])(?P<body>.+?)(?P<end>[`"”\'])$', re.S)

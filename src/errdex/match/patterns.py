@@ -359,6 +359,28 @@ def rendered_opening(chunks: list[str], message: str) -> int | None:
     return None
 
 
+def rendered_closing(chunks: list[str], message: str) -> int | None:
+    """Where a whole rendering of the template that ends the normalised message begins, when
+    the writer's own words come before it at a word boundary (`[Bug] v0.4.4 <message>`, an
+    issue title's tag and version), else None: `rendered_opening`'s mirror. Only a template
+    opening and ending with literal text can be told apart from the words around it."""
+    first, last = (chunks[0], chunks[-1]) if chunks else ("", "")
+    if not first or not last:
+        return None
+    end = len(message.rstrip(" .…")) if not last.endswith((".", "…")) else len(message)   # the writer's period, a cut mark
+    if not message[:end].endswith(last):
+        return None
+    text = message[:end]
+    at = text.find(first, 1)
+    while at != -1:
+        if not (text[at - 1].isalnum() and text[at].isalnum()):
+            placed = place_template(chunks, text[at:])
+            if placed is not None and placed[0] == "full":
+                return at
+        at = text.find(first, at + 1)
+    return None
+
+
 #: Placement attempts the former backtracking matcher allowed per message (see `_spent`).
 _MATCH_BUDGET = 5000
 

@@ -52,6 +52,7 @@ from errdex.match.grading import (
 )
 from errdex.match.pasted import (
     RETYPED_MIN_CHARS,
+    cut_mark_dropped,
     quoted_parts,
     spelled,
     squash,
@@ -433,7 +434,11 @@ def _message_candidates(event: ErrorEvent, index: RecordIndex, engine: PatternEn
     if event.message:
         disagreeing: list[_Candidate] = []
         disagreeing_any = whole_elsewhere = False
-        for hit in engine.match_message(event.message, hint, seen_in):
+        hits = engine.match_message(event.message, hint, seen_in)
+        cut = cut_mark_dropped(event.message)
+        if cut is not None and not any(hit.kind in ("full", "contained", "firstline") for hit in hits):
+            hits = engine.match_message(cut) or hits   # a cut text (`...Some GPUs …`): what the mark follows
+        for hit in hits:
             if _agrees(event.error_class, hit.record, engine) is False:
                 disagreeing_any = disagreeing_any or hit.kind != "prefix"   # prefixes: looked for already
                 whole_elsewhere = whole_elsewhere or hit.kind == "full"
