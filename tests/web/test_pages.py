@@ -32,6 +32,8 @@ def test_error_page_has_the_seed_sections(client, packed):
     assert "Raised when" in html and "K &gt; BK" in html
     assert f'href="/api/errors/{packed["id"]}"' in html
     assert 'href="/datasets/acme/widgets@1.0"' in html
+    # packed_decode has no caller in the fixture: the page does not claim that nothing calls it
+    assert "No caller resolved in this codebase" in html and "does not mean nothing calls it" in html
 
 
 def test_error_page_marks_the_raise_line(client, packed):
