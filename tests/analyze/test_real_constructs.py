@@ -226,6 +226,23 @@ def test_prose_names_every_alternative_call():
     found = raised_in(cond)
     assert len(found) == 1 and found[0][1] == "KeyError"
     assert call_words(found[0][0]) == "one of the calls `g(x)`, `h(a)`"
+    both = raised_in(parse_condition("(raised(__import__('a'), E) or raised(__import__('b.c'), E)) and y"))
+    assert call_words(both[0][0]) == "importing one of `a`, `b.c`"
+    mixed = raised_in(parse_condition("(raised(__import__('a'), E) or raised(load(p), E)) and y"))
+    assert call_words(mixed[0][0]) == "one of importing `a`, the call `load(p)`"
+
+
+def test_printing_and_logging_are_not_culprits_next_to_a_call():
+    got = _condition("""
+def load(path):
+    try:
+        print("loading")
+        logger.info("from %s", path)
+        data = read(path)
+    except OSError:
+        raise RuntimeError("cannot load")
+""")
+    assert got.exact and got.expr == "raised(read(path), OSError)"
 
 
 def test_loop_body_rebinding_its_target_before_the_test_is_not_read_as_the_element():

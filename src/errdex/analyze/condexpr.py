@@ -368,7 +368,13 @@ def call_words(call: str) -> str:
     if call == "None":
         return "the code in its `try` block"
     if ALTERNATIVES in call:
-        return "one of the calls " + ", ".join(f"`{c}`" for c in call.split(ALTERNATIVES))
+        calls = call.split(ALTERNATIVES)
+        modules = [m.group(1) for m in map(_IMPORTED.fullmatch, calls) if m]
+        if len(modules) == len(calls):
+            return "importing one of " + ", ".join(f"`{m}`" for m in modules)
+        if not modules:
+            return "one of the calls " + ", ".join(f"`{c}`" for c in calls)
+        return "one of " + ", ".join(_one_call(c) for c in calls)
     if not call.endswith(")"):   # a try block without calls: its first expression (`d[k]`, `obj.attr`)
         return f"evaluating `{call}`"
     imported = _IMPORTED.fullmatch(call)
@@ -378,6 +384,11 @@ def call_words(call: str) -> str:
 
 
 _IMPORTED = re.compile(r"__import__\('([\w.]+)'\)")
+
+
+def _one_call(call: str) -> str:
+    imported = _IMPORTED.fullmatch(call)
+    return f"importing `{imported.group(1)}`" if imported else f"the call `{call}`"
 
 
 def exception_words(exc: str) -> str:

@@ -96,7 +96,10 @@ def _outer_calls(expr: ast.AST) -> tuple[str, ...]:
 
 
 #: Builtins that answer about their argument and do not raise for it: not a failing call.
-NEVER_RAISING = frozenset({"isinstance", "issubclass", "callable", "id", "hasattr"})
+NEVER_RAISING = frozenset({"isinstance", "issubclass", "callable", "id", "hasattr", "print"})
+#: Logger methods: logging reports a failure to emit and carries on, it does not raise.
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+_LOGGERS = frozenset({"logger", "log", "logging", "_logger", "LOGGER", "LOG"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
@@ -114,9 +117,20 @@ def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.expr]:
     for node in found:
         if not any(node is u for u in unique):
             unique.append(node)
-    kept = [n for n in unique if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                                       and n.func.id in NEVER_RAISING)]
+    kept = [n for n in unique if not _never_raises(n)]
     return kept or unique
+
+
+def _never_raises(node: ast.expr) -> bool:
+    """`isinstance(...)`, `print(...)`, `logger.info(...)`: calls that answer or report, not culprits."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id in NEVER_RAISING
+    return (isinstance(func, ast.Attribute) and func.attr in _LOG_METHODS
+            and isinstance(func.value, (ast.Name, ast.Attribute))
+            and (func.value.id if isinstance(func.value, ast.Name) else func.value.attr) in _LOGGERS)
 
 
 def _culprits(stmt: ast.stmt, found: list[ast.expr]) -> None:
