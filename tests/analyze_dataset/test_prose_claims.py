@@ -55,6 +55,13 @@ FILES = {
             return target
 
 
+        def render(messages, multimodal):
+            images = []
+            prompt = encode(messages, images=images)
+            if prompt is not None and images and not multimodal:
+                raise ValueError("image input is not supported")
+
+
         def targets_of(patches):
             loras = {"target": [], "path": []}
             for patch in patches:
@@ -224,6 +231,17 @@ def test_a_container_filled_in_place_is_not_shown_as_its_initial_value(recs):
     r = recs["mixed lora targets"]
     assert "loras = " not in r["validationCode"] and "loras = " not in r["documentation"]
     assert 'targets = set(loras["target"])' in r["validationCode"]
+
+
+def test_a_container_a_call_fills_is_not_shown_empty(recs):
+    """`images = []` passed to `encode(..., images=images)`: shown, it would make the check read
+    `if prompt is not None and []:`, which never runs the assert."""
+    r = recs["image input is not supported"]
+    assert "images = []" in r["errdex"]["feeding"]   # the fact: it dominates the site
+    assert "images = []" not in r["validationCode"]
+    assert r["validationCode"].splitlines()[-3:] == ["prompt = encode(messages, images=images)",
+                                                     "if prompt is not None and images:",
+                                                     "    assert multimodal"]
 
 
 def test_a_helper_in_test_code_checks_its_inputs(recs):

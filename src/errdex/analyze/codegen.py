@@ -41,7 +41,8 @@ def names_in(expr: str) -> frozenset[str]:
 
 def feeding_for(names: set[str] | frozenset[str], feeding: list[str]) -> list[str]:
     """The feeding assignments the names depend on, in source order: the backward slice over
-    the lines, so `r = m.recipient` brings in `m = self.messages[-1]` too."""
+    the lines, so `r = m.recipient` brings in `m = self.messages[-1]` too. An initial container
+    (`found = []`) is left out: code fills it before reading it."""
     needed: set[str] | frozenset[str] = names
     picked = []
     for line in reversed(feeding):
@@ -49,8 +50,8 @@ def feeding_for(names: set[str] | frozenset[str], feeding: list[str]) -> list[st
         if targets is None:
             targets = _assigned(line)
         if not targets.isdisjoint(needed):
-            if targets.isdisjoint(names) and _initial_value(line):
-                continue   # `d = {"k": []}` filled later in place: shown, it would claim `d` stays empty
+            if _initial_value(line):
+                continue   # `d = {"k": []}`, usually filled later (in place, or by a call it is passed to): shown, it would claim `d` stays empty
             picked.append(line.strip())
             needed = needed | _reads(line)
     picked.reverse()
