@@ -11,8 +11,10 @@ backwards, transitively, and returns their source text in source order,
 keeping the last `MAX_FEEDING`. Function parameters are not assignments.
 
 Only the statement lists on the path and their preceding siblings are
-visited; statements nested in a preceding `if` do not dominate the site
-and are left out.
+visited; statements nested in a preceding `if` (loop, `try`, `with`) do not
+dominate the site and are left out, and a name they may rebind ends its
+slice there: the earlier value is then not what the site reads. Nor is an
+initial container (`found = {}`) they fill in place (`found[k] = v`).
 """
 
 from __future__ import annotations
