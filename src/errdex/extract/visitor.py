@@ -338,7 +338,9 @@ class ModuleWalker:
         """Note `self.attr = value` in a method (`FileFacts.setters`); a None or False value unsets it."""
         if (target.__class__ is ast.Attribute and target.value.__class__ is ast.Name and scope.params
                 and target.value.id == scope.params[0]
-                and not (value.__class__ is ast.Constant and value.value in (None, False))):
+                and not (value.__class__ is ast.Constant and value.value in (None, False))
+                and not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                            for d in scope.node.decorator_list)):   # their first parameter is no instance
             methods = self.facts.setters.setdefault(f"{self.module}.{scope.cls}", {}).setdefault(target.attr, [])
             method = scope.qualname.rpartition(".")[2]
             if method not in methods:
