@@ -20,6 +20,7 @@ from errdex.analyze.advice import message_advice
       "set --cuda-graph-max-bs-decode to a smaller value (e.g., 16)"]),
     ("Use a backend that does not use this interface (e.g. file or mooncake).",
      ["Use a backend that does not use this interface (e.g. file or mooncake)."]),
+    ("Pinned memory is off. Use pinned memory for the host pool.", ["Use pinned memory for the host pool."]),
 ])
 def test_instructions_in_the_message_are_quoted_as_written(template, expected):
     assert message_advice(template) == expected
@@ -28,6 +29,7 @@ def test_instructions_in_the_message_are_quoted_as_written(template, expected):
 @pytest.mark.parametrize("template", [
     "launch failed",
     "Check failed for {name}",
+    "Run timed out after {t} s",
     "Running the workflow would drop the reference images instead of editing them.",
     "x must be positive, got {x}",
     "",

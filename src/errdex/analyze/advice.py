@@ -23,8 +23,9 @@ _PIP = re.compile(r"`?pip install [^`)\n]+`?")
 #: Sentence ends, but not inside "e.g." or "i.e." and not in a decimal or a dotted name.
 _SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<=[.;!?])\s+|:\s+(?=[A-Z])|\n+")
 #: "launch failed", "check is off": a verb-like first word that is a noun here.
-_NOT_AN_ORDER = re.compile(r"^\w+\s+(?:\w+ed|is|was|are|were|has|have|had|not|of|for|error|errors|mismatch|timeout)\b",
-                           re.I)
+_NOT_AN_ORDER = re.compile(r"^\w+\s+(?:failed|finished|started|completed|succeeded|timed|crashed|stopped|exited|"
+                           r"returned|raised|reached|exceeded|aborted|is|was|are|were|has|have|had|not|of|for|"
+                           r"error|errors|mismatch|timeout)\b", re.I)
 MAX_ADVICE = 2
 MAX_CHARS = 240
 
