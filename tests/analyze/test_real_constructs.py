@@ -539,3 +539,21 @@ def f(gate, n):
         raise ValueError("off")
 """, 1)
     assert "or" in got.expr
+
+
+def test_a_loop_whose_every_path_goes_on_falls_through_always():
+    """`if isinstance(s, tuple): ...; continue` then more of the body: every element goes on, so the
+    raise after the loop depends on nothing the loop tests (`not isinstance(s, T) or isinstance(s, T)`)."""
+    got = _condition("""
+def geometry(segments, total):
+    cursor = 0
+    for segment in segments:
+        if isinstance(segment, tuple):
+            cursor += segment[0]
+            continue
+        cursor += segment
+    if cursor != total:
+        raise ValueError("geometry mismatch")
+""")
+    assert "isinstance" not in got.expr and "all(" not in got.expr
+    assert got.expr == "cursor != total"

@@ -74,6 +74,21 @@ def reads_only(node: ast.expr) -> bool:
             and not node.keywords and all(reads_only(a) for a in node.args))
 
 
+def reads_only_test(node: ast.expr) -> bool:
+    """`reads_only` through `not`, and/or, comparisons and arithmetic: `not isinstance(x, T)`,
+    `len(x) > 0 and x[0]` read their values and change nothing."""
+    kind = node.__class__
+    if kind is ast.UnaryOp:
+        return reads_only_test(node.operand)
+    if kind is ast.BoolOp:
+        return all(map(reads_only_test, node.values))
+    if kind is ast.Compare:
+        return reads_only_test(node.left) and all(map(reads_only_test, node.comparators))
+    if kind is ast.BinOp:
+        return reads_only_test(node.left) and reads_only_test(node.right)
+    return reads_only(node)
+
+
 _NO_RUN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _STATE_CHANGES = "_errdex_changes"
 

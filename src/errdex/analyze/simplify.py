@@ -34,7 +34,7 @@ from collections.abc import Iterable
 
 from errdex.analyze.exprs import comparison_key, expr_key, side_memo, side_table
 from errdex.analyze.intervals import _as_bounds, merge_bounds
-from errdex.analyze.purity import is_pure
+from errdex.analyze.purity import is_pure, reads_only_test
 from errdex.analyze.source import node_text, unparse
 
 TRUE = ast.Constant(True)
@@ -264,12 +264,18 @@ def _flatten(parts: list[ast.expr], op: type) -> list[ast.expr]:
 
 
 def _dedupe(parts: list[ast.expr]) -> tuple[list[ast.expr], bool]:
-    """Drop repeated pure terms; report whether a pure term meets its negation."""
+    """Drop repeated pure terms; report whether a pure term meets its negation.
+
+    A read-only builtin's call on pure values (`isinstance(x, T)`, `len(x)`) counts as pure
+    when every term is so: nothing evaluated between its two readings changes what it reads
+    (`not isinstance(s, T) or isinstance(s, T)`: a loop body whose every path goes on).
+    """
+    stable = reads_only_test if all(map(reads_only_test, parts)) else is_pure
     seen: set[str] = set()
     kept: list[ast.expr] = []
     pure_kept: list[ast.expr] = []
     for part in parts:
-        if not is_pure(part):
+        if not stable(part):
             kept.append(part)
             continue
         key = expr_key(part)
