@@ -146,6 +146,17 @@ def test_an_and_inside_an_or_reads_as_one_group():
     assert said == "`k` is truthy, or (`n` is greater than `3` and (`m` is `None` or `m` is less than `0`))"
 
 
+def test_a_nested_test_is_not_read_as_bounds():
+    """`t is None or (u is not None and t == u)`: two literal bounds for two parts, but not one per
+    part; "keep t is not None and u is None" would forbid `u = 3, t = 4`, which the code accepts."""
+    cond = parse_condition("t is None or (u is not None and t == u)")
+    f = SiteFacts("m.f", "f", "ValueError", cond, True, None, {}, [], [], [], "input-validation",
+                  "exception", False)
+    f.neg, f.said = cond.neg, describe(cond.own)
+    sols = solutions(f)[0]
+    assert sols[0] == "Make sure `t is not None and (u is None or t != u)` holds where `f` checks it."
+
+
 def test_a_predicate_call_is_false_not_falsy():
     """A call that answers True or False is not "empty, zero or None"."""
     for test in ("issubclass(cls, Base)", "torch.equal(a, b)", "out.is_contiguous()", "path.exists()",

@@ -232,8 +232,10 @@ def _call_first(f: SiteFacts, own_text: str) -> list[str]:
 
 def _keep(f: SiteFacts, own) -> str:
     """"keep m <= 512" for bounds on literals; otherwise the negated test as code."""
-    found = bounds(own)
     parts = getattr(own, "values", [own])
+    # one literal bound per part, each part a plain comparison: `a is None or (b and c == d)` has
+    # two bounds for two parts, but "keep a is not None and b is None" would say more than the code
+    found = [] if any(isinstance(p, ast.BoolOp) for p in parts) else bounds(own)
     if found and len(found) == len(parts):
         # "where it checks": the names are the function's own at that line, not necessarily its arguments.
         kept = [f"`{b.subject} {_flip_text(b.op)} {b.limit}`" for b in found]
