@@ -157,6 +157,14 @@ def test_a_nested_test_is_not_read_as_bounds():
     assert sols[0] == "Make sure `t is not None and (u is None or t != u)` holds where `f` checks it."
 
 
+def test_a_bound_on_an_or_keeps_its_brackets():
+    cond = parse_condition("(degree or 1) > 1")
+    f = SiteFacts("m.f", "f", "ValueError", cond, True, None, {}, [], [], [], "input-validation",
+                  "exception", False)
+    f.neg, f.said = cond.neg, describe(cond.own)
+    assert solutions(f)[0][0] == "Keep `(degree or 1) <= 1` where `f` checks it."
+
+
 def test_a_predicate_call_is_false_not_falsy():
     """A call that answers True or False is not "empty, zero or None"."""
     for test in ("issubclass(cls, Base)", "torch.equal(a, b)", "out.is_contiguous()", "path.exists()",

@@ -268,8 +268,15 @@ def bounds(node: ast.expr | None) -> list[Bound]:
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OP_TEXT:
         left, right = node.left, node.comparators[0]
         if _literal(right) and not _literal(left):
-            return [Bound(code(left), _OP_TEXT[type(node.ops[0])], code(right))]
+            subject = code(left)
+            if isinstance(left, _BELOW_COMPARISON):   # `(x or 1) <= 1`, not `x or 1 <= 1`
+                subject = f"({subject})"
+            return [Bound(subject, _OP_TEXT[type(node.ops[0])], code(right))]
     return []
+
+
+#: Expressions that bind less tightly than a comparison: written in brackets as its left side.
+_BELOW_COMPARISON = (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda, ast.Compare, ast.UnaryOp)
 
 
 def _literal(node: ast.expr) -> bool:
