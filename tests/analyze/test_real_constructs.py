@@ -557,3 +557,35 @@ def geometry(segments, total):
 """)
     assert "isinstance" not in got.expr and "all(" not in got.expr
     assert got.expr == "cursor != total"
+
+
+def test_past_a_try_whose_body_always_returns_its_handler_ran():
+    """`try: load(x); return` / `except (A, B): pass`: the code after it runs only when `load(x)` raised."""
+    got = _condition("""
+def load_with(loader, x, key):
+    try:
+        loader(x, key)
+        return
+    except (AssertionError, TypeError):
+        pass
+    if isinstance(key, str) and not key.isdigit():
+        raise TypeError("unsupported key")
+""")
+    assert got.exact, got.reason
+    assert got.expr == ("raised(loader(x, key), (AssertionError, TypeError)) and isinstance(key, str)"
+                        " and not key.isdigit()")
+
+
+def test_past_a_try_with_a_raise_inside_is_not_narrowed_to_its_calls():
+    """A `raise` in the body may be what the handler caught: naming only the calls would be too narrow."""
+    got = _condition("""
+def check(loader, x):
+    try:
+        if loader(x) is None:
+            raise KeyError(x)
+        return
+    except KeyError:
+        pass
+    raise ValueError("missing")
+""", 1)
+    assert not got.exact and "raised(" not in got.expr

@@ -35,6 +35,7 @@ from errdex.analyze.exprs import expr_names as read_names
 from errdex.analyze.names import bound_names, target_names
 from errdex.analyze.patterns import case_condition
 from errdex.analyze.purity import expr_may_change_state, may_change_state, reads_only, state_atoms
+from errdex.analyze.raised import raised_condition
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
 from errdex.extract.scope import dotted_source
 
@@ -615,7 +616,15 @@ class FlowAnalyzer:
         approx = _merge(body.approx, orelse.approx, final.approx, *(h.approx for h in handlers))
         normal = conjoin([body.next, orelse.next])
         caught = disjoin([h.next for h in handlers])
-        if handlers and not is_const(caught, False) and not is_const(normal, True):
+        live = [(node, h) for node, h in zip(stmt.handlers, handlers) if not is_const(h.next, False)]
+        if is_const(normal, False) and len(live) == 1 and not _raises_in(stmt.body):
+            # The body never goes on by itself (`try: f(); return` / `except E: pass`): past the
+            # statement, the one handler that goes on ran, so its culprit raised.
+            node, handler = live[0]
+            raised = raised_condition(stmt, node)
+            normal = conjoin([raised.expr, handler.next])
+            approx = _merge(approx, raised.approx)
+        elif handlers and not is_const(caught, False) and not is_const(normal, True):
             normal = disjoin([normal, caught])
             approx = _merge(approx, (TRY_MAY_RAISE,))
         elif handlers and not is_const(caught, False):
@@ -647,3 +656,18 @@ class FlowAnalyzer:
                 unmatched = conjoin([unmatched, negate(matched.expr)])
         nexts.append(unmatched)
         return Exits(disjoin(nexts), disjoin(brks), disjoin(conts), approx)
+
+
+def _raises_in(stmts: list[ast.stmt]) -> bool:
+    """Whether a `raise` or `assert` sits in the statements (not in nested definitions): a handler
+    may have caught it, which `raised(call, E)` does not name."""
+    stack: list[ast.AST] = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Raise, ast.Assert)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, (ast.stmt, ast.excepthandler,
+                                                                                          ast.match_case)))
+    return False
