@@ -52,18 +52,22 @@ class LineMatcher:
     def match(self, event: ErrorEvent, hint: set[int], seen_in: str) -> list[Match] | None:
         """`match_event(event, ..., top_only=True, hint=hint, seen_in=seen_in)`, or None
         when that would take a path other than verified message candidates."""
-        if event.frames or event.failing_expr is not None or not event.message \
-                or printed_class_of(event, self.engine) is not None:   # the general path splits it off
-            return None
-        text = normalize_space(event.message)
+        message = event.message
+        if event.frames or event.failing_expr is not None or not message or (
+                event.error_class is None and printed_class_of(event, self.engine) is not None):
+            return None   # the general path splits the class off (`printed_class_of`)
+        text = normalize_space(message)
         if not text or text not in seen_in:
             return None
         found = self._verified(event.error_class, text, sorted(hint) if len(hint) > 1 else hint)
         if not found:
             return None
-        if all(item[1] == "contained" for item in found) \
-                and self.engine.first_lines(text, {item[0].rec.idx for item in found}):
-            return None   # a template's whole first line is the text: the general path ranks it first
+        for item in found:
+            if item[1] != "contained":
+                break
+        else:   # all inside the text: a template whose whole first line it is ranks first (general path)
+            if self.engine.first_lines(text, {item[0].rec.idx for item in found}):
+                return None
         primary = event.primary
         if len(found) == 1:
             return [_to_match(found[0], _grade(found[0], text, primary, event), event)]
@@ -74,7 +78,7 @@ class LineMatcher:
             if grade[0] == top and item[0].rec.id not in ids:
                 ids.add(item[0].rec.id)
                 matches.append(_to_match(item, grade, event))
-        return mirrors_after_originals(matches)
+        return mirrors_after_originals(matches) if len(matches) > 1 else matches
 
     def _verified(self, cls: str | None, text: str, candidates) -> list[tuple]:
         """(plan, kind, values, class agreement) of each candidate whose template the text
@@ -115,7 +119,7 @@ def _grade(found: tuple, text: str, primary: bool, event: ErrorEvent) -> tuple[f
     ranked, rank_coverage = (kind, coverage) if kind == "full" else ranked_as(plan.chunks, text, plan.literal)
     score = hit_score(0.0, ranked, agrees, rank_coverage, plan.literal, plan.rec, primary)
     if kind == "full":
-        high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event, values=values)
+        high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event, None, values)
     else:
         high = contained_hit_is_high(plan.chunks, text, plan.literal, plan.rec, agrees, event, values)
     return score, "high" if high else "low"
