@@ -58,6 +58,16 @@ for _classes, _shape in _SHAPES:
 def interpreter_shaped(error_class: str | None, message: str) -> bool:
     """True when the interpreter itself raises `error_class: message` (any class when none is printed),
     also when the paste was cut inside the message's last quoted name (`... has no attribute 'floa`)."""
+    global _LAST
+    last = _LAST
+    if last[1] is message and last[0] is error_class:   # a scan grades a line's tied records against one text
+        return last[2]
+    shaped = _shaped(error_class, message)
+    _LAST = (error_class, message, shaped)   # held: the identity test cannot meet a recycled object
+    return shaped
+
+
+def _shaped(error_class: str | None, message: str) -> bool:
     if error_class:
         pattern = _BY_CLASS.get(error_class, _UNSEEN)
         if pattern is _UNSEEN:   # a log scan asks about the same few printed classes thousands of times
@@ -72,6 +82,7 @@ def interpreter_shaped(error_class: str | None, message: str) -> bool:
 
 _BY_CLASS: dict[str, re.Pattern | None] = {}   # printed class, dotted as printed -> its shapes
 _UNSEEN = object()
+_LAST: tuple = (_UNSEEN, _UNSEEN, False)   # the last (class, message, answer), matched by identity
 
 
 # Compiled on first use, per class: a scan process asks about a few classes, and compiling
