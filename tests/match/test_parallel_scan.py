@@ -167,3 +167,15 @@ def test_packed_results_carry_condition_checks_and_encoded_json(tmp_path):
         assert [m.to_dict() for m in back.occurrences] == [m.to_dict() for m in given.occurrences]
         assert [m.encoded for m in back.occurrences] == [m.encoded for m in given.occurrences]
         assert (back.unknowns, back.lines, back.checkpoints, back.end) == (given.unknowns, 7, {0: cp}, cp)
+
+
+def test_a_cut_is_the_last_newline_before_it_however_far_back(tmp_path):
+    from errdex.match.parallel import _LOOK_BACK, _last_newline
+
+    data = b"x" * 10 + b"\n" + b"y" * (3 * _LOOK_BACK) + b"\n" + b"z" * (_LOOK_BACK + 5)
+    path = tmp_path / "log"
+    path.write_bytes(data)
+    with open(path, "rb") as f:
+        for start, end in [(0, len(data)), (0, len(data) - _LOOK_BACK - 5), (0, 11), (0, 10), (11, len(data) - 1),
+                           (12, 3 * _LOOK_BACK + 11), (0, len(data) + 100)]:
+            assert _last_newline(f, start, end) == data.rfind(b"\n", start, end)
