@@ -125,6 +125,19 @@ def test_a_failed_child_range_is_scanned_by_the_parent(ctx, tmp_path, monkeypatc
     assert _comparable(split) == _comparable(single)
 
 
+def test_children_hand_results_over_without_memfd_too(ctx, tmp_path, monkeypatch):
+    """Where the system has no `memfd_create`, a child's result goes through a temporary file."""
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(_log(6)) + "\n")
+    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
+    monkeypatch.delattr(parallel.os, "memfd_create")
+    unpacked = []
+    monkeypatch.setattr(parallel, "_unpack", lambda data, unpack=parallel._unpack: unpacked.append(len(data)) or unpack(data))
+    split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)
+    assert split.stats["processes"] == 3 and len(unpacked) == 2   # both children's results arrived, not rescanned
+    assert _comparable(split) == _comparable(single)
+
+
 def test_a_traceback_longer_than_the_first_window_parses_whole(ctx, tmp_path, monkeypatch):
     """Each traceback is parsed from a small window grown only while the parse reaches its end."""
     import importlib
