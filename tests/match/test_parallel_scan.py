@@ -1,5 +1,6 @@
 """scan(jobs=N): byte ranges in forked processes give the single-process report, tracebacks across the cuts included."""
 
+import os
 import random
 
 import pytest
@@ -121,6 +122,22 @@ def test_a_failed_child_range_is_scanned_by_the_parent(ctx, tmp_path, monkeypatc
         return parent(c, path, r, chunk_size, progress, total, encode)
 
     monkeypatch.setattr(parallel, "scan_range", child_breaks)
+    split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)
+    assert _comparable(split) == _comparable(single)
+
+
+def test_a_child_that_dies_without_a_word_has_its_range_scanned_by_the_parent(ctx, tmp_path, monkeypatch):
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(_log(7)) + "\n")
+    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
+    parent = parallel.scan_range
+
+    def child_dies(c, path, r, chunk_size, progress=None, total=None, encode=False):
+        if r.start:   # a child: gone before writing anything (killed, out of memory)
+            os._exit(9)
+        return parent(c, path, r, chunk_size, progress, total, encode)
+
+    monkeypatch.setattr(parallel, "scan_range", child_dies)
     split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)
     assert _comparable(split) == _comparable(single)
 
