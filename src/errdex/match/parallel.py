@@ -176,9 +176,11 @@ def scan_ranges(ctx: MatchContext, path, ranges: list[ByteRange], chunk_size: in
     children = [_fork(ctx, path, r, chunk_size, encode) for r in ranges[1:]]
     results = [scan_range(ctx, path, ranges[0], chunk_size, own_progress, total, encode)]
     results.extend(_collect(data_fd, done_fd) for _pid, data_fd, done_fd in children)
-    counts = _merge(ctx, path, ranges, results, chunk_size, report)
-    for pid, _data_fd, _done_fd in children:   # reaped last: each has exited meanwhile
-        os.waitpid(pid, 0)
+    try:
+        counts = _merge(ctx, path, ranges, results, chunk_size, report)
+    finally:   # reaped last: each has said its result is written, and has exited meanwhile
+        for pid, _data_fd, _done_fd in children:
+            os.waitpid(pid, 0)
     if progress is not None:
         progress(total, total)
     return counts + (len(ranges), [round(r.cpu_seconds, 3) for r in results[1:] if r is not None])
