@@ -76,3 +76,14 @@ def test_a_distinctive_template_keeps_high_confidence(ctx):
 ])
 def test_shapes(cls, message, shaped):
     assert interpreter_shaped(cls, message) is shaped
+
+
+def test_the_answer_kept_for_the_last_text_is_only_reused_for_the_same_class_and_text():
+    message = "'NoneType' object has no attribute 'shape'"
+    assert interpreter_shaped("AttributeError", message)
+    assert interpreter_shaped("AttributeError", message)            # asked again, as for a tied record
+    assert not interpreter_shaped("ValueError", message)            # the same text under another class
+    other = "".join(["Expected 8 experts", " per rank"])
+    assert not interpreter_shaped("AttributeError", other)
+    assert interpreter_shaped(None, message)                         # no class printed: any shape
+    assert interpreter_shaped("AttributeError", "'int' object has no attribute 'x'")

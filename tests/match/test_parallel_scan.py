@@ -1,5 +1,6 @@
 """scan(jobs=N): byte ranges in forked processes give the single-process report, tracebacks across the cuts included."""
 
+import os
 import random
 
 import pytest
@@ -125,6 +126,35 @@ def test_a_failed_child_range_is_scanned_by_the_parent(ctx, tmp_path, monkeypatc
     assert _comparable(split) == _comparable(single)
 
 
+def test_a_child_that_dies_without_a_word_has_its_range_scanned_by_the_parent(ctx, tmp_path, monkeypatch):
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(_log(7)) + "\n")
+    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
+    parent = parallel.scan_range
+
+    def child_dies(c, path, r, chunk_size, progress=None, total=None, encode=False):
+        if r.start:   # a child: gone before writing anything (killed, out of memory)
+            os._exit(9)
+        return parent(c, path, r, chunk_size, progress, total, encode)
+
+    monkeypatch.setattr(parallel, "scan_range", child_dies)
+    split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)
+    assert _comparable(split) == _comparable(single)
+
+
+def test_children_hand_results_over_without_memfd_too(ctx, tmp_path, monkeypatch):
+    """Where the system has no `memfd_create`, a child's result goes through a temporary file."""
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(_log(6)) + "\n")
+    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
+    monkeypatch.delattr(parallel.os, "memfd_create")
+    unpacked = []
+    monkeypatch.setattr(parallel, "_unpack", lambda data, unpack=parallel._unpack: unpacked.append(len(data)) or unpack(data))
+    split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)
+    assert split.stats["processes"] == 3 and len(unpacked) == 2   # both children's results arrived, not rescanned
+    assert _comparable(split) == _comparable(single)
+
+
 def test_a_traceback_longer_than_the_first_window_parses_whole(ctx, tmp_path, monkeypatch):
     """Each traceback is parsed from a small window grown only while the parse reaches its end."""
     import importlib
@@ -167,3 +197,15 @@ def test_packed_results_carry_condition_checks_and_encoded_json(tmp_path):
         assert [m.to_dict() for m in back.occurrences] == [m.to_dict() for m in given.occurrences]
         assert [m.encoded for m in back.occurrences] == [m.encoded for m in given.occurrences]
         assert (back.unknowns, back.lines, back.checkpoints, back.end) == (given.unknowns, 7, {0: cp}, cp)
+
+
+def test_a_cut_is_the_last_newline_before_it_however_far_back(tmp_path):
+    from errdex.match.parallel import _LOOK_BACK, _last_newline
+
+    data = b"x" * 10 + b"\n" + b"y" * (3 * _LOOK_BACK) + b"\n" + b"z" * (_LOOK_BACK + 5)
+    path = tmp_path / "log"
+    path.write_bytes(data)
+    with open(path, "rb") as f:
+        for start, end in [(0, len(data)), (0, len(data) - _LOOK_BACK - 5), (0, 11), (0, 10), (11, len(data) - 1),
+                           (12, 3 * _LOOK_BACK + 11), (0, len(data) + 100)]:
+            assert _last_newline(f, start, end) == data.rfind(b"\n", start, end)

@@ -190,6 +190,9 @@ def _keep_freed_memory() -> None:
 def _write_json(parts: list[str]) -> None:
     """The report as one JSON line, written piece by piece (joined, a big log's report would be
     copied once more); plain writes: `click.echo` would scan tens of MB for ANSI codes."""
+    from errdex.cli.pipes import widen_pipe
+
+    widen_pipe(sys.stdout)
     write = sys.stdout.write
     for part in parts:
         write(part)

@@ -58,11 +58,31 @@ for _classes, _shape in _SHAPES:
 def interpreter_shaped(error_class: str | None, message: str) -> bool:
     """True when the interpreter itself raises `error_class: message` (any class when none is printed),
     also when the paste was cut inside the message's last quoted name (`... has no attribute 'floa`)."""
-    pattern = _class_pattern(error_class.rsplit(".", 1)[-1]) if error_class else _any_pattern()
+    global _LAST
+    last = _LAST
+    if last[1] is message and last[0] is error_class:   # a scan grades a line's tied records against one text
+        return last[2]
+    shaped = _shaped(error_class, message)
+    _LAST = (error_class, message, shaped)   # held: the identity test cannot meet a recycled object
+    return shaped
+
+
+def _shaped(error_class: str | None, message: str) -> bool:
+    if error_class:
+        pattern = _BY_CLASS.get(error_class, _UNSEEN)
+        if pattern is _UNSEEN:   # a log scan asks about the same few printed classes thousands of times
+            pattern = _BY_CLASS[error_class] = _class_pattern(error_class.rsplit(".", 1)[-1])
+    else:
+        pattern = _any_pattern()
     if pattern is None:
         return False
     text = message.strip()
     return pattern.fullmatch(text) is not None or (text.count("'") % 2 == 1 and pattern.fullmatch(text + "'") is not None)
+
+
+_BY_CLASS: dict[str, re.Pattern | None] = {}   # printed class, dotted as printed -> its shapes
+_UNSEEN = object()
+_LAST: tuple = (_UNSEEN, _UNSEEN, False)   # the last (class, message, answer), matched by identity
 
 
 # Compiled on first use, per class: a scan process asks about a few classes, and compiling

@@ -159,8 +159,10 @@ def _quote_closed(before: str, message: str) -> str:
     and the last one closes the quote; with an even number, the quote was never closed."""
     for opener, closer in _QUOTE_MARKS.items():
         opened = before.count(opener) % 2 == 1 if opener == closer else before.count(opener) > before.count(closer)
+        if not opened:   # most log prefixes open no quote: the message is not counted
+            continue
         marks = message.count(closer) if opener == closer else message.count(closer) - message.count(opener)
-        if opened and marks > 0 and marks % 2 == 1:
+        if marks > 0 and marks % 2 == 1:
             return message[:message.rindex(closer) if marks > 1 else message.index(closer)].rstrip()
     return message
 

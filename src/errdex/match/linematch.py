@@ -52,29 +52,34 @@ class LineMatcher:
     def match(self, event: ErrorEvent, hint: set[int], seen_in: str) -> list[Match] | None:
         """`match_event(event, ..., top_only=True, hint=hint, seen_in=seen_in)`, or None
         when that would take a path other than verified message candidates."""
-        if event.frames or event.failing_expr is not None or not event.message \
-                or printed_class_of(event, self.engine) is not None:   # the general path splits it off
-            return None
-        text = normalize_space(event.message)
+        message = event.message
+        if event.frames or event.failing_expr is not None or not message or (
+                event.error_class is None and printed_class_of(event, self.engine) is not None):
+            return None   # the general path splits the class off (`printed_class_of`)
+        text = normalize_space(message)
         if not text or text not in seen_in:
             return None
         found = self._verified(event.error_class, text, sorted(hint) if len(hint) > 1 else hint)
         if not found:
             return None
-        if all(item[1] == "contained" for item in found) \
-                and self.engine.first_lines(text, {item[0].rec.idx for item in found}):
-            return None   # a template's whole first line is the text: the general path ranks it first
+        for item in found:
+            if item[1] != "contained":
+                break
+        else:   # all inside the text: a template whose whole first line it is ranks first (general path)
+            if self.engine.first_lines(text, {item[0].rec.idx for item in found}):
+                return None
         primary = event.primary
         if len(found) == 1:
-            return [_to_match(found[0], _grade(found[0], text, primary, event), event)]
-        graded = [_grade(item, text, primary, event) for item in found]
-        top = max(score for score, _ in graded)
+            item = found[0]
+            return [_to_match(item, _score(item, text, primary), _confidence(item, text, event), event)]
+        scores = [_score(item, text, primary) for item in found]
+        top = max(scores)
         matches, ids = [], set()
-        for item, grade in zip(found, graded):   # the top score's ties, one per record id
-            if grade[0] == top and item[0].rec.id not in ids:
+        for item, score in zip(found, scores):   # the top score's ties, one per record id, graded
+            if score == top and item[0].rec.id not in ids:
                 ids.add(item[0].rec.id)
-                matches.append(_to_match(item, grade, event))
-        return mirrors_after_originals(matches)
+                matches.append(_to_match(item, score, _confidence(item, text, event), event))
+        return mirrors_after_originals(matches) if len(matches) > 1 else matches
 
     def _verified(self, cls: str | None, text: str, candidates) -> list[tuple]:
         """(plan, kind, values, class agreement) of each candidate whose template the text
@@ -107,21 +112,29 @@ class LineMatcher:
         return plan
 
 
-def _grade(found: tuple, text: str, primary: bool, event: ErrorEvent) -> tuple[float, str]:
-    """(score, confidence) of a message hit: `grading`'s formula and rules (`hit_score`,
-    `full_hit_is_high`, `contained_hit_is_high`), so both paths rank and grade alike."""
-    plan, kind, values, agrees = found
-    coverage = plan.literal / max(1, len(text))
-    ranked, rank_coverage = (kind, coverage) if kind == "full" else ranked_as(plan.chunks, text, plan.literal)
-    score = hit_score(0.0, ranked, agrees, rank_coverage, plan.literal, plan.rec, primary)
+def _score(found: tuple, text: str, primary: bool) -> float:
+    """A message hit's score: `grading.hit_score`, ranked as `grading.ranked_as` says for a hit
+    inside the text, so both paths rank alike."""
+    plan, kind, _values, agrees = found
     if kind == "full":
-        high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event, values=values)
+        ranked, coverage = kind, plan.literal / max(1, len(text))
+    else:
+        ranked, coverage = ranked_as(plan.chunks, text, plan.literal)
+    return hit_score(0.0, ranked, agrees, coverage, plan.literal, plan.rec, primary)
+
+
+def _confidence(found: tuple, text: str, event: ErrorEvent) -> str:
+    """A kept hit's confidence: `grading.full_hit_is_high` or `contained_hit_is_high` (asked
+    only of the top score's ties: the others are dropped ungraded)."""
+    plan, kind, values, agrees = found
+    if kind == "full":
+        high = full_hit_is_high(plan.literal / max(1, len(text)), plan.literal, plan.rec, agrees, event, None, values)
     else:
         high = contained_hit_is_high(plan.chunks, text, plan.literal, plan.rec, agrees, event, values)
-    return score, "high" if high else "low"
+    return "high" if high else "low"
 
 
-def _to_match(found: tuple, graded: tuple[float, str], event: ErrorEvent) -> Match:
+def _to_match(found: tuple, score: float, confidence: str, event: ErrorEvent) -> Match:
     plan, kind, values, _agrees = found
     rec = plan.rec
     bindings = dict(zip(rec.groups, values))
@@ -130,8 +143,8 @@ def _to_match(found: tuple, graded: tuple[float, str], event: ErrorEvent) -> Mat
         placeholders = rec.placeholders
         expressions = plan.expressions[len(values)] = {k: placeholders.get(k, k) for k in bindings}
     return Match(
-        rec.id, rec.repo, rec.file_path, rec.line, rec.error_class, rec.error_message, graded[0],
-        graded[1], "message", bindings, dict(expressions), kind,
+        rec.id, rec.repo, rec.file_path, rec.line, rec.error_class, rec.error_message, score,
+        confidence, "message", bindings, dict(expressions), kind,
         None, event.log_line, event.chain, event.primary, rec.dataset,
     )
 
