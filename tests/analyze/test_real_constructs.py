@@ -589,3 +589,42 @@ def check(loader, x):
     raise ValueError("missing")
 """, 1)
     assert not got.exact and "raised(" not in got.expr
+
+
+def test_a_literal_bound_in_a_branch_is_written_into_its_tests():
+    """`mapping = {...}` then `if key in mapping: return` inside a branch: outside the branch the test
+    would read a name the branch binds (stale); the literal written in keeps it exact."""
+    got = _condition("""
+def load(key):
+    if isinstance(key, str):
+        mapping = {"q": 0, "k": 1}
+        if key in mapping:
+            return mapping[key]
+    elif isinstance(key, int):
+        mapping = {0: "q", 1: "k"}
+        if key in mapping:
+            return mapping[key]
+    raise KeyError(key)
+""")
+    assert got.exact, got.reason
+    assert "mapping" not in got.expr
+    assert got.expr.replace('"', "'") == ("(isinstance(key, str) and key not in {'q': 0, 'k': 1}) or"
+                                          " (not isinstance(key, str) and (not isinstance(key, int) or"
+                                          " key not in {0: 'q', 1: 'k'}))")
+
+
+def test_a_container_filled_before_the_test_is_not_written_in():
+    """`found = []` then `found.append(...)` in a branch: the later test reads the filled list."""
+    got = _condition("""
+def check(a, b, mode):
+    if mode == "x":
+        found = []
+        if a:
+            found.append("a")
+        if b:
+            found.append("b")
+        if found:
+            return found
+    raise ValueError("nothing found")
+""")
+    assert "[]" not in got.expr

@@ -34,7 +34,7 @@ from errdex.analyze.exprs import expr_key, replace_names
 from errdex.analyze.exprs import expr_names as read_names
 from errdex.analyze.names import bound_names, target_names
 from errdex.analyze.patterns import case_condition
-from errdex.analyze.purity import expr_may_change_state, may_change_state, reads_only, state_atoms
+from errdex.analyze.purity import constant_display, expr_may_change_state, may_change_state, reads_only, state_atoms
 from errdex.analyze.raised import raised_condition
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
 from errdex.extract.scope import dotted_source
@@ -341,8 +341,21 @@ class FlowAnalyzer:
         if hit is not None:
             return hit
         reached, brk, cont, approx = TRUE, FALSE, FALSE, ()
+        literals: dict[str, ast.expr] = {}   # `mapping = {"q": 0}` read by a later test of the block
         for stmt in stmts:
+            if literals:   # rebound in it, or changed by a call before its test: not what it reads
+                literals = self._still_literal(literals, stmt, self._calls_before_exits(stmt))
+            if stmt.__class__ is ast.Assign and len(stmt.targets) == 1 and stmt.targets[0].__class__ is ast.Name \
+                    and _literal_value(stmt.value):
+                literals[stmt.targets[0].id] = stmt.value
+                continue
             exits = self.stmt_exits(stmt)
+            if literals:
+                if exits is not FALLS_THROUGH and exits is not LEAVES:
+                    # Written in, the test no longer reads a name the block binds (not stale outside it).
+                    exits = Exits(substitute(exits.next, literals), substitute(exits.brk, literals),
+                                  substitute(exits.cont, literals), exits.approx)
+                literals = self._still_literal(literals, stmt, may_change_state(stmt))
             if reached is TRUE and brk is FALSE and cont is FALSE:   # nothing has left the block yet
                 if exits is FALLS_THROUGH:
                     continue   # what the joins below would give: the state stays as it is
@@ -590,6 +603,15 @@ class FlowAnalyzer:
                 break
         return Exits(reached, brk, cont, approx)
 
+    def _still_literal(self, literals: dict[str, ast.expr], stmt: ast.stmt, calls: bool) -> dict[str, ast.expr]:
+        """The literal values `stmt` leaves as they were: none it rebinds, and, when `calls` (it may
+        change state), no container (a call, or a store into it, may change one in place)."""
+        bound = self.bound(stmt)
+        kept = {name: value for name, value in literals.items() if name not in bound}
+        if kept and calls:
+            kept = {name: value for name, value in kept.items() if not _mutable_display(value)}
+        return kept
+
     def _calls_before_exits(self, stmt: ast.stmt) -> bool:
         """Whether something may be called before `stmt` decides how it leaves (its test, for a check)."""
         if isinstance(stmt, (ast.If, ast.While, ast.Assert)):
@@ -671,3 +693,17 @@ def _raises_in(stmts: list[ast.stmt]) -> bool:
         stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, (ast.stmt, ast.excepthandler,
                                                                                           ast.match_case)))
     return False
+
+
+def _literal_value(node: ast.expr) -> bool:
+    """A constant, or a display of constants (`{"q": 0, "k": 1}`, `("a", "b")`)."""
+    return node.__class__ is ast.Constant or (node.__class__ in (ast.Tuple, ast.List, ast.Set, ast.Dict)
+                                              and constant_display(node) and _small(node))
+
+
+def _small(node: ast.expr) -> bool:
+    return len(getattr(node, "elts", None) or getattr(node, "keys", None) or ()) <= 16
+
+
+def _mutable_display(node: ast.expr) -> bool:
+    return node.__class__ in (ast.List, ast.Set, ast.Dict)
