@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from errdex.pipeline import index_source
 from errdex.store import Store
+from tests.extract.conftest import write_tree
 
 FILES = {
     "app/__init__.py": "",
@@ -69,10 +69,7 @@ def _index(root: Path, db: Path, in_place: bool = False) -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("setters") / "src"
-    for rel, text in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
+    write_tree(root, FILES)
     return root
 
 
