@@ -12,6 +12,7 @@ from errdex.analyze.condexpr import describe, parse_condition
 from errdex.analyze.prose import SiteFacts, common_situations, documentation, solutions, trigger_scenarios
 from errdex.pipeline import index_source
 from errdex.store import Store
+from tests.analyze.analyze_support import mismatches
 
 FILES = {
     "app/__init__.py": "",
@@ -53,6 +54,19 @@ FILES = {
             if target is None or not target.startswith("browser."):
                 raise ValueError("no tool call found")
             return target
+
+
+        def resolve(tokenizer, token):
+            token_id = tokenizer.convert(token)
+            unk_id = tokenizer.unk_token_id
+            if token_id is None or (unk_id is not None and token_id == unk_id):
+                raise ValueError(f"token {token!r} did not resolve")
+            return token_id
+
+
+        def ring(opts):
+            if (opts.get("ring") or 1) > 1:
+                raise ValueError("ring parallelism is not supported")
 
 
         def render(messages, multimodal):
@@ -261,6 +275,33 @@ def test_a_container_a_call_fills_is_not_shown_empty(recs):
     assert r["validationCode"].splitlines()[-3:] == ["prompt = encode(messages, images=images)",
                                                      "if prompt is not None and images:",
                                                      "    assert multimodal"]
+
+
+def _asserted(validation_code: str) -> str:
+    return validation_code.splitlines()[-1].strip()[len("assert "):].rsplit(", (", 1)[0]
+
+
+def test_every_keep_and_guard_says_what_the_validation_code_asserts(recs):
+    """A "Keep ..." solution and the example fix's guard must mean the validation code's assert:
+    compared by evaluation (found wrong on sglang pages: nested bounds flattened, `x or 1 <= 1`)."""
+    checked = 0
+    for r in recs.values():
+        if not r.get("validationCode"):
+            continue
+        asserted = _asserted(r["validationCode"])
+        keep = re.match(r"^Keep (at least one of )?(.*) where `", (r["solutions"] or [""])[0])
+        claims = []
+        if keep:
+            parts = re.findall(r"`([^`]+)`", keep.group(2))
+            claims.append((" or " if keep.group(1) else " and ").join(f"({p})" for p in parts))
+        guard = [line[3:].rstrip(":") for line in (r.get("exampleFix") or "").splitlines() if line.startswith("if ")]
+        claims += guard[:1]
+        for claim in claims:
+            bad, compared = mismatches(claim, asserted)
+            assert not bad, (r["errorMessage"], claim, asserted, bad[:2])
+            checked += bool(compared)
+    assert checked >= 10
+    assert recs["ring parallelism is not supported"]["solutions"][0].startswith("Keep `(opts.get(\"ring\") or 1) <= 1`")
 
 
 def test_a_helper_in_test_code_checks_its_inputs(recs):
