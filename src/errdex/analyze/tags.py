@@ -163,8 +163,11 @@ _IO_WORDS = (r"no such (file|directory)|\b(file|path|directory|folder)\b[^.]*"
              r"network|download|(failed|unable|could not|cannot|can't) to connect|(could not|cannot|can't) connect|"
              r"connection (refused|reset|closed|error|failed|timed out|lost)|lost connection|address already in use|"
              r"\b(host|server|endpoint)\b[^.]*\bunreachable|\bport\b[^.]*\b(in use|unavailable|already)")
+#: "size mismatch" alone is not a tensor's: sglang's "Page size mismatch" between two servers is a
+#: setting (a tensor size check reads `.shape`/`.size()`, which the condition rule sees).
 _SHAPE_WORDS = (r"\bshape|\bdtype|\bdim\b|\bdims\b|dimension|\bndim|contiguous|\bstride|"
-                r"\b(size|shape|dtype|type) mismatch|mismatched rank|wrong rank|expects? \w+ rank|got rank\b")
+                r"\b(shape|dtype|type) mismatch|tensor size mismatch|mismatched rank|wrong rank|expects? \w+ rank|"
+                r"got rank\b")
 _CONFIG_WORDS = (r"not supported|unsupported|only supports?|does not support|doesn't support|not compatible|"
                  r"incompatible|cannot be used with|can't be used with|is not available|not enabled|must be enabled|"
                  r"requires? |please (set|use|enable|disable)|backend|mode\b")
