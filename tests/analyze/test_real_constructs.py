@@ -628,3 +628,16 @@ def check(a, b, mode):
     raise ValueError("nothing found")
 """)
     assert "[]" not in got.expr
+
+
+def test_a_subset_test_negates_to_not_a_subset():
+    """`not a <= b` on sets is no `a > b`: sets are ordered by inclusion, not totally."""
+    got = _condition("""
+def load(modules):
+    assert {"model", "tokenizer"} <= set(modules), "missing parts"
+""")
+    assert got.exact
+    assert got.expr.replace('"', "'") == "not {'model', 'tokenizer'} <= set(modules)"
+    cond = parse_condition(got.expr)
+    assert describe(cond.own).replace('"', "'") == "`{'model', 'tokenizer'}` is not a subset of `set(modules)`"
+    assert cond.neg.replace('"', "'") == "{'model', 'tokenizer'} <= set(modules)"

@@ -229,9 +229,33 @@ def and_operand(node: ast.expr, text: str) -> str:
     return f"({text})" if loose else text
 
 
+_ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_SET_CALLS = frozenset({"set", "frozenset"})
+_VIEW_METHODS = frozenset({"keys", "items"})
+
+
+def set_order(node: ast.Compare) -> bool:
+    """`{"a", "b"} <= set(xs)`, `a.keys() >= b`: an order test on a set, where `not a <= b` is
+    no `a > b` (sets are ordered by inclusion, not totally). Told from the operands' syntax."""
+    return node.ops[0].__class__ in _ORDER and any(map(_set_like, (node.left, *node.comparators)))
+
+
+def _set_like(node: ast.expr) -> bool:
+    kind = node.__class__
+    if kind is ast.Set or kind is ast.SetComp:
+        return True
+    if kind is ast.Call:
+        func = node.func
+        return (func.__class__ is ast.Name and func.id in _SET_CALLS) or \
+            (func.__class__ is ast.Attribute and func.attr in _VIEW_METHODS and not node.args)
+    if kind is ast.BinOp and node.op.__class__ in (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor):
+        return _set_like(node.left) or _set_like(node.right)
+    return False
+
+
 def negate_code(node: ast.expr) -> str:
     """`not node` as source, simplified without changing its meaning: `!=` -> `==`, De Morgan."""
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _FLIP:
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _FLIP and not set_order(node):
         op = _OP_TEXT[_FLIP[type(node.ops[0])]]
         return f"{_wrap(node.left)} {op} {_wrap(node.comparators[0])}"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -439,6 +463,11 @@ def _grouped(node: ast.expr) -> str:
     return describe(node)
 
 
+#: Order tests on sets (`simplify.set_order`) in words: inclusion, not size.
+_SET_WORDS = {ast.LtE: "a subset of", ast.Lt: "a proper subset of", ast.GtE: "a superset of",
+              ast.Gt: "a proper superset of"}
+
+
 def describe(node: ast.expr | None) -> str:
     """The test in words, every value in backticks."""
     if node is None:
@@ -449,6 +478,12 @@ def describe(node: ast.expr | None) -> str:
             word = "all" if isinstance(node.op, ast.And) else "any"
             return f"{word} of {len(node.values)} tests hold (`{code(node)}`)"
         return joiner.join(_grouped(v) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Compare) \
+            and len(node.operand.ops) == 1 and set_order(node.operand):
+        inner = node.operand
+        return f"`{code(inner.left)}` is not {_SET_WORDS[type(inner.ops[0])]} `{code(inner.comparators[0])}`"
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and set_order(node):
+        return f"`{code(node.left)}` is {_SET_WORDS[type(node.ops[0])]} `{code(node.comparators[0])}`"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         inner = node.operand
         tests = type_tests(node)

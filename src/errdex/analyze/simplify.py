@@ -32,6 +32,7 @@ import ast
 import operator
 from collections.abc import Iterable
 
+from errdex.analyze.condexpr import set_order
 from errdex.analyze.exprs import comparison_key, expr_key, side_memo, side_table
 from errdex.analyze.intervals import _as_bounds, merge_bounds
 from errdex.analyze.purity import is_pure, reads_only_test
@@ -92,7 +93,7 @@ def negate(node: ast.expr) -> ast.expr:
 def negation_key(node: ast.expr) -> str:
     """`expr_key(negate(node))`; a single comparison's without building its negation."""
     if node.__class__ is ast.Compare and len(node.ops) == 1 and node.left.__class__ is not ast.Constant \
-            and id(node) not in _NEGATIONS:
+            and id(node) not in _NEGATIONS and not set_order(node):
         return comparison_key(node.left, _FLIP[node.ops[0].__class__], node.comparators[0])   # see `_negate`
     return expr_key(negate(node))
 
@@ -104,6 +105,8 @@ def _negate(node: ast.expr) -> ast.expr:
     if kind is ast.UnaryOp and node.op.__class__ is ast.Not:
         return node.operand
     if kind is ast.Compare:
+        if len(node.ops) == 1 and set_order(node):
+            return ast.UnaryOp(op=ast.Not(), operand=node)   # not a subset is no superset
         if len(node.ops) == 1:
             flipped = compare(node.left, _FLIP[type(node.ops[0])](), node.comparators[0])
             return _constant_right(flipped)
