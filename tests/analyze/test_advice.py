@@ -21,6 +21,8 @@ from errdex.analyze.advice import message_advice
     ("Use a backend that does not use this interface (e.g. file or mooncake).",
      ["Use a backend that does not use this interface (e.g. file or mooncake)."]),
     ("Pinned memory is off. Use pinned memory for the host pool.", ["Use pinned memory for the host pool."]),
+    ("Out-of-tree platform {name} provides no {subsystem}. Override {hook} on your SRTPlatform subclass",
+     ["Override {hook} on your SRTPlatform subclass"]),
 ])
 def test_instructions_in_the_message_are_quoted_as_written(template, expected):
     assert message_advice(template) == expected
@@ -30,6 +32,9 @@ def test_instructions_in_the_message_are_quoted_as_written(template, expected):
     "launch failed",
     "Check failed for {name}",
     "Run timed out after {t} s",
+    "register memory failed for weight {name}, error: {ret}",
+    "override: unknown config field {name!r}",
+    "retry() exceed maximum number of retries.",
     "Running the workflow would drop the reference images instead of editing them.",
     "x must be positive, got {x}",
     "",

@@ -14,10 +14,13 @@ import re
 
 _VERBS = ("use|please|try|consider|set|unset|pass|install|run|make sure|ensure|enable|disable|specify|"
           "increase|decrease|reduce|lower|upgrade|downgrade|add|remove|omit|drop|provide|call|switch|choose|"
-          "select|update|rebuild|reinstall|export|launch|start|restart|check|change|configure|define")
+          "select|update|rebuild|reinstall|export|launch|start|restart|check|change|configure|define|override|"
+          "implement|register|rename|move|shorten|retry|wait")
 _LEAD = (r"(?:\(?\d+[.)]\s*)?(?:you (?:can|may|should|must|need to)\s+|to fix(?: this)?,?\s+|hint:\s*|fix:\s*|"
          r"instead,?\s+)?")
-_ADVICE = re.compile(rf"{_LEAD}(?:{_VERBS})\b", re.I)
+_ADVICE = re.compile(rf"{_LEAD}(?:{_VERBS})\b(?![:(])", re.I)   # not a label ("override: ...") or a call ("retry()")
+#: A report, not an instruction: "register memory failed for {name}", "Retry with ... also failed".
+_REPORT = re.compile(r"\bfailed\b", re.I)
 _INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.I)
 _PIP = re.compile(r"`?pip install [^`)\n]+`?")
 #: Sentence ends, but not inside "e.g." or "i.e." and not in a decimal or a dotted name.
@@ -41,7 +44,8 @@ def message_advice(template: str | None) -> list[str]:
             sentence = sentence[1:-1].strip()
         if len(sentence) < 6 or len(sentence) > MAX_CHARS:
             continue
-        if (_ADVICE.match(sentence) and not _NOT_AN_ORDER.match(sentence)) or _INSTEAD.search(sentence):
+        if (_ADVICE.match(sentence) and not _NOT_AN_ORDER.match(sentence) and not _REPORT.search(sentence)) \
+                or _INSTEAD.search(sentence):
             found.append(sentence)
         else:
             found.extend(m.group(0).strip("`") for m in _PIP.finditer(sentence))
