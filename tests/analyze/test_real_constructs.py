@@ -641,3 +641,19 @@ def load(modules):
     cond = parse_condition(got.expr)
     assert describe(cond.own).replace('"', "'") == "`{'model', 'tokenizer'}` is not a subset of `set(modules)`"
     assert cond.neg.replace('"', "'") == "{'model', 'tokenizer'} <= set(modules)"
+
+
+def test_a_subset_test_on_names_bound_to_sets_negates_to_not_a_subset():
+    got = _condition("""
+def check(server_args, allowed_full: set[str]):
+    backends = set(attention_backends_of(server_args))
+    backends.discard(None)
+    assert backends <= allowed_full, "backends not allowed"
+""")
+    assert got.exact
+    assert got.expr == "not backends <= allowed_full"
+    numbers = _condition("""
+def check(n, limit):
+    assert n <= limit, "too big"
+""")
+    assert numbers.expr == "n > limit"   # names of unknown type still read as numbers

@@ -237,10 +237,61 @@ _VIEW_METHODS = frozenset({"keys", "items"})
 def set_order(node: ast.Compare) -> bool:
     """`{"a", "b"} <= set(xs)`, `a.keys() >= b`: an order test on a set, where `not a <= b` is
     no `a > b` (sets are ordered by inclusion, not totally). Told from the operands' syntax."""
-    return node.ops[0].__class__ in _ORDER and any(map(_set_like, (node.left, *node.comparators)))
+    return node.ops[0].__class__ in _ORDER and any(map(set_like, (node.left, *node.comparators)))
 
 
-def _set_like(node: ast.expr) -> bool:
+#: Names of the function being analysed that hold sets (`set_names_of`), set by the analysis
+#: around one function's conditions: a test on them is an inclusion test too.
+_SET_NAMES: list[frozenset[str]] = [frozenset()]
+
+
+def analysing_set_names(names: frozenset[str]) -> None:
+    _SET_NAMES[0] = names
+
+
+def set_names_of(scope: ast.AST) -> frozenset[str]:
+    """Names every binding of which in the function (outside nested definitions) is a set: a
+    set display or call (`set_like`), or an annotation naming a set type; parameters so annotated."""
+    sets: set[str] = set()
+    others: set[str] = set()
+    args = getattr(scope, "args", None)
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs) if args is not None else ():
+        if arg.annotation is not None and _SET_ANNOTATION.search(ast.unparse(arg.annotation)):
+            sets.add(arg.arg)
+    stack = list(getattr(scope, "body", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            (sets if _set_syntax(node.value) else others).update(names)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            typed = _SET_ANNOTATION.search(ast.unparse(node.annotation))
+            (sets if typed or (node.value is not None and _set_syntax(node.value)) else others).add(node.target.id)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr)):
+            others.update(n.id for n in ast.walk(node.target if isinstance(node, (ast.For, ast.AsyncFor, ast.NamedExpr))
+                                                 else ast.Tuple([i.optional_vars for i in node.items
+                                                                 if i.optional_vars is not None]))
+                          if isinstance(n, ast.Name))
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(sets - others)
+
+
+_SET_ANNOTATION = re.compile(r"^(typing\.)?(set|Set|frozenset|FrozenSet|AbstractSet|abc\.Set)\b")
+
+
+def set_like(node: ast.expr) -> bool:
+    """A set by its syntax, or a name of the analysed function that holds one."""
+    if node.__class__ is ast.Name:
+        return node.id in _SET_NAMES[0]
+    return _set_syntax(node, set_like)
+
+
+def _set_syntax(node: ast.expr, operand=None) -> bool:
+    """A set display or comprehension, `set(...)`/`frozenset(...)`, `.keys()`/`.items()`, or set
+    arithmetic on one (`operand` tells the sides apart; by default, by syntax alone)."""
+    operand = operand or _set_syntax
     kind = node.__class__
     if kind is ast.Set or kind is ast.SetComp:
         return True
@@ -249,7 +300,7 @@ def _set_like(node: ast.expr) -> bool:
         return (func.__class__ is ast.Name and func.id in _SET_CALLS) or \
             (func.__class__ is ast.Attribute and func.attr in _VIEW_METHODS and not node.args)
     if kind is ast.BinOp and node.op.__class__ in (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor):
-        return _set_like(node.left) or _set_like(node.right)
+        return operand(node.left) or operand(node.right)
     return False
 
 
