@@ -56,6 +56,23 @@ FILES = {
             return target
 
 
+        class PostError(RuntimeError):
+            pass
+
+
+        class Poster:
+            def _post(self, handle, msg):
+                state = self.agent.check(handle)
+                if state == "ERR":
+                    raise PostError(msg)
+
+            def send(self, handle, size, need):
+                if size < need:
+                    return None
+                self._post(handle, "bulk transfer failed to post")
+                return handle
+
+
         def resolve(tokenizer, token):
             token_id = tokenizer.convert(token)
             unk_id = tokenizer.unk_token_id
@@ -302,6 +319,19 @@ def test_every_keep_and_guard_says_what_the_validation_code_asserts(recs):
             checked += bool(compared)
     assert checked >= 10
     assert recs["ring parallelism is not supported"]["solutions"][0].startswith("Keep `(opts.get(\"ring\") or 1) <= 1`")
+
+
+def test_a_helper_whose_own_check_decides_is_named_not_the_call_path(recs):
+    """The call is made whenever `size >= need`; `_post` raises when its own `state == 'ERR'`. Advice to
+    keep `size < need` would only skip the call: the helper's check is what to look into."""
+    r = recs["bulk transfer failed to post"]
+    assert r["errdex"]["helper"].endswith("Poster._post")
+    assert "_post's own check holds" in r["errdex"]["conditionReason"]
+    assert r["documentation"].startswith("`app.core.Poster.send` raises `PostError` through `_post`, when that"
+                                         " helper's own check holds (`state == 'ERR'`")
+    assert r["solutions"][0].startswith("Find why `_post`'s own check (`state == 'ERR'`) holds")
+    assert not any("size < need" in s for s in r["solutions"])
+    assert not r.get("validationCode") and not r.get("exampleFix")
 
 
 def test_a_helper_in_test_code_checks_its_inputs(recs):

@@ -14,6 +14,8 @@ older index, or a catalog without analysis) and is left as it is.
 
 from __future__ import annotations
 
+import re
+
 from errdex.analyze import codegen, prose
 from errdex.analyze.condexpr import Condition, describe_own, parse_condition
 
@@ -63,6 +65,10 @@ def site_qualname(record: dict) -> str:
     return f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
 
 
+#: `helper_guard`'s reason for a helper check it could not bind to the call's values.
+_HELPER_CHECK = re.compile(r"raised only when (\w+)'s own check holds: (.+?)(?:; |$)")
+
+
 def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     """The prose and code fields from the record's facts (`set_owners` run first) and its parsed condition."""
     ex = record["errdex"]
@@ -75,6 +81,9 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
                         bool(ex.get("test")) and is_test_function(qual))
     f.message = record.get("errorMessage") or ""
     f.setters = ex.get("setters") or {}
+    unbound = _HELPER_CHECK.search(f.reason or "") if ex.get("helper") else None
+    if unbound:
+        f.helper_check = (unbound.group(1), unbound.group(2))
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"
@@ -88,6 +97,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     by_rule = _HEURISTIC.get(rule) or _HEURISTIC.setdefault(rule, f"heuristic:{rule}")
     _set(record, prov, "handlingStrategy", strategy, by_rule)
     _set(record, prov, "preventionTips", prose.prevention_tips(f), "heuristic:tips")
+    if f.helper_check:   # the check that decides is the helper's: no code can be written for it here
+        cond = parse_condition(None, None)
     _set(record, prov, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
                                                                  f.reason, prose.relevant_feeding(f)), from_condition)
     _set(record, prov, "typeGuard", codegen.type_guard(cond), from_condition)

@@ -47,7 +47,8 @@ class SiteFacts:
     """What the templates need about one record (a plain slotted class: see `condexpr.Condition`)."""
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
-                 "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters")
+                 "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
+                 "helper_check")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -70,6 +71,9 @@ class SiteFacts:
         self.fed: list[str] | None = None   # the feeding lines the own test reads (`relevant_feeding`, computed once)
         self.message = ""                 # the message template, for the fix it states itself
         self.setters: dict[str, list[str]] = {}   # `errdex.setters`: methods that assign what the test reads
+        #: (helper, its check) when the site raises inside a helper whose own check reads the helper's
+        #: own values (`helper_guard`): that check decides, and the condition holds only the call's path
+        self.helper_check: tuple[str, str] | None = None
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -99,8 +103,18 @@ def _subject(function: str) -> str:
     return f"Importing `{module}`" if last == MODULE_LEVEL and module else f"`{function}`"
 
 
+def _helper_words(f: SiteFacts) -> str:
+    helper, check = f.helper_check
+    path = code(f.cond.tree) if f.cond.tree is not None else ""
+    where = f", on the path where `{path}` holds" if path and path != "True" and len(path) <= CONTEXT_SHOWN else \
+        (", once the conditions on its path hold (shown as code)" if path and path != "True" else "")
+    return f"through `{helper}`, when that helper's own check holds (`{check}`, over its own values){where}"
+
+
 def documentation(f: SiteFacts) -> str:
     what = "warns with" if f.error_type == "warning" else "raises"
+    if f.helper_check:
+        return f"{_subject(f.function)} {what} `{f.error_class}` {_helper_words(f)}{approx(f)}."
     parts = [f"{_subject(f.function)} {what} `{f.error_class}`"]
     c = f.cond.constant
     if c is False and f.exact:
@@ -147,6 +161,8 @@ def trigger_scenarios(f: SiteFacts) -> str:
             return f"None found: no path the analysis followed reaches this line of `{f.function}`{approx(f)}."
         return f"None: no input reaches this line of `{f.function}`."
     when = f.said if f.cond.tree is not None else "its condition holds"
+    if f.helper_check:
+        return f"Calling `{f.function}`: it raises {_helper_words(f)}."
     via = [e for e in f.entry_points if e != f.function][:3]
     subject = _subject(f.function)
     head = subject if subject.startswith("Importing") else f"Calling `{f.function}`"
@@ -170,6 +186,11 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error,"
                    " which Python chains to this one, says why.")
     own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
+    if f.helper_check:
+        helper, check = f.helper_check
+        out.append(f"Find why `{helper}`'s own check (`{check}`) holds: it reads values of `{helper}` that this"
+                   " call does not pass, so the check cannot be written here.")
+        own = None
     if f.test and f.error_type == "assertion" and own is not None and f.cond.constant is None:
         # Advice to "call the test differently" would be nonsense: the test's expectation failed.
         return [f"The test expects `{f.neg}`{approx(f)}: find which change in the code it exercises"
@@ -283,9 +304,11 @@ def prevention_tips(f: SiteFacts) -> list[str]:
     if f.test and f.error_type == "assertion":
         return []
     tips = []
-    if f.cond.own is not None and not f.cond.is_except and f.cond.constant is None:
+    checked = f.cond.own is not None and not f.cond.is_except and f.cond.constant is None and not f.helper_check
+    if checked:
         tips.append(f"Validate `{f.neg}` where the values are produced, not only in `{f.short}`.")
-    fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] if f.cond.own_text else []
+    fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] if checked and f.cond.own_text \
+        else []
     if fed:
         tips.append(f"The check reads a derived value (`{fed[-1]}`): check the inputs it is computed from.")
     tip = _TAG_TIPS.get(f.tag)
