@@ -240,51 +240,71 @@ def set_order(node: ast.Compare) -> bool:
     return node.ops[0].__class__ in _ORDER and any(map(set_like, (node.left, *node.comparators)))
 
 
-#: Names of the function being analysed that hold sets (`set_names_of`), set by the analysis
-#: around one function's conditions: a test on them is an inclusion test too.
-_SET_NAMES: list[frozenset[str]] = [frozenset()]
+#: The function whose conditions are being worked out (`analysing`): a test on its names that
+#: hold sets (`set_names_of`, found the first time a test asks) is an inclusion test too.
+_ANALYSING: list = [None]
+_SETS = "_errdex_set_names"
 
 
-def analysing_set_names(names: frozenset[str]) -> None:
-    _SET_NAMES[0] = names
+def analysing(scope: ast.AST | None) -> None:
+    _ANALYSING[0] = scope
 
 
 def set_names_of(scope: ast.AST) -> frozenset[str]:
-    """Names every binding of which in the function (outside nested definitions) is a set: a
-    set display or call (`set_like`), or an annotation naming a set type; parameters so annotated."""
+    """Names every binding of which in the function's statements (outside nested definitions) is
+    a set: a set display or call (`_set_syntax`), or a set annotation; parameters so annotated.
+    Statements only: this runs once per function that compares a name."""
     sets: set[str] = set()
     others: set[str] = set()
     args = getattr(scope, "args", None)
     for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs) if args is not None else ():
-        if arg.annotation is not None and _SET_ANNOTATION.search(ast.unparse(arg.annotation)):
+        if arg.annotation is not None and _set_annotation(arg.annotation):
             sets.add(arg.arg)
     stack = list(getattr(scope, "body", ()))
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Assign):
-            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        kind = node.__class__
+        if kind is ast.Assign:
+            names = [t.id for t in node.targets if t.__class__ is ast.Name]
             (sets if _set_syntax(node.value) else others).update(names)
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            typed = _SET_ANNOTATION.search(ast.unparse(node.annotation))
-            (sets if typed or (node.value is not None and _set_syntax(node.value)) else others).add(node.target.id)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr)):
-            others.update(n.id for n in ast.walk(node.target if isinstance(node, (ast.For, ast.AsyncFor, ast.NamedExpr))
-                                                 else ast.Tuple([i.optional_vars for i in node.items
-                                                                 if i.optional_vars is not None]))
-                          if isinstance(n, ast.Name))
-        stack.extend(ast.iter_child_nodes(node))
+        elif kind is ast.AnnAssign:
+            if node.target.__class__ is ast.Name:
+                typed = _set_annotation(node.annotation) or (node.value is not None and _set_syntax(node.value))
+                (sets if typed else others).add(node.target.id)
+        elif kind in (ast.For, ast.AsyncFor):
+            others.update(n.id for n in ast.walk(node.target) if n.__class__ is ast.Name)
+        elif kind in (ast.With, ast.AsyncWith):
+            others.update(n.id for i in node.items if i.optional_vars is not None
+                          for n in ast.walk(i.optional_vars) if n.__class__ is ast.Name)
+        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, field, ()) or ())
     return frozenset(sets - others)
 
 
-_SET_ANNOTATION = re.compile(r"^(typing\.)?(set|Set|frozenset|FrozenSet|AbstractSet|abc\.Set)\b")
+_SET_TYPES = frozenset({"set", "Set", "frozenset", "FrozenSet", "AbstractSet", "MutableSet"})
+
+
+def _set_annotation(node: ast.expr) -> bool:
+    """`set[str]`, `Set[int]`, `frozenset`, `typing.AbstractSet[...]`."""
+    if node.__class__ is ast.Subscript:
+        node = node.value
+    if node.__class__ is ast.Attribute:
+        return node.attr in _SET_TYPES
+    return node.__class__ is ast.Name and node.id in _SET_TYPES
 
 
 def set_like(node: ast.expr) -> bool:
     """A set by its syntax, or a name of the analysed function that holds one."""
     if node.__class__ is ast.Name:
-        return node.id in _SET_NAMES[0]
+        scope = _ANALYSING[0]
+        if scope is None:
+            return False
+        names = scope.__dict__.get(_SETS)
+        if names is None:
+            names = scope.__dict__[_SETS] = set_names_of(scope)
+        return node.id in names
     return _set_syntax(node, set_like)
 
 

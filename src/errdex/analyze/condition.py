@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from errdex.analyze.flow import FlowAnalyzer
-from errdex.analyze.condexpr import analysing_set_names, set_names_of
+from errdex.analyze.condexpr import analysing
 from errdex.analyze.conjunction import EMPTY, Conjunction
 from errdex.analyze.exprs import expr_key, expr_names, memo
 from errdex.analyze.names import own_bindings, target_names
@@ -285,11 +285,11 @@ def _flow_for(scope: Scope) -> FlowAnalyzer:
 
 def trigger_condition(scope: Scope, path: Sequence[ast.AST]) -> TriggerCondition:
     """The condition under which the last node of `path` raises (see module doc)."""
-    analysing_set_names(memo(scope, "_errdex_set_names", set_names_of))
+    analysing(scope)
     try:
         return _trigger_condition(scope, path)
     finally:
-        analysing_set_names(frozenset())   # read elsewhere, a name means nothing about sets
+        analysing(None)   # read elsewhere, a name says nothing about sets
 
 
 def _trigger_condition(scope: Scope, path: Sequence[ast.AST]) -> TriggerCondition:
