@@ -180,6 +180,7 @@ def _rec(msg, cls="ValueError", etype="exception", cond="x > 1", anc=()):
     (_rec("timed out after {t}s", "RuntimeError"), "timeout"),
     (_rec("out of memory: need {n}", "RuntimeError"), "resource-exhaustion"),
     (_rec("request exceeds the maximum of {n} tokens", "RuntimeError"), "resource-exhaustion"),
+    (_rec("task {t}: min_condition_count exceeds max_condition_count"), "input-validation"),
     (_rec("cannot open {path}", "FileNotFoundError", anc=["OSError"]), "io-network"),
     (_rec("config.json declares {f} but that file does not exist", "RuntimeError"), "io-network"),
     (_rec("Failed to connect to daemon at {path}: {e}", "RuntimeError"), "io-network"),

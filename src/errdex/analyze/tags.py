@@ -153,6 +153,8 @@ def _literal_words(template: str) -> str:
 
 
 _DEPRECATION = r"deprecat|will be removed|no longer supported|is obsolete"
+#: "min_count exceeds max_count": two settings that disagree, not a resource running out.
+_MIN_OVER_MAX = re.compile(r"\bmin\w*\s+(cannot |must not |should not )?exceeds?\s+(the\s+)?max")
 #: "rank" and "mismatch" alone are not enough: "DP rank {i}" is a process, "field set mismatch" no tensor.
 #: A file or endpoint that is missing or unreachable. "path", "host", "port", "file" or "url" alone
 #: are not: sglang's "this code path", "host memory pool", "the SM90 port" and "JSON in file X" are not
@@ -189,7 +191,8 @@ RULES: tuple[Rule, ...] = (
     Rule("timeout", "timeout", frozenset({"TimeoutError"}), r"time ?out|timed out|deadline"),
     Rule("resource-exhaustion", "resource-exhaustion", frozenset({"MemoryError", "OutOfMemoryError"}),
          r"out of memory|\boom\b|not enough (memory|space|blocks|slots)|too many|exhaust|"
-         r"no (free|available) |capacity|exceeds? (the )?(max|limit|available)"),
+         r"no (free|available) |capacity|exceeds? (the )?(max|limit|available)",
+         when=lambda f: _MIN_OVER_MAX.search(f.words) is None),
     Rule("io-network", "io-network",
          frozenset({"OSError", "IOError", "FileNotFoundError", "FileExistsError", "IsADirectoryError",
                     "ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "BrokenPipeError"}),
@@ -312,7 +315,12 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
     if first is None:
         f = _facts(record)
         # Rule 0 (deprecation words) only counts for warnings: others look from the next word rule on.
-        first = min(_first_by_class(f), first_word_rule(f.words, 0 if f.error_type == _WARNING else 1))
+        by_words = first_word_rule(f.words, 0 if f.error_type == _WARNING else 1)
+        while by_words < _NONE and RULES[by_words].when is not None and not RULES[by_words].when(f):
+            # its words occur, but the rule does not apply: the next word rule that occurs
+            nxt = _WORD_RULES.index(by_words) + 1
+            by_words = first_word_rule(f.words, nxt) if nxt < len(_WORD_RULES) else _NONE
+        first = min(_first_by_class(f), by_words)
         if len(_FIRST_BEFORE_CONDITION) < 200_000:
             _FIRST_BEFORE_CONDITION[key] = first
     text = condition if test_text is None else test_text
