@@ -60,15 +60,21 @@ def feeding_for(names: set[str] | frozenset[str], feeding: list[str]) -> list[st
 
 def _initial_value(line: str) -> bool:
     """`x = []`, `d = {"a": [], "b": 0}`, `s = set()`: a container display of constants, which the
-    function usually fills in place before it is read."""
-    m = _ASSIGN.match(line)
-    if m is None:
-        return False
-    try:
-        value = ast.parse(line[m.end():].strip(), mode="eval").body
-    except SyntaxError:
-        return False
-    return constant_display(value)
+    function usually fills in place before it is read (cached per line, like `_assigned`: a record
+    is read on every page, export and hook answer)."""
+    found = _INITIAL.get(line)
+    if found is None:
+        m = _ASSIGN.match(line)
+        try:
+            found = m is not None and constant_display(ast.parse(line[m.end():].strip(), mode="eval").body)
+        except SyntaxError:
+            found = False
+        if len(_INITIAL) < 200_000:
+            _INITIAL[line] = found
+    return found
+
+
+_INITIAL: dict[str, bool] = {}
 
 
 def _reads(line: str) -> frozenset[str]:

@@ -13,6 +13,7 @@ import ast
 import re
 from typing import NamedTuple
 
+from errdex.analyze.exprs import memo
 from errdex.exprsplit import split_top_level
 
 _FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
@@ -299,12 +300,7 @@ def set_like(node: ast.expr) -> bool:
     """A set by its syntax, or a name of the analysed function that holds one."""
     if node.__class__ is ast.Name:
         scope = _ANALYSING[0]
-        if scope is None:
-            return False
-        names = scope.__dict__.get(_SETS)
-        if names is None:
-            names = scope.__dict__[_SETS] = set_names_of(scope)
-        return node.id in names
+        return scope is not None and node.id in memo(scope, _SETS, set_names_of)
     return _set_syntax(node, set_like)
 
 
@@ -359,6 +355,10 @@ def bounds(node: ast.expr | None) -> list[Bound]:
     if node is None:
         return []
     if isinstance(node, ast.BoolOp):
+        # one bound per plain comparison: `a is None or (b and c == d)` has two literal bounds for two
+        # parts, but "keep a is not None and b is None" would say more than the code
+        if any(isinstance(v, ast.BoolOp) for v in node.values):
+            return []
         return [b for v in node.values for b in bounds(v)]
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OP_TEXT:
         left, right = node.left, node.comparators[0]
@@ -479,16 +479,14 @@ def call_words(call: str) -> str:
         return "one of " + ", ".join(_one_call(c) for c in calls)
     if not call.endswith(")"):   # a try block without calls: its first expression (`d[k]`, `obj.attr`)
         return f"evaluating `{call}`"
-    imported = _IMPORTED.fullmatch(call)
-    if imported:   # an import statement (`raised._import_calls`)
-        return f"importing `{imported.group(1)}`"
-    return f"the call `{call}`"
+    return _one_call(call)
 
 
 _IMPORTED = re.compile(r"__import__\('([\w.]+)'\)")
 
 
 def _one_call(call: str) -> str:
+    """A named culprit: "importing `m`" for an import statement (`raised._import_calls`), else the call."""
     imported = _IMPORTED.fullmatch(call)
     return f"importing `{imported.group(1)}`" if imported else f"the call `{call}`"
 
@@ -500,6 +498,17 @@ def exception_words(exc: str) -> str:
         if all(n.replace(".", "").replace("_", "").isalnum() for n in names):
             return "one of " + ", ".join(f"`{n}`" for n in names)
     return f"`{exc}`"
+
+
+#: `helper_guard`'s reason for a helper's check it cannot write at the call, and its reader (`fields`).
+UNBOUND_HELPER_CHECK = "raised only when {helper}'s own check holds: {check}"
+_UNBOUND = re.compile(r"raised only when (\w+)'s own check holds: (.+?)(?:; |$)")
+
+
+def unbound_helper_check(reason: str | None) -> tuple[str, str] | None:
+    """(helper, check) from a condition's reason written with `UNBOUND_HELPER_CHECK`, or None."""
+    found = _UNBOUND.search(reason or "")
+    return (found.group(1), found.group(2)) if found else None
 
 
 #: Context up to this long is named inline in the prose; a longer one is left to the code field.
@@ -534,7 +543,7 @@ def _grouped(node: ast.expr) -> str:
     return describe(node)
 
 
-#: Order tests on sets (`simplify.set_order`) in words: inclusion, not size.
+#: Order tests on sets (`set_order`) in words: inclusion, not size.
 _SET_WORDS = {ast.LtE: "a subset of", ast.Lt: "a proper subset of", ast.GtE: "a superset of",
               ast.Gt: "a proper superset of"}
 

@@ -14,10 +14,8 @@ older index, or a catalog without analysis) and is left as it is.
 
 from __future__ import annotations
 
-import re
-
 from errdex.analyze import codegen, prose
-from errdex.analyze.condexpr import Condition, describe_own, parse_condition
+from errdex.analyze.condexpr import Condition, describe_own, parse_condition, unbound_helper_check
 
 #: The record fields `fill_text` writes.
 PROSE_FIELDS = ("documentation", "triggerScenarios", "commonSituations", "solutions", "handlingStrategy",
@@ -65,10 +63,6 @@ def site_qualname(record: dict) -> str:
     return f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
 
 
-#: `helper_guard`'s reason for a helper check it could not bind to the call's values.
-_HELPER_CHECK = re.compile(r"raised only when (\w+)'s own check holds: (.+?)(?:; |$)")
-
-
 def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     """The prose and code fields from the record's facts (`set_owners` run first) and its parsed condition."""
     ex = record["errdex"]
@@ -81,9 +75,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
                         bool(ex.get("test")) and is_test_function(qual))
     f.message = record.get("errorMessage") or ""
     f.setters = ex.get("setters") or {}
-    unbound = _HELPER_CHECK.search(f.reason or "") if ex.get("helper") else None
-    if unbound:
-        f.helper_check = (unbound.group(1), unbound.group(2))
+    f.helper_check = unbound_helper_check(f.reason) if ex.get("helper") else None
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"

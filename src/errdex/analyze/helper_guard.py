@@ -15,6 +15,7 @@ import ast
 import builtins
 import copy
 
+from errdex.analyze.condexpr import UNBOUND_HELPER_CHECK
 from errdex.analyze.simplify import conjoin, render, simplify
 from errdex.models import ErrorSite, HelperDef
 
@@ -28,7 +29,7 @@ def add_helper_check(site: ErrorSite, helper: HelperDef | None, sources: dict[st
         return
     bound = bound_check(check, helper.params, sources)
     if bound is None:
-        _not_exact(site, f"raised only when {helper.qualname.rpartition('.')[2]}'s own check holds: {check}")
+        _not_exact(site, UNBOUND_HELPER_CHECK.format(helper=helper.qualname.rpartition('.')[2], check=check))
         return
     site.condition = with_helper_check(site.condition, bound)
     site.guard = with_helper_check(site.guard, bound)

@@ -164,8 +164,7 @@ def trigger_scenarios(f: SiteFacts) -> str:
     if f.helper_check:
         return f"Calling `{f.function}`: it raises {_helper_words(f)}."
     via = [e for e in f.entry_points if e != f.function][:3]
-    subject = _subject(f.function)
-    head = subject if subject.startswith("Importing") else f"Calling `{f.function}`"
+    head = _subject(f.function) if f.function.endswith(MODULE_LEVEL) else f"Calling `{f.function}`"
     if via:
         head += " (reached from " + ", ".join(f"`{e}`" for e in via) + ")"
     where = context_words(f.cond) if f.cond.tree is not None else ""
@@ -254,9 +253,7 @@ def _call_first(f: SiteFacts, own_text: str) -> list[str]:
 def _keep(f: SiteFacts, own) -> str:
     """"keep m <= 512" for bounds on literals; otherwise the negated test as code."""
     parts = getattr(own, "values", [own])
-    # one literal bound per part, each part a plain comparison: `a is None or (b and c == d)` has
-    # two bounds for two parts, but "keep a is not None and b is None" would say more than the code
-    found = [] if any(isinstance(p, ast.BoolOp) for p in parts) else bounds(own)
+    found = bounds(own)
     if found and len(found) == len(parts):
         # "where it checks": the names are the function's own at that line, not necessarily its arguments.
         kept = [f"`{b.subject} {_flip_text(b.op)} {b.limit}`" for b in found]
