@@ -19,6 +19,31 @@ def test_asserts_with_and_without_message(extract):
     assert s[4].message.text() == "" and s[4].assert_test == "n > 0"
 
 
+
+def test_an_asserts_test_is_kept_as_written(extract):
+    """As a traceback quotes it: `ast.unparse` would drop the brackets of `(H & (H - 1)) == 0`
+    and add some to `v is not None` after an `and`. A comment in the test is no text to keep."""
+    _, sites, _ = extract({"m.py": '''
+        def f(H, q, k, v, xs):
+            assert H <= 16 or (H & (H - 1)) == 0
+            assert q is not None and k is not None and v is not None, "qkv"
+            assert all(
+                len(x) == H for x in xs
+            )
+            assert (H > 0  # positive
+                    and H < 9)
+            assert H in (
+                1,
+                2,
+            )
+    '''})
+    s = by_line(sites)
+    assert s[3].assert_test == "H <= 16 or (H & (H - 1)) == 0"
+    assert s[4].assert_test == "q is not None and k is not None and v is not None"
+    assert s[5].assert_test == "all( len(x) == H for x in xs )"
+    assert s[8].assert_test == "H > 0 and H < 9"          # the comment is gone (unparsed)
+    assert s[10].assert_test == "H in ( 1, 2, )"
+
 def test_warnings_with_category_and_imported_warn(extract):
     _, sites, _ = extract({"m.py": '''
         import warnings

@@ -134,3 +134,28 @@ def test_a_reworded_message_near_its_frame_names_the_site(ctx):
 ])
 def test_no_reworded_match_without_the_opening_or_near_the_line(ctx, line, message):
     assert all(m.via != "frame" for m in explain(_in_server(line, message), context=ctx))
+
+
+
+def test_an_indexed_asserts_test_is_matched_as_written(tmp_path):
+    """The index keeps an assert's test as written, brackets and all (`ast.unparse` would
+    write `H & H - 1 == 0` and `... and (page.size() == H)`), so the statement a traceback
+    prints under a frame of a since renamed module finds it."""
+    from errdex.pipeline import index_source
+
+    pkg = tmp_path / "src" / "bitlib" / "kernels"
+    pkg.mkdir(parents=True)
+    (pkg.parent / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "pages.py").write_text(
+        "def check(H, page):\n"
+        "    assert H <= 16 or (H & (H - 1)) == 0\n"
+        "    assert page is not None and H > 0 and page.size() == H\n")
+    (pkg.parent / "io.py").write_text("def read(p):\n    raise OSError(f'cannot read {p}')\n")
+    db = tmp_path / "errdex.db"
+    index_source(str(tmp_path / "src"), db)
+    for line, statement in ((2, "assert H <= 16 or (H & (H - 1)) == 0"),
+                            (3, "assert page is not None and H > 0 and page.size() == H")):
+        text = _bare_assert("bitlib/kernels/old_pages.py", 40, "check", statement)
+        (m, *_) = explain(text, db=db)
+        assert (m.file_path, m.line_number, m.confidence) == ("bitlib/kernels/pages.py", line, "high"), statement

@@ -146,8 +146,14 @@ class ModuleWalker:
 
     # -- names ---------------------------------------------------------------
 
-    def source_of(self, node: ast.AST) -> str:
-        """Source text of an expression, falling back to ast.unparse when positions are off."""
+    def source_of(self, node: ast.AST, as_written: bool = False) -> str:
+        """Source text of an expression, falling back to ast.unparse when positions are off.
+
+        `as_written`: the node is no part of an f-string, so its positions are exact
+        (Python 3.11 misplaces only expressions inside f-strings): the text is taken as
+        written, whitespace runs made one space, as a traceback quotes it. Only a comment
+        or a backslash continuation in it sends it to the unparser.
+        """
         try:
             l0, c0, l1, c1 = node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
             if l0 == l1:
@@ -158,7 +164,7 @@ class ModuleWalker:
                 seg = "\n".join([first, *self.lines[l0:l1 - 1], last])
         except (AttributeError, IndexError, UnicodeDecodeError, TypeError):
             seg = ""
-        if seg and _plausible(node, seg):
+        if seg and (_plausible(node, seg) or (as_written and "#" not in seg and "\\" not in seg)):
             return " ".join(seg.split()) if "\n" in seg else seg
         text = simple_unparse(node)
         if text is None:
@@ -432,7 +438,7 @@ class ModuleWalker:
         template = self.builder.build_or_dynamic(stmt.msg) if stmt.msg is not None else literal("")
         site = self._add_site(stmt, "assertion", "AssertionError", template)
         if site is not None:
-            site.assert_test = self.source_of(stmt.test)
+            site.assert_test = self.source_of(stmt.test, as_written=True)
 
     def _expr_call(self, stmt: ast.Expr | ast.Return) -> None:
         call = stmt.value
