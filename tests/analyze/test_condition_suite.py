@@ -524,7 +524,25 @@ def f(s):
         return None
     if v > 3:
         raise ValueError("big")
-""", "v > 3"),
+""", "not raised(int(s), ValueError) and v > 3"),   # past the try only when int(s) did not raise
+    Case("after_try_handlers_reraise", """
+def f(s, strict):
+    try:
+        v = int(s)
+    except ValueError as err:
+        raise RuntimeError("bad") from err
+    except TypeError:
+        raise
+    if strict and v > 3:
+        raise ValueError("big")
+""", "not raised(int(s), ValueError) and not raised(int(s), TypeError) and strict and v > 3", site=2),
+    Case("enum_lookup_is_no_mapping_test", """
+def f(cls, name):
+    try:
+        return cls[name]
+    except KeyError:
+        raise ValueError("unknown")
+""", "raised(cls[name], KeyError)", exact=False),
     Case("after_try_handler_falls_through", """
 def f(x):
     try:

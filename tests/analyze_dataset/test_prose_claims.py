@@ -413,6 +413,31 @@ EXCEPT_FILES = {
         except Exception as e:
             warnings.warn(f"engine patch failed: {e}")
         """,
+    "app/ports.py": """
+        from enum import Enum
+
+
+        def load_port_or_none(text):
+            try:
+                port = int(text)
+            except ValueError:
+                return None
+            if port < 1024:
+                raise PermissionError(f"port {port} is privileged")
+            return port
+
+
+        class Color(Enum):
+            RED = 1
+
+            @classmethod
+            def parse(cls, name):
+                name = name.upper()
+                try:
+                    return cls[name]
+                except KeyError as exc:
+                    raise ValueError(f"unknown colour {name}") from exc
+        """,
 }
 
 
@@ -457,7 +482,9 @@ def test_except_without_a_call_names_no_call(io_recs):
     """A try block of an attribute read: its first expression is no call, so it is not named as a
     call and the condition says it is approximate."""
     r = io_recs["engine patch failed: {e}"]
-    assert r["errdex"]["condition"] == "raised(Engine.run, Exception)"
+    # The module goes on past the guarded import above only when it did not fail (its handler raises).
+    assert r["errdex"]["condition"] == "not raised(__import__('bar_missing.core'), ImportError) and raised(Engine.run, Exception)"
+    assert r["errdex"]["guard"] == "raised(Engine.run, Exception)"
     assert not r["errdex"]["conditionExact"]
     assert r["errdex"]["conditionReason"] == "no call in try body"
     assert "evaluating `Engine.run` raised `Exception`" in r["documentation"]
@@ -529,3 +556,24 @@ def test_arithmetic_used_as_a_test_is_described_as_nonzero_or_zero():
     """`if n & (n - 1): raise` raises when the value is not zero: "holds" said nothing about a number."""
     assert describe(parse_condition("n & (n - 1)").own) == "`n & (n - 1)` is nonzero"
     assert describe(parse_condition("not (n % 8)").own) == "`n % 8` is zero"
+
+
+def test_a_call_that_did_not_raise_is_said_and_assumed_not_tested(io_recs):
+    """Past a try whose handler returns, the call did not raise: the prose says so, and the
+    validation code (which cannot test it: the call returns or raises) states it as assumed."""
+    r = io_recs["port {port} is privileged"]
+    assert r["errdex"]["condition"] == "not raised(int(text), ValueError) and port < 1024"
+    assert r["errdex"]["conditionExact"]
+    assert "where the call `int(text)` did not raise `ValueError`" in r["documentation"]
+    code = r["validationCode"]
+    compile(code, "<validationCode>", "exec")
+    assert "raised(" not in code and code.splitlines()[-1] == "assert port >= 1024, (port,)"
+    assert "# assumes int(text) did not raise ValueError" in code
+    assert r["solutions"][0] == "Keep `port >= 1024` where `load_port_or_none` checks it."
+
+
+def test_an_enum_lookup_is_no_mapping_test(io_recs):
+    """`cls[name]` on an Enum looks a member up by name, which `name in cls` does not test."""
+    r = io_recs["unknown colour {name}"]
+    assert r["errdex"]["condition"] == "raised(cls[name], KeyError)"
+    assert not r["errdex"]["conditionExact"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.analyze.condexpr import Condition, and_operand, type_tests
+from errdex.analyze.condexpr import Condition, and_operand, type_tests, without_passed_calls
 from errdex.analyze.purity import constant_display
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -126,20 +126,25 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"# approximate: {reason or 'not every path was followed'}")
     if cond.guards:
         lines.append(f"# assumes the earlier checks in {function} passed")
+    context, passed = without_passed_calls(cond.context) if cond.context else ("", [])
+    if context is None:
+        return None
+    for call, exc in passed:   # no code tests it: the call either returns or raises
+        lines.append(f"# assumes {call} did not raise {exc} ({function} does not reach the check otherwise)")
     used = names_in(own)
     if fed is None:   # the caller may pass the lines it already picked (the same rule)
         fed = feeding_for(used, feeding)
     # Lines the earlier guards read go before the `if`; the test's own lines go inside it, where
     # the function runs them too (`m = self.messages[-1]` after `if not self.messages: return`).
-    before = feeding_for(names_in(cond.context), feeding) if cond.context else []
+    before = feeding_for(names_in(context), feeding) if context else []
     inside = [line for line in fed if line not in before]
     if before or inside:
         lines.append("# the assignments the check reads, in source order (other statements between them left out)")
     shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
-    if cond.context:   # the site's own path: the test holds only there
+    if context:   # the site's own path: the test holds only there
         lines += before
-        lines.append(f"if {cond.context}:")
+        lines.append(f"if {context}:")
         lines += [f"    {line}" for line in inside]
         lines.append(f"    assert {cond.neg}{message}")
     else:

@@ -52,7 +52,9 @@ class Condition:
 
     @property
     def is_except(self) -> bool:
-        return "raised(" in self.text
+        """The site re-reports a failure: a `raised(call, E)` fact holds (one that did not happen,
+        `not raised(...)` past a try whose handlers all leave, is an earlier check)."""
+        return "raised(" in self.text and _RAISED_FACT.search(self.text) is not None
 
 
 def parse_condition(text: str | None, guard: str | None = None) -> Condition:
@@ -157,6 +159,8 @@ def _parse_cached(text: str) -> ast.expr | None:
     return node
 
 
+#: A `raised(` that is not negated.
+_RAISED_FACT = re.compile(r"(?<!not )\braised\(")
 _EXCLUDES = re.compile(r"^([A-Za-z_][\w.]*) (?:!=|not in) ")
 
 
@@ -519,9 +523,70 @@ def context_words(cond: Condition) -> str:
     """How the prose names the rest of the site's path (`Condition.context`), to follow the own test."""
     if not cond.context:
         return ""
-    if len(cond.context) <= CONTEXT_SHOWN:
-        return f", where `{cond.context}` holds"
-    return ", once the conditions ahead of it on its path hold"
+    rest, passed = without_passed_calls(cond.context)
+    if rest is None or len(cond.context) > CONTEXT_SHOWN or (passed and not _top_level_facts(cond.context)):
+        return ", once the conditions ahead of it on its path hold"
+    said = [f"{call_words(call)} did not raise {exception_words(exc)}" for call, exc in passed]
+    if rest:
+        said.append(f"`{rest}` holds")
+    return ", where " + " and ".join(said)
+
+
+def without_passed_calls(context: str) -> tuple[str | None, list[tuple[str, str]]]:
+    """(`context` with each `not raised(call, E)` taken as true, as written, and their (call, E)).
+
+    Such a fact is a try the path went through whose handlers all leave (`except E: return
+    None`): no code can test it, the call either returns or raises, so generated code assumes
+    it. The text is returned whole when it has none; "" when nothing else is left; None when
+    a `raised(` sits anywhere else in it.
+    """
+    if "raised(" not in context:
+        return context, []
+    try:
+        node = ast.parse(context, mode="eval").body
+    except SyntaxError:
+        return None, []
+    passed: list[tuple[str, str]] = []
+    kept = _assume_passed(node, context, passed)
+    if kept is None:
+        return None, []
+    return ("" if kept is True else kept[0]), passed
+
+
+def _top_level_facts(context: str) -> bool:
+    """Whether every `raised(` of the context is a whole `not raised(...)` conjunct of it."""
+    node = ast.parse(context, mode="eval").body
+    parts = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
+    facts = sum(isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not) and _is_raised(p.operand) for p in parts)
+    return facts == context.count("raised(")
+
+
+def _assume_passed(node: ast.expr, source: str, passed: list) -> tuple[str, type | None] | bool | None:
+    """`node`'s text with its `not raised(...)` facts true, and the and/or joining its parts at the
+    top (None: one part); True when nothing else is left, None for a `raised(` it cannot take out."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and _is_raised(node.operand):
+        passed.extend(_raised_facts(node.operand, ast.unparse))
+        return True
+    if isinstance(node, ast.BoolOp):
+        op = type(node.op)
+        kept = []
+        for value in node.values:
+            got = _assume_passed(value, source, passed)
+            if got is None:
+                return None
+            if got is True:
+                if op is ast.Or:
+                    return True          # `a or True`
+                continue                 # `a and True`
+            kept.append(got)
+        if len(kept) <= 1:
+            return kept[0] if kept else True
+        parts = [f"({text})" if joined is not None and joined is not op else text for text, joined in kept]
+        return (" and " if op is ast.And else " or ").join(parts), op
+    text = ast.get_source_segment(source, node)
+    if text is None or "raised(" in text:
+        return None
+    return (f"({text})" if isinstance(node, (ast.IfExp, ast.Lambda, ast.NamedExpr)) else text), None
 
 
 def describe_own(cond: Condition) -> str:
@@ -566,6 +631,10 @@ def describe(node: ast.expr | None) -> str:
         return f"`{code(node.left)}` is {_SET_WORDS[type(node.ops[0])]} `{code(node.comparators[0])}`"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         inner = node.operand
+        calls = raised_calls(inner) if isinstance(inner, ast.Call) else []
+        if calls:
+            call, exc = calls[0]
+            return f"{call_words(call)} did not raise {exception_words(exc)}"
         tests = type_tests(node)
         if tests:
             return f"`{tests[0][0]}` is not an instance of `{tests[0][1]}`"

@@ -442,7 +442,8 @@ _COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.A
 
 
 def _raise_only_check(stmt: ast.stmt) -> bool:
-    """An earlier validation (`assert c`, `if t: raise ...`): its guard belongs to another error.
+    """An earlier validation (`assert c`, `if t: raise ...`, a try whose every handler raises):
+    its guard belongs to another error.
 
     Such checks stay in the full condition (the site is reached only when they
     pass) but not in the site's own guard; early returns, breaks and loops
@@ -450,6 +451,9 @@ def _raise_only_check(stmt: ast.stmt) -> bool:
     """
     if isinstance(stmt, ast.Assert):
         return True
+    if isinstance(stmt, (ast.Try, ast.TryStar)):   # `try: x = f()` / `except E as e: raise Other(...) from e`
+        return bool(stmt.handlers) and all(h.body and isinstance(h.body[-1], ast.Raise) for h in stmt.handlers) \
+            and not any(isinstance(n, (ast.Return, ast.Break, ast.Continue)) for b in stmt.body for n in ast.walk(b))
     if not isinstance(stmt, ast.If):
         return False
     ends = []

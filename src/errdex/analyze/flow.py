@@ -651,6 +651,10 @@ class FlowAnalyzer:
             approx = _merge(approx, (TRY_MAY_RAISE,))
         elif handlers and not is_const(caught, False):
             normal = TRUE
+        elif handlers and not is_const(normal, False):
+            # Every handler leaves (`except E: raise ...`, `return None`): past the statement, the
+            # body raised none of the exceptions they catch.
+            normal, approx = self._none_caught(stmt, normal, approx)
         brk = disjoin([body.brk, conjoin([body.next, orelse.brk]), *(h.brk for h in handlers)])
         cont = disjoin([body.cont, conjoin([body.next, orelse.cont]), *(h.cont for h in handlers)])
         if not stmt.finalbody:
@@ -659,6 +663,20 @@ class FlowAnalyzer:
             return Exits(FALSE, final.brk, final.cont, approx)
         return Exits(conjoin([normal, final.next]), disjoin([brk, final.brk]),
                      disjoin([cont, final.cont]), approx)
+
+    def _none_caught(self, stmt: ast.Try | ast.TryStar, normal: ast.expr, approx: tuple[str, ...]
+                     ) -> tuple[ast.expr, tuple[str, ...]]:
+        """`normal` and `not raised(call, E)` for each handler of a try none of whose handlers goes
+        on. A `raise` or `assert` in the body may be what a handler caught, which no `raised(call, E)`
+        names: then the fact is left out and the result is approximate."""
+        if _raises_in(stmt.body):
+            return normal, _merge(approx, (TRY_MAY_RAISE,))
+        facts = [normal]
+        for node in stmt.handlers:
+            raised = raised_condition(stmt, node)
+            facts.append(negate(raised.expr))
+            approx = _merge(approx, raised.approx)
+        return conjoin(facts), approx
 
     def _match_exits(self, stmt: ast.Match) -> Exits:
         unmatched = TRUE

@@ -200,6 +200,13 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
     return RaisedCondition(expr, approx, candidates)
 
 
+def _class_like(node: ast.expr) -> bool:
+    """A class, by its name: `cls` (a classmethod's own class) or a CapWords name or attribute
+    (`Color`, `enums.Color`); an ALL_CAPS name is a constant, a mapping more often than not."""
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name == "cls" or (name[:1].isupper() and not name.isupper())
+
+
 def _missing_key(stmts: list[ast.stmt], handler: ast.ExceptHandler) -> ast.expr | None:
     """`k not in d` when the try body's one operation that can fail is `d[k]` and `E` is KeyError.
 
@@ -218,6 +225,8 @@ def _missing_key(stmts: list[ast.stmt], handler: ast.ExceptHandler) -> ast.expr 
     lookup = subscripts[0]
     if isinstance(lookup.slice, ast.Slice) or not (is_pure(lookup.value) and is_pure(lookup.slice)):
         return None
+    if _class_like(lookup.value):
+        return None   # `Color[name]` looks an Enum member up by name: `in` tests members, not names
     return ast.Compare(left=lookup.slice, ops=[ast.NotIn()], comparators=[lookup.value])
 
 

@@ -1,0 +1,36 @@
+"""`not raised(call, E)` on a site's path (a try whose handlers all leave): generated code cannot
+test it, so it is taken as true, wherever it sits in the and/or of the path, and said as assumed."""
+
+import ast
+
+import pytest
+
+from errdex.analyze.condexpr import without_passed_calls
+
+
+@pytest.mark.parametrize("context, rest, passed", [
+    ("strict", "strict", []),
+    ("a and not raised(f(x), E) and b", "a and b", [("f(x)", "E")]),
+    ("not raised(f(), E)", "", [("f()", "E")]),
+    ("p and (q or not raised(f(), E))", "p", [("f()", "E")]),
+    ("(m is not None or (b != 1 and not raised(g(), Exception))) and c",
+     "(m is not None or b != 1) and c", [("g()", "Exception")]),
+    ("(a or b and c) and not raised(f(), E)", "a or (b and c)", [("f()", "E")]),
+    ("(u if v else w) and not raised(f(), E)", "(u if v else w)", [("f()", "E")]),
+])
+def test_passed_calls_are_taken_out_as_true(context, rest, passed):
+    got_rest, got_passed = without_passed_calls(context)
+    assert (got_rest, got_passed) == (rest, passed)
+    if rest:   # what is left means, with every fact true, what the context means
+        full = context.replace("not raised(", "_true(")
+        calls = {"_true": lambda *a: True, "f": lambda *a: None, "g": lambda *a: None}
+        names = sorted({n.id for n in ast.walk(ast.parse(full, mode="eval")) if isinstance(n, ast.Name)}
+                       - set(calls) - {"E", "Exception", "x"})
+        for bits in range(1 << len(names)):
+            env = {n: bool(bits >> i & 1) for i, n in enumerate(names)} | calls | {"E": 0, "Exception": 0, "x": 0}
+            assert eval(rest, env) == eval(full, env), (rest, env)
+
+
+@pytest.mark.parametrize("context", ["raised(f(), E) and x", "x if raised(f(), E) else y"])
+def test_a_fact_that_holds_is_not_taken_out(context):
+    assert without_passed_calls(context) == (None, [])
