@@ -382,7 +382,23 @@ def f(m, cells):
         if m <= c:
             return c
     raise ValueError("m")
-""", "all(m > c for c in cells)", exact=False),
+""", "all(m > c for c in cells)"),   # the body only tests and leaves: exact
+    Case("non_literal_loop_changing_state", """
+def f(xs, seen):
+    for x in xs:
+        if x in seen:
+            return x
+        seen.add(x)
+    raise LookupError("none seen")
+""", "all(x not in seen for x in xs)", exact=False),   # `seen` grows between passes
+    Case("non_literal_loop_binding", """
+def f(plugins):
+    for detect in plugins:
+        found = detect()
+        if found is not None:
+            return found
+    raise RuntimeError("none")
+""", None, exact=False),
     Case("non_literal_loop_break", """
 def f(m, cells):
     for c in cells:

@@ -496,6 +496,10 @@ class FlowAnalyzer:
                 args=[ast.GeneratorExp(passes, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],
                 keywords=[],
             )
+            if not body_bound and _tests_and_exits(stmt.body):
+                # Nothing in the body but tests and the ways out: each pass tests the next element with
+                # nothing changed, so the loop goes on past its end exactly when every element passes.
+                approx = body.approx
             return LoopOutcome(every, FALSE, approx)
         broke = FALSE if is_const(body.brk, False) else TRUE
         return LoopOutcome(TRUE, broke, approx)
@@ -696,6 +700,19 @@ class FlowAnalyzer:
                 unmatched = conjoin([unmatched, negate(matched.expr)])
         nexts.append(unmatched)
         return Exits(disjoin(nexts), disjoin(brks), disjoin(conts), approx)
+
+
+def _tests_and_exits(stmts: list[ast.stmt]) -> bool:
+    """Whether a block holds only `if` tests (no walrus) around `return`, `raise`, `continue` and
+    `pass`: running it changes nothing a later pass of the loop reads."""
+    for stmt in stmts:
+        if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Pass)):
+            continue
+        if isinstance(stmt, ast.If) and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test)) \
+                and _tests_and_exits(stmt.body) and _tests_and_exits(stmt.orelse):
+            continue
+        return False
+    return True
 
 
 def _raises_in(stmts: list[ast.stmt]) -> bool:
