@@ -398,7 +398,32 @@ def f(plugins):
         if found is not None:
             return found
     raise RuntimeError("none")
-""", None, exact=False),
+""", "all(detect() is None for detect in plugins)"),   # each pass's value written into its test
+    Case("non_literal_loop_value_tested_twice", """
+def f(queue, xs):
+    for x in xs:
+        v = queue.pop()
+        if v is None or v < x:
+            return v
+    raise RuntimeError("drained")
+""", None, exact=False),   # written in twice, queue.pop() would run twice a pass
+    Case("non_literal_loop_carried_value", """
+def f(xs):
+    prev = None
+    for x in xs:
+        if x == prev:
+            return x
+        prev = x
+    raise ValueError("no repeat")
+""", None, exact=False),   # the test reads the previous pass's value
+    Case("non_literal_loop_retry", """
+def f(device, avoid):
+    for _ in range(65):
+        stream = device.Stream(priority=0)
+        if stream.cuda_stream not in avoid:
+            return stream
+    raise RuntimeError("no distinct stream")
+""", None, exact=False),   # each call draws anew: no value of the inputs
     Case("non_literal_loop_break", """
 def f(m, cells):
     for c in cells:

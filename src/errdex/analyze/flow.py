@@ -490,13 +490,26 @@ class FlowAnalyzer:
         clash = read_names(passes) & body_bound
         if clash:   # names only bound inside the test's own comprehensions do not count
             clash = _free_names(passes) & body_bound
+        if clash and is_const(body.brk, False) and _tests_and_exits(stmt.body, assignments=True):
+            # `found = detect()` then `if found is not None: return found`: each pass's value
+            # written into the test, which then reads only the target and names the body leaves alone.
+            forwarded = self._forwarded_exits(stmt.body, body_bound, any_value=True)
+            tested = disjoin([forwarded.next, forwarded.cont])
+            if is_const(forwarded.brk, False) and not (_free_names(tested) & body_bound) \
+                    and _per_element(stmt.target, tested):
+                every = ast.Call(
+                    func=ast.Name("all"),
+                    args=[ast.GeneratorExp(tested, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],
+                    keywords=[],
+                )
+                return LoopOutcome(every, FALSE, forwarded.approx)
         if is_const(body.brk, False) and not clash:
             every = ast.Call(
                 func=ast.Name("all"),
                 args=[ast.GeneratorExp(passes, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],
                 keywords=[],
             )
-            if not body_bound and _tests_and_exits(stmt.body):
+            if not body_bound and _tests_and_exits(stmt.body) and _per_element(stmt.target, passes):
                 # Nothing in the body but tests and the ways out: each pass tests the next element with
                 # nothing changed, so the loop goes on past its end exactly when every element passes.
                 approx = body.approx
@@ -562,7 +575,7 @@ class FlowAnalyzer:
             passed.append(substitute(passes, values))
         return LoopOutcome(conjoin(passed), disjoin(broke), approx)
 
-    def _forwarded_exits(self, stmts: list[ast.stmt], body_bound: set[str]) -> Exits:
+    def _forwarded_exits(self, stmts: list[ast.stmt], body_bound: set[str], any_value: bool = False) -> Exits:
         """A loop body's exits with `name = <pure expression>` forwarded into the later tests.
 
         `T = w * 32` then `if n % T: continue` reads as `if n % (w * 32)`, so
@@ -585,7 +598,8 @@ class FlowAnalyzer:
             target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
             if isinstance(target, ast.Name):
                 value = replace_names(stmt.value, known) if known else stmt.value
-                if reads_only(value) and not (read_names(value) & body_bound):
+                if (reads_only(value) or (any_value and _read_once(target.id, stmts, stmt, value))) \
+                        and not (read_names(value) & body_bound):
                     known[target.id] = value
                     continue
             if known and self._calls_before_exits(stmt):
@@ -702,11 +716,34 @@ class FlowAnalyzer:
         return Exits(disjoin(nexts), disjoin(brks), disjoin(conts), approx)
 
 
-def _tests_and_exits(stmts: list[ast.stmt]) -> bool:
+def _per_element(target: ast.expr, test: ast.expr) -> bool:
+    """Whether each pass tests something of its own element: a test that calls something and reads
+    no part of the target is a retry (`for _ in range(65): s = Stream(); if s.id not in used:
+    return s`), whose calls give another answer each time, not a value of the inputs."""
+    if not any(isinstance(n, ast.Call) for n in ast.walk(test)):
+        return True
+    return not read_names(test).isdisjoint(target_names(target))
+
+
+def _read_once(name: str, stmts: list[ast.stmt], assign: ast.stmt, value: ast.expr) -> bool:
+    """Whether `value`, written for `name` into the tests after `assign`, runs as often as the
+    code does: at most one read of `name` follows, or `value` changes nothing when run again."""
+    tested = [n.test for s in stmts[stmts.index(assign) + 1:] for n in ast.walk(s) if isinstance(n, ast.If)]
+    tested += [s.value for s in stmts[stmts.index(assign) + 1:] if isinstance(s, ast.Assign)]
+    reads = sum(isinstance(n, ast.Name) and n.id == name for t in tested for n in ast.walk(t))
+    return reads <= 1 or not expr_may_change_state(value)
+
+
+def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
     """Whether a block holds only `if` tests (no walrus) around `return`, `raise`, `continue` and
-    `pass`: running it changes nothing a later pass of the loop reads."""
+    `pass`: running it changes nothing a later pass of the loop reads. `assignments`: plain
+    `name = value` statements too, at the block's top level (each pass binds them afresh)."""
     for stmt in stmts:
         if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Pass)):
+            continue
+        if assignments and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) \
+                and not any(isinstance(n, (ast.NamedExpr, *_COMPREHENSIONS, ast.Lambda)) for n in ast.walk(stmt.value)):
             continue
         if isinstance(stmt, ast.If) and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test)) \
                 and _tests_and_exits(stmt.body) and _tests_and_exits(stmt.orelse):
