@@ -43,3 +43,17 @@ def test_a_bound_line_decides_a_condition_with_an_unknown_part():
     undecided = check_condition("M > 512 and backend.supports(M)", True, {"m": "600"}, {"m": "M"})
     assert undecided.satisfied is None
     assert check_condition("not (", True, {}, {}) is None
+
+
+@pytest.mark.parametrize(("condition", "port", "satisfied"), [
+    # the site was reached: the try it went past caught nothing, the handler it sits in ran
+    ("not raised(int(text), ValueError) and port < 1024", "80", True),
+    ("not raised(int(text), ValueError) and port < 1024", "8080", False),
+    ("raised(f(x), KeyError) and port < 1024", "80", True),
+    ("not raised(g(')'), OSError) and port < 1024", "80", None),   # a bracket in a string: left to decide
+    ("(raised(a(), E) or raised(b(), E)) and port < 1024", "80", True),
+    ("raised(a(), E) or port < 1024", "8080", None),              # not a conjunct of its own
+])
+def test_what_reaching_the_site_says_of_raised_facts_is_known(condition, port, satisfied):
+    check = check_condition(condition, True, {"port": port}, {"port": "port"})
+    assert check.satisfied is satisfied and check.condition == condition

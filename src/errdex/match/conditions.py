@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from errdex.exprsplit import split_top_level
 from errdex.safe_eval import UNKNOWN, canonical, evaluate, lookups, parses
 
 
@@ -54,9 +55,44 @@ def check_condition(condition: str | None, exact: bool | None, bindings: dict[st
     read = lookups(condition)
     values = literal_values(bindings, placeholders)
     used = {k: v for k, v in values.items() if k in read}
-    result = evaluate(condition, values)
+    result = evaluate(_reached(condition), values)
     satisfied = None if result is UNKNOWN else _truth(result)
     return ConditionCheck(condition, exact, used, satisfied)
+
+
+def _reached(condition: str) -> str:
+    """The condition without its whole `raised(call, E)` and `not raised(call, E)` conjuncts: the
+    text was raised there, so the handler it sits in ran, and the tries it went past with every
+    handler leaving did not catch anything. What they say is known; the rest is left to decide."""
+    if "raised(" not in condition:
+        return condition
+    parts = [p.strip() for p in split_top_level(condition, " and ")]
+    kept = [p for p in parts if not _one_fact(p)]
+    return " and ".join(kept) if kept else "True"
+
+
+def _one_fact(part: str) -> bool:
+    """`raised(...)`, `not raised(...)`, or `(raised(a, E) or raised(b, E))` (a try block's calls)."""
+    if part.startswith("(") and _closes_at_end(part):
+        alternatives = [a.strip() for a in split_top_level(part[1:-1], " or ")]
+        return len(alternatives) > 1 and all(_call_of_raised(a) for a in alternatives)
+    return _call_of_raised(part[4:] if part.startswith("not ") else part)
+
+
+def _call_of_raised(fact: str) -> bool:
+    return fact.startswith("raised(") and _closes_at_end(fact)
+
+
+def _closes_at_end(text: str) -> bool:
+    """Whether the bracket opened after `raised` closes at the very end (`raised(a) or raised(b)`
+    does not)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and ch == ")":
+            return i == len(text) - 1
+    return False
 
 
 def _truth(value: object) -> bool | None:
