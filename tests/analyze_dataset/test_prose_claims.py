@@ -177,6 +177,16 @@ def test_an_and_inside_an_or_reads_as_one_group():
     assert said == "`k` is truthy, or (`n` is greater than `3` and (`m` is `None` or `m` is less than `0`))"
 
 
+def test_a_loop_fall_through_reads_as_every_element():
+    """`all(t for x in xs)`, what a loop that leaves on `t` failing falls through on, in words."""
+    said = describe(parse_condition("all(not isinstance(v, int) for v in values)").own)
+    assert said == "`v` is not an instance of `int`, for every `v` in `values`"
+    said = describe(parse_condition("any(d() is not None for d in plugins.values())").own)
+    assert said == "`d()` is not `None`, for some `d` in `plugins.values()`"
+    said = describe(parse_condition("all(x > 0 for x in xs if x)").own)   # a filtered one stays code
+    assert said == "`all(x > 0 for x in xs if x)` holds"
+
+
 def test_a_nested_test_is_not_read_as_bounds():
     """`t is None or (u is not None and t == u)`: two literal bounds for two parts, but not one per
     part; "keep t is not None and u is None" would forbid `u = 3, t = 4`, which the code accepts."""

@@ -613,6 +613,20 @@ _SET_WORDS = {ast.LtE: "a subset of", ast.Lt: "a proper subset of", ast.GtE: "a 
               ast.Gt: "a proper superset of"}
 
 
+def _quantified(node: ast.expr) -> str | None:
+    """`all(t for x in xs)` as "t, for every `x` in `xs`" (`any`: "for some"), the loop
+    fall-through's shape; None for any other node."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("all", "any")
+            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp)):
+        return None
+    gen = node.args[0]
+    if len(gen.generators) != 1 or gen.generators[0].ifs or gen.generators[0].is_async:
+        return None
+    loop = gen.generators[0]
+    which = "every" if node.func.id == "all" else "some"
+    return f"{describe(gen.elt)}, for {which} `{code(loop.target)}` in `{code(loop.iter)}`"
+
+
 def describe(node: ast.expr | None) -> str:
     """The test in words, every value in backticks."""
     if node is None:
@@ -649,6 +663,9 @@ def describe(node: ast.expr | None) -> str:
         return f"`{code(node.left)}` {_OP_WORDS[type(node.ops[0])]} `{code(node.comparators[0])}`"
     if isinstance(node, (ast.Name, ast.Attribute)):
         return f"`{code(node)}` is truthy"
+    every = _quantified(node)
+    if every is not None:
+        return every
     calls = raised_calls(node) if isinstance(node, ast.Call) else []
     if calls:
         call, exc = calls[0]
