@@ -129,8 +129,13 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     context, passed = without_passed_calls(cond.context) if cond.context else ("", [])
     if context is None:
         return None
+    by_class: dict[str, list[str]] = {}
     for call, exc in passed:   # no code tests it: the call either returns or raises
-        lines.append(f"# assumes {call} did not raise {exc} ({function} does not reach the check otherwise)")
+        by_class.setdefault(exc, []).append(call)
+    for exc, calls in by_class.items():
+        which = calls[0] if len(calls) == 1 else "none of " + ", ".join(calls)
+        lines.append(f"# assumes {which} {'did not raise' if len(calls) == 1 else 'raised'} {exc}"
+                     f" ({function} does not reach the check otherwise)")
     used = names_in(own)
     if fed is None:   # the caller may pass the lines it already picked (the same rule)
         fed = feeding_for(used, feeding)
