@@ -383,6 +383,14 @@ def f(m, cells):
             return c
     raise ValueError("m")
 """, "all(m > c for c in cells)"),   # the body only tests and leaves: exact
+    Case("non_literal_loop_leaving_branch_binds", """
+def f(items):
+    for x in items:
+        if x > 0:
+            y = x + 1
+            return y
+    raise ValueError("no positive")
+""", "all(x <= 0 for x in items)"),   # the binding is on the way out only
     Case("non_literal_loop_changing_state", """
 def f(xs, seen):
     for x in xs:

@@ -509,7 +509,7 @@ class FlowAnalyzer:
                 args=[ast.GeneratorExp(passes, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],
                 keywords=[],
             )
-            if not body_bound and _tests_and_exits(stmt.body) and _per_element(stmt.target, passes):
+            if _tests_and_exits(stmt.body) and _per_element(stmt.target, passes):
                 # Nothing in the body but tests and the ways out: each pass tests the next element with
                 # nothing changed, so the loop goes on past its end exactly when every element passes.
                 approx = body.approx
@@ -735,9 +735,10 @@ def _read_once(name: str, stmts: list[ast.stmt], assign: ast.stmt, value: ast.ex
 
 
 def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
-    """Whether a block holds only `if` tests (no walrus) around `return`, `raise`, `continue` and
-    `pass`: running it changes nothing a later pass of the loop reads. `assignments`: plain
-    `name = value` statements too, at the block's top level (each pass binds them afresh)."""
+    """Whether a block holds only `if` tests (no walrus) around `return`, `raise`, `continue`,
+    `pass` and branches that leave (`_leaves`): running it changes nothing a later pass of the loop
+    reads. `assignments`: plain `name = value` statements too, at the block's top level (each
+    pass binds them afresh)."""
     for stmt in stmts:
         if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Pass)):
             continue
@@ -746,10 +747,17 @@ def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
                 and not any(isinstance(n, (ast.NamedExpr, *_COMPREHENSIONS, ast.Lambda)) for n in ast.walk(stmt.value)):
             continue
         if isinstance(stmt, ast.If) and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test)) \
-                and _tests_and_exits(stmt.body) and _tests_and_exits(stmt.orelse):
+                and all(_leaves(b) or _tests_and_exits(b) for b in (stmt.body, stmt.orelse)):
             continue
         return False
     return True
+
+
+def _leaves(block: list[ast.stmt]) -> bool:
+    """Whether a branch ends by leaving the function (`y = x + 1; return y`), with no `continue`
+    or `break` in it: whatever it does before, no later pass of the loop sees."""
+    return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise)) \
+        and not any(isinstance(n, (ast.Continue, ast.Break)) for s in block for n in ast.walk(s))
 
 
 def _raises_in(stmts: list[ast.stmt]) -> bool:
