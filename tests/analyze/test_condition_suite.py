@@ -438,7 +438,7 @@ def f(m, cells):
         if m == c:
             break
     raise ValueError("m")
-""", "True", exact=False),
+""", "True"),   # nothing in the loop leaves the function: it ends, by break or at its end
     Case("non_literal_loop_no_exit", """
 def f(m, cells):
     for c in cells:
@@ -585,6 +585,17 @@ def f(s, strict):
     if strict and v > 3:
         raise ValueError("big")
 """, "not raised(int(s), ValueError) and not raised(int(s), TypeError) and strict and v > 3", site=2),
+    Case("after_try_that_goes_on_both_ways", """
+def f(url, alive):
+    try:
+        status = get(url)
+        if status == 200:
+            return status
+    except OSError:
+        pass
+    if not alive:
+        raise RuntimeError("died")
+""", "(status != 200 or raised(get(url), OSError)) and not alive"),
     Case("enum_lookup_is_no_mapping_test", """
 def f(cls, name):
     try:

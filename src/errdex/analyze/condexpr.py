@@ -54,7 +54,9 @@ class Condition:
     def is_except(self) -> bool:
         """The site re-reports a failure: a `raised(call, E)` fact holds (one that did not happen,
         `not raised(...)` past a try whose handlers all leave, is an earlier check)."""
-        return "raised(" in self.text and _RAISED_FACT.search(self.text) is not None
+        text = self.text
+        return "raised(" in text and _RAISED_FACT.search(text) is not None and any(
+            map(failure_fact, split_conjuncts(text)))
 
 
 def parse_condition(text: str | None, guard: str | None = None) -> Condition:
@@ -458,13 +460,26 @@ def raised_in(cond: Condition) -> list[tuple[str, str]]:
     if found or not cond.is_except:
         return found
     for part in split_conjuncts(cond.text):
-        if part.lstrip("(").startswith("raised(") and part.endswith(")"):
-            try:   # a few hundred except-sites per dataset: a parse each is cheap
-                node = ast.parse(part, mode="eval").body
-            except (SyntaxError, ValueError, RecursionError):
-                continue
-            found.extend(_raised_facts(node, ast.unparse))
+        if failure_fact(part):
+            found.extend(_raised_facts(ast.parse(part, mode="eval").body, ast.unparse))
     return found
+
+
+def failure_fact(part: str) -> bool:
+    """Whether a conjunct says the failure a handler re-reports: `raised(call, E)`, or the
+    alternatives of one try block (`raised(a, E) or raised(b, E)`); not one that may or may not
+    have happened (`(r.status != 200 or raised(g(), E))`, past a try that goes on both ways)."""
+    if not part.lstrip("(").startswith("raised(") or not part.endswith(")"):
+        return False
+    try:   # a few hundred except-sites per dataset: a parse each is cheap
+        node = ast.parse(part, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    # An except-site's: the try block's calls (a raise of the block's own may follow them:
+    # `raised(load(), E) or not callable(f)`). Past a try that goes on both ways, the block's way
+    # on comes first (`flow._caught_or_not`).
+    return _is_raised(node) or (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)
+                                and _is_raised(node.values[0]))
 
 
 def call_words(call: str) -> str:

@@ -464,6 +464,10 @@ class FlowAnalyzer:
         )
 
     def _loop_exits(self, stmt: ast.For | ast.AsyncFor | ast.While) -> Exits:
+        if not isinstance(stmt, ast.While) and not stmt.orelse and not _leaves_function(stmt.body):
+            # Nothing in the body leaves the function: the loop ends, by `break` or at its end,
+            # and the code after it runs whatever the passes did (what they bind is seen there).
+            return FALLS_THROUGH
         outcome = self.loop_outcome(stmt)
         orelse = self.block_exits(stmt.orelse)
         return Exits(
@@ -665,8 +669,12 @@ class FlowAnalyzer:
             normal = conjoin([raised.expr, handler.next])
             approx = _merge(approx, raised.approx)
         elif handlers and not is_const(caught, False) and not is_const(normal, True):
-            normal = disjoin([normal, caught])
-            approx = _merge(approx, (TRY_MAY_RAISE,))
+            precise = None if _raises_in(stmt.body) else self._caught_or_not(stmt, normal, handlers)
+            if precise is None:
+                normal = disjoin([normal, caught])
+                approx = _merge(approx, (TRY_MAY_RAISE,))
+            else:
+                normal = precise
         elif handlers and not is_const(caught, False):
             normal = TRUE
         elif handlers and not is_const(normal, False):
@@ -681,6 +689,21 @@ class FlowAnalyzer:
             return Exits(FALSE, final.brk, final.cont, approx)
         return Exits(conjoin([normal, final.next]), disjoin([brk, final.brk]),
                      disjoin([cont, final.cont]), approx)
+
+    def _caught_or_not(self, stmt: ast.Try | ast.TryStar, normal: ast.expr, handlers: list[Exits]
+                       ) -> ast.expr | None:
+        """Past a try that goes on both ways (`try: r = get(u); if r.ok: return r` / `except E:
+        pass`): its body raised none of the caught classes and went on, or one handler ran and
+        went on. None when a culprit cannot be named alone (several calls, none)."""
+        facts = [raised_condition(stmt, node) for node in stmt.handlers]
+        if any(f.approx for f in facts):
+            return None
+        # The body's own way on comes first: a conjunct that opens with `raised(` is the failure an
+        # except-site re-reports (`condexpr.failure_fact`); this one may not have happened.
+        if all(is_const(h.next, True) for h in handlers):   # `not F and N or F` is `N or F`
+            return disjoin([normal, *(f.expr for f in facts)])
+        none = conjoin([normal, *(negate(f.expr) for f in facts)])
+        return disjoin([none, *(conjoin([f.expr, h.next]) for f, h in zip(facts, handlers))])
 
     def _none_caught(self, stmt: ast.Try | ast.TryStar, normal: ast.expr, approx: tuple[str, ...]
                      ) -> tuple[ast.expr, tuple[str, ...]]:
@@ -732,6 +755,24 @@ def _read_once(name: str, stmts: list[ast.stmt], assign: ast.stmt, value: ast.ex
     tested += [s.value for s in stmts[stmts.index(assign) + 1:] if isinstance(s, ast.Assign)]
     reads = sum(isinstance(n, ast.Name) and n.id == name for t in tested for n in ast.walk(t))
     return reads <= 1 or not expr_may_change_state(value)
+
+
+def _leaves_function(stmts: list[ast.stmt]) -> bool:
+    """Whether a `return`, `raise`, `assert` or a call that never returns sits in the statements
+    (nested definitions aside)."""
+    stack: list[ast.AST] = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Return, ast.Raise, ast.Assert)):
+            return True
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and dotted_source(node.value.func) in NO_RETURN_CALLS:
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(child for child in ast.iter_child_nodes(node)
+                     if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)))
+    return False
 
 
 def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
