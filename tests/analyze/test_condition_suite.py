@@ -596,6 +596,21 @@ def f(url, alive):
     if not alive:
         raise RuntimeError("died")
 """, "(status != 200 or raised(get(url), OSError)) and not alive"),
+    Case("except_lookup_beside_a_call", """
+def f(table, key):
+    try:
+        value = table[key]
+        port = int(value)
+    except KeyError:
+        raise RuntimeError("no entry")
+""", "raised(table[key], KeyError) or raised(int(value), KeyError)"),   # the lookup may be what failed
+    Case("except_lookups_of_a_conditional", """
+def f(args, kwargs, key):
+    try:
+        ref = args[key] if isinstance(key, int) else kwargs[key]
+    except (IndexError, KeyError):
+        raise RuntimeError("no argument")
+""", "raised(args[key], (IndexError, KeyError)) or raised(kwargs[key], (IndexError, KeyError))"),
     Case("enum_lookup_is_no_mapping_test", """
 def f(cls, name):
     try:

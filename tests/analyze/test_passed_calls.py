@@ -34,3 +34,14 @@ def test_passed_calls_are_taken_out_as_true(context, rest, passed):
 @pytest.mark.parametrize("context", ["raised(f(), E) and x", "x if raised(f(), E) else y"])
 def test_a_fact_that_holds_is_not_taken_out(context):
     assert without_passed_calls(context) == (None, [])
+
+
+def test_a_preallocated_list_is_no_value_to_show():
+    """`out = [None] * len(frames)` is filled in place before it is read (like `out = []`): shown as
+    what `out` holds, it made a validation code assert that fails on every input."""
+    from errdex.analyze.codegen import feeding_for
+
+    assert feeding_for({"out"}, ["out: list = [None] * len(frames)"]) == []
+    assert feeding_for({"out"}, ["out = len(frames) * [0]"]) == []
+    assert feeding_for({"out"}, ["out = frames * 2"]) == ["out = frames * 2"]
+    assert feeding_for({"out"}, ["out = [f(x)] * 3"]) == ["out = [f(x)] * 3"]

@@ -59,14 +59,14 @@ def feeding_for(names: set[str] | frozenset[str], feeding: list[str]) -> list[st
 
 
 def _initial_value(line: str) -> bool:
-    """`x = []`, `d = {"a": [], "b": 0}`, `s = set()`: a container display of constants, which the
+    """`x = []`, `d = {"a": [], "b": 0}`, `s = set()`, `out = [None] * n`: a container of constants, which the
     function usually fills in place before it is read (cached per line, like `_assigned`: a record
     is read on every page, export and hook answer)."""
     found = _INITIAL.get(line)
     if found is None:
         m = _ASSIGN.match(line)
         try:
-            found = m is not None and constant_display(ast.parse(line[m.end():].strip(), mode="eval").body)
+            found = m is not None and _preallocated(ast.parse(line[m.end():].strip(), mode="eval").body)
         except SyntaxError:
             found = False
         if len(_INITIAL) < 200_000:
@@ -75,6 +75,14 @@ def _initial_value(line: str) -> bool:
 
 
 _INITIAL: dict[str, bool] = {}
+
+
+def _preallocated(value: ast.expr) -> bool:
+    """A container display of constants, or one repeated to a size (`[None] * len(frames)`)."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        return any(isinstance(side, (ast.List, ast.Tuple)) and constant_display(side)
+                   for side in (value.left, value.right))
+    return constant_display(value)
 
 
 def _reads(line: str) -> frozenset[str]:

@@ -5,7 +5,9 @@ an `E`. The candidates are the outermost calls of the try body in source
 order (`int(s.strip())` is one call, not two); the fact is their
 disjunction, `raised(f(x), E) or raised(g(y), E)` (a later call runs only
 when the earlier ones returned, which the `or` already says); an import
-statement counts as the `__import__` call it makes. Beyond
+statement counts as the `__import__` call it makes, and under a handler that catches a
+failed lookup (`KeyError`, `IndexError`, `LookupError`, `Exception`) a subscript read outside
+any call is a candidate too (`table[key]` beside `int(value)`). Beyond
 `MAX_CANDIDATES` calls the first ones are named and the result is marked
 approximate. A try body whose only operation that can fail is `d[k]`,
 under `except KeyError`, gives `k not in d`. Only the try body's own
@@ -103,7 +105,7 @@ _LOGGERS = frozenset({"logger", "log", "logging", "_logger", "LOGGER", "LOG"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.expr]:
+def _try_body_calls(stmts: list[ast.stmt], lookups: bool = False) -> list[ast.expr]:
     """The try body's candidate culprits: outer calls, or a comprehension holding calls as one.
 
     `[float(x) for x in xs]` is named whole (its `x` means nothing outside
@@ -112,7 +114,7 @@ def _try_body_calls(stmts: list[ast.stmt]) -> list[ast.expr]:
     """
     found: list[ast.expr] = []
     for stmt in stmts:
-        _culprits(stmt, found)
+        _culprits(stmt, found, lookups)
     unique: list[ast.expr] = []
     for node in found:
         if not any(node is u for u in unique):
@@ -133,14 +135,16 @@ def _never_raises(node: ast.expr) -> bool:
             and (func.value.id if isinstance(func.value, ast.Name) else func.value.attr) in _LOGGERS)
 
 
-def _culprits(stmt: ast.stmt, found: list[ast.expr]) -> None:
+def _culprits(stmt: ast.stmt, found: list[ast.expr], lookups: bool = False) -> None:
     """Append the outer calls of `stmt` in source order, a comprehension holding calls in their place
-    (once), and not the exception a `raise E(...)` builds (see `condition._caught_raises`)."""
+    (once), and not the exception a `raise E(...)` builds (see `condition._caught_raises`);
+    `lookups`: subscripts read outside a call too."""
     stack: list[tuple[ast.AST, ast.expr | None]] = [(stmt, None)]
     while stack:
         current, comprehension = stack.pop()
         kind = current.__class__
-        if kind is ast.Call:
+        if kind is ast.Call or (lookups and kind is ast.Subscript and current.ctx.__class__ is ast.Load
+                                and comprehension is None):
             found.append(comprehension or current)   # repeats of a comprehension are dropped by the caller
             continue
         if kind is ast.Name or kind is ast.Constant or isinstance(current, _NO_CALLS_INSIDE):
@@ -173,10 +177,29 @@ def _body_calls(node: ast.Try | ast.TryStar) -> list[ast.Call]:
     return _try_body_calls(node.body)
 
 
+def _body_calls_and_lookups(node: ast.Try | ast.TryStar) -> list[ast.expr]:
+    """The try body's outer calls and the subscripts read outside them, in source order: under
+    `except KeyError` (or `IndexError`, `LookupError`, ...) `d[k]` may be what failed."""
+    return _try_body_calls(node.body, lookups=True)
+
+
+#: Classes a failing `d[k]` raises, or catches it.
+_LOOKUP_CATCHERS = frozenset({"KeyError", "IndexError", "LookupError", "Exception", "BaseException"})
+
+
+def _catches_lookups(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(k, ast.Name) and k.id in _LOOKUP_CATCHERS for k in kinds)
+
+
 def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) -> RaisedCondition:
     """The `raised(call, E)` fact for entering `handler` of `node`."""
     kind: ast.expr = handler.type if handler.type is not None else ast.Name("BaseException")
     calls = memo(node, "_errdex_try_calls", _body_calls)   # every except-site of the try asks again
+    if calls and _catches_lookups(handler):   # `d[k]` beside the calls may be what failed
+        calls = memo(node, "_errdex_try_lookups", _body_calls_and_lookups)
     approx: tuple[str, ...] = ()
     candidates: list[str] = []
     culprits: list[ast.expr] = []
