@@ -45,3 +45,17 @@ def test_a_preallocated_list_is_no_value_to_show():
     assert feeding_for({"out"}, ["out = len(frames) * [0]"]) == []
     assert feeding_for({"out"}, ["out = frames * 2"]) == ["out = frames * 2"]
     assert feeding_for({"out"}, ["out = [f(x)] * 3"]) == ["out = [f(x)] * 3"]
+
+
+@pytest.mark.parametrize("condition, says", [
+    ("not isinstance(x, list)", "True when `x` passes the check"),
+    ("not isinstance(x, list) or not all(isinstance(n, str) for n in x)",
+     "True when `x` is a `list`, which the check also needs"),
+    ("y > 0 or (x is not None and not isinstance(x, list))", None),   # False does not mean the site raises
+])
+def test_a_type_guard_claims_only_what_its_test_decides(condition, says):
+    from errdex.analyze.codegen import type_guard
+    from errdex.analyze.condexpr import parse_condition
+
+    got = type_guard(parse_condition(condition))
+    assert (got is None) if says is None else (says in got and "where it is False, the site raises" in got)

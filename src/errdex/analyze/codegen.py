@@ -170,16 +170,28 @@ def type_guard(cond: Condition) -> str | None:
     """A TypeGuard function for the isinstance test the site's condition makes."""
     if "isinstance" not in cond.own_text:   # no isinstance call in the own test's source: no type test (most)
         return None
-    tests = type_tests(cond.own)
+    own = cond.own
+    tests = type_tests(own)
     if not tests or cond.is_except:
         return None
+    part_of_or = isinstance(own, ast.BoolOp)
+    if part_of_or:
+        # One part of an `or` that raises when the value is not of the type: the guard answers
+        # only for that part (where it is False, the site raises); any other compound says less.
+        negated_parts = [v for v in own.values if type_tests(v) and not isinstance(v, ast.BoolOp)
+                         and type_tests(v)[0][2]] if isinstance(own.op, ast.Or) else []
+        if not negated_parts:
+            return None
+        tests = type_tests(negated_parts[0])
     subject, types, negated = tests[0]
     name = "is_valid_" + ("_".join(_IDENT.findall(subject)).lower() or "value")
     if negated:
         shown = " | ".join(t.strip() for t in types.strip("()").split(",") if t.strip()) \
             if types.startswith("(") else types
+        passes = f"is {'one of' if types.startswith('(') else 'a'} `{types}`, which the check also needs" \
+            if part_of_or else "passes the check"
         text = (f"from typing import TypeGuard\n\n\ndef {name}(value: object) -> TypeGuard[{shown}]:\n"
-                f"    \"\"\"True when `{subject}` passes the check; where it is False, the site raises.\"\"\"\n"
+                f"    \"\"\"True when `{subject}` {passes}; where it is False, the site raises.\"\"\"\n"
                 f"    return isinstance(value, {types})\n")
     else:
         text = (f"def {name}(value: object) -> bool:\n"
