@@ -437,6 +437,14 @@ EXCEPT_FILES = {
             return port
 
 
+        def resolve(registry, arch, explicit, hint):
+            try:
+                return registry.resolve(arch)
+            except Exception as exc:
+                if explicit is not None and hint is None:
+                    raise RuntimeError(f"cannot resolve {arch}") from exc
+
+
         def poll(session, url, proc):
             try:
                 resp = session.get(url)
@@ -608,3 +616,12 @@ def test_a_failure_that_may_have_happened_is_no_except_site(io_recs):
     assert r["errdex"]["conditionExact"]
     assert "re-reports" not in _texts(r) and "underlying failure" not in _texts(r)
     assert r["solutions"][0] == "Make sure `proc.alive()` holds where `poll` checks it."
+
+
+def test_an_except_sites_path_is_said_beside_its_failure(io_recs):
+    """The handler's own test is said with the rest of its path; the failure has its own sentence."""
+    r = io_recs["cannot resolve {arch}"]
+    assert r["errdex"]["condition"] == "raised(registry.resolve(arch), Exception) and explicit is not None and hint is None"
+    doc = r["documentation"]
+    assert "when `hint` is `None`, where `explicit is not None` holds." in doc
+    assert "It re-reports a failure: the call `registry.resolve(arch)` raised `Exception`." in doc

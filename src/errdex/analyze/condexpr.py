@@ -538,13 +538,16 @@ def context_words(cond: Condition) -> str:
     """How the prose names the rest of the site's path (`Condition.context`), to follow the own test."""
     if not cond.context:
         return ""
-    rest, passed = without_passed_calls(cond.context)
-    if rest is None or len(cond.context) > CONTEXT_SHOWN or (passed and not _top_level_facts(cond.context)):
+    context = cond.context
+    if "raised(" in context:   # an except-site's failure is told by its own sentence (`prose`)
+        context = " and ".join(p for p in split_conjuncts(context) if not failure_fact(p))
+    rest, passed = without_passed_calls(context)
+    if rest is None or len(context) > CONTEXT_SHOWN or (passed and not _top_level_facts(context)):
         return ", once the conditions ahead of it on its path hold"
     said = [f"{call_words(call)} did not raise {exception_words(exc)}" for call, exc in passed]
     if rest:
         said.append(f"`{rest}` holds")
-    return ", where " + " and ".join(said)
+    return ", where " + " and ".join(said) if said else ""
 
 
 def without_passed_calls(context: str) -> tuple[str | None, list[tuple[str, str]]]:
