@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "37"
+EXTRACTOR_VERSION = "38"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +144,7 @@ class ErrorSite:
     condition_reason: str | None = None
     feeding: list[str] = field(default_factory=list)
     condition_calls: list[str] = field(default_factory=list)
+    loops: list[str] = field(default_factory=list)   # `for x in xs` headers around the site, outermost first
 
 
 @dataclass(slots=True)

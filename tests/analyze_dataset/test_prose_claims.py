@@ -437,6 +437,12 @@ EXCEPT_FILES = {
             return port
 
 
+        def check_requests(reqs):
+            for req in reqs:
+                if req.delimiters[0] < 0:
+                    raise ValueError(f"bad delimiter in {req.rid}")
+
+
         def resolve(registry, arch, explicit, hint):
             try:
                 return registry.resolve(arch)
@@ -625,3 +631,16 @@ def test_an_except_sites_path_is_said_beside_its_failure(io_recs):
     doc = r["documentation"]
     assert "when `hint` is `None`, where `explicit is not None` holds." in doc
     assert "It re-reports a failure: the call `registry.resolve(arch)` raised `Exception`." in doc
+
+
+def test_a_check_inside_a_loop_says_which_pass(io_recs):
+    """The loop's names have no assignment to show: the prose and the validation code say the
+    check is made in each pass of the loop, and which loop."""
+    r = io_recs["bad delimiter in {req.rid}"]
+    assert r["errdex"]["loops"] == ["for req in reqs"]
+    assert "when `req.delimiters[0]` is less than `0`, in a pass of `for req in reqs`." in r["documentation"]
+    assert r["validationCode"].splitlines() == [
+        "# in each pass of `for req in reqs:` (the names it binds are that pass's)",
+        "assert req.delimiters[0] >= 0"]
+    r = io_recs["port {port} is privileged"]
+    assert r["errdex"]["loops"] == [] and "in a pass of" not in _texts(r)

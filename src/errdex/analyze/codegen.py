@@ -123,8 +123,21 @@ def _assigned(line: str) -> frozenset[str]:
     return found
 
 
+def binding_loop(loops: list[str], names: set[str] | frozenset[str]) -> str | None:
+    """The innermost of the `for` headers around a site (`errdex.loops`) that binds one of `names`."""
+    for header in reversed(loops):
+        try:
+            target = ast.parse(header + ": pass").body[0].target
+        except (SyntaxError, AttributeError, IndexError):
+            continue
+        if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(target)):
+            return header
+    return None
+
+
 def validation_code(cond: Condition, feeding: list[str], placeholders: dict, function: str,
-                    exact: bool, reason: str | None, fed: list[str] | None = None) -> str | None:
+                    exact: bool, reason: str | None, fed: list[str] | None = None,
+                    loops: list[str] | None = None) -> str | None:
     """The feeding assignments, then `assert <the test negated>`: it fails exactly where the site raises."""
     if cond.own is None or cond.is_except or cond.constant is not None:
         return None
@@ -145,6 +158,9 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"# assumes {which} {'did not raise' if len(calls) == 1 else 'raised'} {exc}"
                      f" ({function} does not reach the check otherwise)")
     used = names_in(own)
+    loop = binding_loop(loops or [], used | names_in(context)) if loops else None
+    if loop:   # its names have no assignment to show: the check runs with each pass's
+        lines.append(f"# in each pass of `{loop}:` (the names it binds are that pass's)")
     if fed is None:   # the caller may pass the lines it already picked (the same rule)
         fed = feeding_for(used, feeding)
     # Lines the earlier guards read go before the `if`; the test's own lines go inside it, where

@@ -76,6 +76,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.message = record.get("errorMessage") or ""
     f.setters = ex.get("setters") or {}
     f.helper_check = unbound_helper_check(f.reason) if ex.get("helper") else None
+    f.loops = ex.get("loops") or []
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"
@@ -92,7 +93,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     if f.helper_check:   # the check that decides is the helper's: no code can be written for it here
         cond = parse_condition(None, None)
     _set(record, prov, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
-                                                                 f.reason, prose.relevant_feeding(f)), from_condition)
+                                                                 f.reason, prose.relevant_feeding(f), f.loops),
+         from_condition)
     _set(record, prov, "typeGuard", codegen.type_guard(cond), from_condition)
     if f.test and f.error_type == "assertion":
         return   # a test's own assertion: wrapping or guarding the test's call would be no fix

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.analyze.codegen import feeding_for, names_in
+from errdex.analyze.codegen import binding_loop, feeding_for, names_in
 from errdex.analyze.advice import message_advice
 from errdex.analyze.condexpr import (
     CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, exception_words, negate_code, raised_in,
@@ -48,7 +48,7 @@ class SiteFacts:
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
-                 "helper_check")
+                 "helper_check", "loops")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -74,6 +74,7 @@ class SiteFacts:
         #: (helper, its check) when the site raises inside a helper whose own check reads the helper's
         #: own values (`helper_guard`): that check decides, and the condition holds only the call's path
         self.helper_check: tuple[str, str] | None = None
+        self.loops: list[str] = []        # `errdex.loops`: the `for` headers around the site, outermost first
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -125,7 +126,7 @@ def documentation(f: SiteFacts) -> str:
     elif f.cond.tree is None:
         parts.append(" under a condition that could not be worked out from the code.")
     else:
-        parts.append(f" when {f.said}{context_words(f.cond)}{approx(f)}.")
+        parts.append(f" when {f.said}{context_words(f.cond)}{loop_words(f)}{approx(f)}.")
         if f.cond.guards:
             parts.append(" It is reached only after the earlier checks in the function pass"
                          " (the full condition is shown as code).")
@@ -167,8 +168,15 @@ def trigger_scenarios(f: SiteFacts) -> str:
     head = _subject(f.function) if f.function.endswith(MODULE_LEVEL) else f"Calling `{f.function}`"
     if via:
         head += " (reached from " + ", ".join(f"`{e}`" for e in via) + ")"
-    where = context_words(f.cond) if f.cond.tree is not None else ""
+    where = context_words(f.cond) + loop_words(f) if f.cond.tree is not None else ""
     return f"{head} when {when}{where}{approx(f)}."
+
+
+def loop_words(f: SiteFacts) -> str:
+    """", in a pass of `for req in reqs`" when the test reads what that loop binds: the check is
+    made for each element, and fails for the one it names."""
+    loop = binding_loop(f.loops, names_in(f.cond.own_text) | names_in(f.cond.context))
+    return f", in a pass of `{loop}`" if loop else ""
 
 
 def common_situations(f: SiteFacts) -> str:

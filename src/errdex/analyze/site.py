@@ -12,7 +12,7 @@ import re
 
 from errdex.analyze.condition import trigger_condition
 from errdex.analyze.feeding import feeding_values
-from errdex.analyze.source import analyzing
+from errdex.analyze.source import analyzing, node_text
 from errdex.models import ErrorSite, Placeholder
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -44,3 +44,15 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
             names.update(_NAME.findall(seg.expr))
     if names:
         site.feeding = feeding_values(scope, path, names)
+    site.loops = _loops(path)
+
+
+def _loops(path: list) -> list[str]:
+    """The headers of the `for` loops whose body holds the site (`for req in reqs`), outermost
+    first: the names they bind are read at the site without an assignment to show."""
+    out = []
+    for node, inner in zip(path, path[1:]):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and any(inner is s for s in node.body):
+            kind = "async for" if isinstance(node, ast.AsyncFor) else "for"
+            out.append(f"{kind} {node_text(node.target)} in {node_text(node.iter)}")
+    return out
