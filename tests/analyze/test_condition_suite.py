@@ -489,6 +489,16 @@ def f(n):
     else:
         raise ValueError("n")
 """, "n <= 0", exact=False),
+    Case("while_skipping_then_break", """
+def f(parts, i):
+    while i < len(parts):
+        if "=" in parts[i]:
+            i += 1
+            continue
+        break
+    if not parts[i:]:
+        raise ValueError("only assignments")
+""", "not parts[i:]"),   # nothing leaves the function in the loop: the code after runs however it ended
     Case("while_true_with_break", """
 def f(x):
     while True:

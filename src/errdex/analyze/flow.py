@@ -464,9 +464,11 @@ class FlowAnalyzer:
         )
 
     def _loop_exits(self, stmt: ast.For | ast.AsyncFor | ast.While) -> Exits:
-        if not isinstance(stmt, ast.While) and not stmt.orelse and not _leaves_function(stmt.body):
-            # Nothing in the body leaves the function: the loop ends, by `break` or at its end,
-            # and the code after it runs whatever the passes did (what they bind is seen there).
+        if not stmt.orelse and not _leaves_function(stmt.body) and (
+                not isinstance(stmt, ast.While) or (_breaks(stmt.body) and not _always_true(stmt.test))):
+            # Nothing in the body leaves the function: the loop ends, by `break` or at its end (a
+            # `while` with a break: when its test fails too, which then says nothing of how it
+            # ended), and the code after it runs whatever the passes did (what they bind is seen).
             return FALLS_THROUGH
         outcome = self.loop_outcome(stmt)
         orelse = self.block_exits(stmt.orelse)
@@ -552,7 +554,10 @@ class FlowAnalyzer:
                 return LoopOutcome(FALSE, FALSE, body.approx)
             return LoopOutcome(FALSE, TRUE, _merge(body.approx, (WHILE_LOOP,)))
         if is_const(body.brk, False):
-            approx = body.approx if is_const(passes, True) else _merge(body.approx, (WHILE_LOOP,))
+            # With no break, the loop ends exactly when its test fails; nothing that leaves the
+            # function in the body means every pass goes on to the test again.
+            stays = not _leaves_function(stmt.body)
+            approx = body.approx if is_const(passes, True) or stays else _merge(body.approx, (WHILE_LOOP,))
             return LoopOutcome(negate(test), FALSE, approx)
         return LoopOutcome(negate(test), TRUE, _merge(body.approx, (WHILE_LOOP,)))
 
@@ -768,6 +773,28 @@ def _leaves_function(stmts: list[ast.stmt]) -> bool:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
                 and dotted_source(node.value.func) in NO_RETURN_CALLS:
             return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(child for child in ast.iter_child_nodes(node)
+                     if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)))
+    return False
+
+
+def _always_true(test: ast.expr) -> bool:
+    test = simplify(test)
+    return isinstance(test, ast.Constant) and bool(test.value)
+
+
+def _breaks(stmts: list[ast.stmt]) -> bool:
+    """Whether a `break` of this loop (not of a nested one) sits in the statements."""
+    stack: list[ast.AST] = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Break):
+            return True
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            stack.extend(node.orelse)   # a nested loop's else runs in this loop
+            continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
         stack.extend(child for child in ast.iter_child_nodes(node)
