@@ -502,9 +502,27 @@ def load():
     except ImportError:
         raise RuntimeError("no recipe")
 """)
-    assert got.exact, got.reason
+    # `from .local import thing` also fails when `.local` imports but has no `thing`: not exact
+    assert not got.exact and got.reason == "a name imported from a module may be what is missing", got.reason
     assert got.expr == ("raised(__import__('recipe'), ImportError) or raised(__import__('extras.plugin'), ImportError)"
                         " or raised(__import__('.local'), ImportError) or raised(__import__('.sibling'), ImportError)")
+    plain = _condition("""
+def load():
+    try:
+        import recipe
+        from . import sibling
+    except ImportError:
+        raise RuntimeError("no recipe")
+""")
+    assert plain.exact, plain.reason
+    caught = _condition("""
+def load():
+    try:
+        from recipe import thing
+    except ModuleNotFoundError:   # a missing name raises ImportError, which this does not catch
+        raise RuntimeError("no recipe")
+""")
+    assert caught.exact, caught.reason
     assert call_words("__import__('extras.plugin')") == "importing `extras.plugin`"
 
 

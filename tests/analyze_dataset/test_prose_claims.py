@@ -504,7 +504,8 @@ def test_module_level_code_raises_when_its_module_is_imported(io_recs):
     r = io_recs["bar is required: pip install bar"]
     assert r["errdex"]["function"] == "<module>"
     assert r["documentation"].startswith("Importing `app.io` raises `ImportError` when importing `bar_missing.core`"
-                                         " raised `ImportError`.")
+                                         " raised `ImportError` (approximately: a name imported from a module"
+                                         " may be what is missing).")
     assert r["triggerScenarios"].startswith("Importing `app.io` when importing `bar_missing.core` raised")
     assert "<module>" not in _texts(r)
     r = io_recs["app.io is deprecated; use app.files instead."]
@@ -521,7 +522,7 @@ def test_except_without_a_call_names_no_call(io_recs):
     assert r["errdex"]["condition"] == "not raised(__import__('bar_missing.core'), ImportError) and raised(Engine.run, Exception)"
     assert r["errdex"]["guard"] == "raised(Engine.run, Exception)"
     assert not r["errdex"]["conditionExact"]
-    assert r["errdex"]["conditionReason"] == "no call in try body"
+    assert r["errdex"]["conditionReason"] == "a name imported from a module may be what is missing; no call in try body"
     assert "evaluating `Engine.run` raised `Exception`" in r["documentation"]
     assert "the call `Engine.run`" not in _texts(r)
 

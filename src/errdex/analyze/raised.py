@@ -25,6 +25,9 @@ from errdex.analyze.source import call_text
 
 SEVERAL_CALLS = "more calls in try body than named may raise"
 NO_CALL = "no call in try body"
+#: `from m import n` raises ImportError also when `m` imports but has no `n`, which `__import__('m')`
+#: (the call the statement is named by) does not say.
+FROM_IMPORT = "a name imported from a module may be what is missing"
 MAX_CANDIDATES = 8
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -169,7 +172,11 @@ def _import_calls(stmt: ast.Import | ast.ImportFrom) -> list[ast.Call]:
     else:
         dots = "." * (stmt.level or 0)
         modules = [dots + (stmt.module or (stmt.names[0].name if stmt.names else ""))]
-    return [ast.Call(func=ast.Name("__import__"), args=[ast.Constant(m)], keywords=[]) for m in modules]
+    calls = [ast.Call(func=ast.Name("__import__"), args=[ast.Constant(m)], keywords=[]) for m in modules]
+    if isinstance(stmt, ast.ImportFrom) and stmt.module:   # `from m import n`: `n` may be missing
+        for call in calls:
+            call._errdex_from = True   # type: ignore[attr-defined]
+    return calls
 
 
 def _body_calls(node: ast.Try | ast.TryStar) -> list[ast.Call]:
@@ -185,6 +192,16 @@ def _body_calls_and_lookups(node: ast.Try | ast.TryStar) -> list[ast.expr]:
 
 #: Classes a failing `d[k]` raises, or catches it.
 _LOOKUP_CATCHERS = frozenset({"KeyError", "IndexError", "LookupError", "Exception", "BaseException"})
+
+
+def _catches_imports(handler: ast.ExceptHandler) -> bool:
+    """Whether the handler catches an ImportError (bare, a base of it, or it by name; not only
+    ModuleNotFoundError, which a missing name does not raise)."""
+    if handler.type is None:
+        return True
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(k, (ast.Name, ast.Attribute)) and (k.id if isinstance(k, ast.Name) else k.attr)
+               in ("ImportError", "Exception", "BaseException") for k in kinds)
 
 
 def _catches_lookups(handler: ast.ExceptHandler) -> bool:
@@ -218,6 +235,8 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
             return RaisedCondition(lookup, (), [])
         culprits = [_first_expression(node.body)]
         approx = (NO_CALL,)
+    if any(getattr(culprit, "_errdex_from", False) for culprit in culprits) and _catches_imports(handler):
+        approx = (*approx, FROM_IMPORT)
     facts = [ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[]) for culprit in culprits]
     expr = facts[0] if len(facts) == 1 else ast.BoolOp(op=ast.Or(), values=facts)
     return RaisedCondition(expr, approx, candidates)
