@@ -499,6 +499,16 @@ def f(parts, i):
     if not parts[i:]:
         raise ValueError("only assignments")
 """, "not parts[i:]"),   # nothing leaves the function in the loop: the code after runs however it ended
+    Case("comprehension_name_is_its_own", """
+def f(items, flags, default):
+    if any(config is not None for config in flags):
+        for config in flags:
+            if config == 1:
+                return config
+        return default
+    if default == 2:
+        raise ValueError("two")
+""", "not any(config is not None for config in flags) and default == 2"),   # the guard's `config` is the generator's
     Case("while_true_with_break", """
 def f(x):
     while True:

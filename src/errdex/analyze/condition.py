@@ -47,7 +47,7 @@ import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from errdex.analyze.flow import FlowAnalyzer
+from errdex.analyze.flow import FlowAnalyzer, free_names
 from errdex.analyze.condexpr import analysing
 from errdex.analyze.conjunction import EMPTY, Conjunction
 from errdex.analyze.exprs import expr_key, expr_names, memo
@@ -241,6 +241,8 @@ class _PathWalk:
             return
         for expr in self.guards:
             stale = expr_names(expr) & names
+            if stale:   # a name a comprehension of the guard binds is its own (`any(c for c in cs)`)
+                stale &= free_names(expr)
             if stale:
                 self.note(REBOUND.format(names=", ".join(sorted(stale))))
 
@@ -251,7 +253,8 @@ class _PathWalk:
         if not self.guards or self._guarded().isdisjoint(stored):
             return
         for expr in self.guards:
-            for base in expr_names(expr) & stored.keys():
+            bases = expr_names(expr) & stored.keys()
+            for base in bases & free_names(expr) if bases else ():
                 reads: list[str] = []
                 if not _attribute_reads(expr, base, reads) or any(
                         _overlap(read, chain) for read in reads for chain in stored[base]):
@@ -362,6 +365,8 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     if bound is None:
         bound = flow.bound(stmt)
     stale = bound and expr_names(exits.next) & bound
+    if stale:   # a comprehension's own names are not the function's
+        stale &= free_names(exits.next)
     if stale and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         stale = _rebound_after_read(stmt, stale, exits.next)
         if stale:

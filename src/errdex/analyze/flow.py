@@ -231,7 +231,7 @@ def _fold_arithmetic(node: ast.AST) -> ast.AST:
     return type(node)(**fields) if changed else node
 
 
-def _free_names(expr: ast.expr) -> frozenset[str]:
+def free_names(expr: ast.expr) -> frozenset[str]:
     """The names `expr` mentions, without those only bound inside its comprehensions.
 
     A nested loop's `all(... for c in xs)` reads `xs`, not `c`: the outer loop's
@@ -495,13 +495,13 @@ class FlowAnalyzer:
         body_bound = self._body_bound(stmt)
         clash = read_names(passes) & body_bound
         if clash:   # names only bound inside the test's own comprehensions do not count
-            clash = _free_names(passes) & body_bound
+            clash = free_names(passes) & body_bound
         if clash and is_const(body.brk, False) and _tests_and_exits(stmt.body, assignments=True):
             # `found = detect()` then `if found is not None: return found`: each pass's value
             # written into the test, which then reads only the target and names the body leaves alone.
             forwarded = self._forwarded_exits(stmt.body, body_bound, any_value=True)
             tested = disjoin([forwarded.next, forwarded.cont])
-            if is_const(forwarded.brk, False) and not (_free_names(tested) & body_bound) \
+            if is_const(forwarded.brk, False) and not (free_names(tested) & body_bound) \
                     and _per_element(stmt.target, tested):
                 every = ast.Call(
                     func=ast.Name("all"),
