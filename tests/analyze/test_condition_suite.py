@@ -509,6 +509,27 @@ def f(items, flags, default):
     if default == 2:
         raise ValueError("two")
 """, "not any(config is not None for config in flags) and default == 2"),   # the guard's `config` is the generator's
+    Case("branch_that_leaves_binds_nothing_after", """
+def f(flag, items, default):
+    if flag:
+        for flag in items:
+            if flag == 1:
+                return flag
+        return default
+    if default is None:
+        raise ValueError("no default")
+""", "not flag and default is None"),   # `flag` is rebound only in the branch that returns
+    Case("branch_that_leaves_approximates_nothing_after", """
+def f(flag, rows, selected):
+    if flag:
+        for row in rows:
+            if row is None:
+                raise ValueError("missing")
+            print(row)
+        return rows
+    if selected is None:
+        raise TypeError("no selection")
+""", "not flag and selected is None", site=1),
     Case("while_true_with_break", """
 def f(x):
     while True:

@@ -344,7 +344,7 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     exits = flow.stmt_exits(stmt)
     bound = None
     if walk.guards:   # with no guard yet, a rebinding stales nothing
-        bound = flow.bound(stmt)
+        bound = flow.bound_on_the_way(stmt)
         stored = _stored_chains(stmt, bound) if bound else None
         if stored is None:
             walk.rebind(bound)
@@ -363,7 +363,7 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     walk.add(exits.next, exits.approx, own=not _raise_only_check(stmt))
     walk.ran(stmt)
     if bound is None:
-        bound = flow.bound(stmt)
+        bound = flow.bound_on_the_way(stmt)
     stale = bound and expr_names(exits.next) & bound
     if stale:   # a comprehension's own names are not the function's
         stale &= free_names(exits.next)

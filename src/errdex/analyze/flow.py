@@ -335,6 +335,18 @@ class FlowAnalyzer:
         """Names `stmt` may bind (cached)."""
         return bound_names(stmt, self.bound_cache)
 
+    def bound_on_the_way(self, stmt: ast.stmt) -> frozenset[str]:
+        """Names `stmt` may bind on the way to the statement after it: an `if` branch that only
+        leaves (`if flag: for flag in xs: ...; return`) binds nothing the code after sees."""
+        if not isinstance(stmt, ast.If):
+            return self.bound(stmt)
+        names = {n.target.id for n in ast.walk(stmt.test) if isinstance(n, ast.NamedExpr)}
+        for block in (stmt.body, stmt.orelse):
+            if block and not _only_leaves(self.block_exits(block)):
+                for child in block:
+                    names |= self.bound(child)
+        return frozenset(names)
+
     def block_exits(self, stmts: list[ast.stmt]) -> Exits:
         """Exit conditions of a statement list run in order."""
         hit = self._block_cache.get(id(stmts))
@@ -454,13 +466,13 @@ class FlowAnalyzer:
         if not stmt.orelse and is_const(body.next, False) and is_const(body.brk, False) \
                 and is_const(body.cont, False):
             # `if t: raise ...`: what `branch` gives for a body that only leaves and no else
-            return Exits(conjoin([negate(test), orelse.next]), body.brk, body.cont,
-                         _merge(body.approx, orelse.approx))
+            # (how the body leaves is its own business: its approximations say nothing of the way on)
+            return Exits(conjoin([negate(test), orelse.next]), body.brk, body.cont, orelse.approx)
         return Exits(
             branch(test, body.next, orelse.next),
             branch(test, body.brk, orelse.brk),
             branch(test, body.cont, orelse.cont),
-            _merge(body.approx, orelse.approx),
+            _merge(*(b.approx for b in (body, orelse) if not _only_leaves(b))),
         )
 
     def _loop_exits(self, stmt: ast.For | ast.AsyncFor | ast.While) -> Exits:
@@ -778,6 +790,11 @@ def _leaves_function(stmts: list[ast.stmt]) -> bool:
         stack.extend(child for child in ast.iter_child_nodes(node)
                      if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)))
     return False
+
+
+def _only_leaves(exits: Exits) -> bool:
+    """Whether a block never goes on, breaks or continues: it returns or raises on every path."""
+    return is_const(exits.next, False) and is_const(exits.brk, False) and is_const(exits.cont, False)
 
 
 def _always_true(test: ast.expr) -> bool:
