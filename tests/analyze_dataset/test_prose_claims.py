@@ -437,6 +437,14 @@ EXCEPT_FILES = {
             return port
 
 
+        def get_item(store, key):
+            from fastapi import HTTPException
+            try:
+                return store.fetch(key)
+            except OSError as exc:
+                raise HTTPException(status_code=503, detail=f"store unavailable for {key}") from exc
+
+
         def check_requests(reqs):
             for req in reqs:
                 if req.delimiters[0] < 0:
@@ -645,3 +653,12 @@ def test_a_check_inside_a_loop_says_which_pass(io_recs):
         "assert req.delimiters[0] >= 0"]
     r = io_recs["port {port} is privileged"]
     assert r["errdex"]["loops"] == [] and "in a pass of" not in _texts(r)
+
+
+def test_an_http_error_s_cause_is_not_said_to_reach_the_client(io_recs):
+    """An HTTP error raised in a handler: the chained cause stays in the server; the client sees
+    only the detail."""
+    r = io_recs["store unavailable for {key}"]
+    assert r["errorType"] == "http" and r["httpStatus"] == 503
+    assert "the HTTP response carries only this error's detail" in r["solutions"][0]
+    assert "which Python chains to this one" not in _texts(r)

@@ -189,9 +189,11 @@ def common_situations(f: SiteFacts) -> str:
 def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     """Ordered fixes, and whether every one rests on the condition alone (a fact)."""
     out: list[str] = []
+    chained = (" (chained to this one inside the server: the HTTP response carries only this error's detail)"
+               if f.error_type == "http" else ", which Python chains to this one,")
     for call, exc in raised_in(f.cond):
-        out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error,"
-                   " which Python chains to this one, says why.")
+        out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error"
+                   f"{chained} says why.")
     own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
     if f.helper_check:
         helper, check = f.helper_check
