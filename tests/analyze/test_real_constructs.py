@@ -675,3 +675,17 @@ def check(n, limit):
     assert n <= limit, "too big"
 """)
     assert numbers.expr == "n > limit"   # names of unknown type still read as numbers
+
+
+def test_a_name_tested_again_after_it_is_bound_again_is_no_impossible_path():
+    """`if not s: return`, `s = s.strip()`, `if not s: raise`: the tests read two values of `s`.
+    Joined they read as `s and not s`, which is no input at all; the site raises for '  '."""
+    got = _condition("""
+def f(s):
+    if not s:
+        return None
+    s = s.strip()
+    if not s:
+        raise ValueError("blank after strip")
+""")
+    assert got.expr == "not s" and not got.exact and "reassigned" in got.reason

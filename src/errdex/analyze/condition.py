@@ -87,7 +87,7 @@ class _PathWalk:
     """
 
     __slots__ = ("flow", "conjunction", "own", "guards", "guarded", "named", "reasons", "calls", "trail",
-                 "with_guards", "with_read")
+                 "with_guards", "with_read", "stale")
 
     def __init__(self, flow: FlowAnalyzer) -> None:
         self.flow = flow
@@ -108,6 +108,8 @@ class _PathWalk:
         #: of the values those guards read (`purity.state_atoms`), worked out when first asked.
         self.with_guards = -1
         self.with_read: frozenset[str] | None = None
+        #: (name, n): the first n guards read `name` before it was bound again (see `_result`).
+        self.stale: tuple[tuple[str, int], ...] = ()
 
     def note(self, *reasons: str) -> None:
         for reason in reasons:
@@ -245,6 +247,7 @@ class _PathWalk:
                 stale &= free_names(expr)
             if stale:
                 self.note(REBOUND.format(names=", ".join(sorted(stale))))
+                self.stale += tuple((name, len(self.guards)) for name in sorted(stale))
 
     def rebind_parts(self, stored: dict[str, set[str]]) -> None:
         """`self.n = ...` changes `self.n`, not `self`: an earlier guard goes stale only if it reads
@@ -262,11 +265,11 @@ class _PathWalk:
 
     def snapshot(self) -> tuple:
         return (self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own,
-                self.trail, self.with_guards, self.with_read)
+                self.trail, self.with_guards, self.with_read, self.stale)
 
     def restore(self, state: tuple) -> None:
         (self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own,
-         self.trail, self.with_guards, self.with_read) = state
+         self.trail, self.with_guards, self.with_read, self.stale) = state
 
     def dead(self) -> bool:
         return self.conjunction.false
@@ -697,12 +700,31 @@ def render_key(expr: ast.expr, key: str) -> str:
     return key
 
 
+def _without_stale(walk: _PathWalk) -> Conjunction:
+    """The path's guards, less those that read a name before it was bound again."""
+    kept = EMPTY
+    for i, expr in enumerate(walk.guards):
+        names = expr_names(expr)
+        if any(i < before and name in names for name, before in walk.stale):
+            continue
+        kept = kept.add(expr)
+    return kept
+
+
 def _result(walk: _PathWalk) -> TriggerCondition:
     conjunction = walk.conjunction
     calls = list(walk.calls)
     if not conjunction.false:
         calls.extend(c for c in conjunction.calls if c not in calls)
     reason = "; ".join(walk.reasons) if walk.reasons else None
+    if conjunction.false and walk.stale:
+        # `if not s: return`, `s = s.strip()`, `if not s: raise`: the two tests read two values of
+        # `s`; joined, they read as an impossible path. The guards read before the name was bound
+        # again are left out (the condition is approximate already, for that reason).
+        kept = _without_stale(walk)
+        if not kept.false:
+            text = kept.text()
+            return TriggerCondition(text, False, reason, calls[:MAX_CALLS], text)
     full = conjunction.text()
     guard = full if conjunction.false else walk.own.text()
     return TriggerCondition(full, not walk.reasons, reason, calls[:MAX_CALLS], guard)
