@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from errdex.analyze.condexpr import Condition, and_operand, type_tests, without_passed_calls
 from errdex.analyze.purity import constant_display
@@ -126,13 +127,19 @@ def _assigned(line: str) -> frozenset[str]:
 def binding_loop(loops: list[str], names: set[str] | frozenset[str]) -> str | None:
     """The innermost of the `for` headers around a site (`errdex.loops`) that binds one of `names`."""
     for header in reversed(loops):
-        try:
-            target = ast.parse(header + ": pass").body[0].target
-        except (SyntaxError, AttributeError, IndexError):
-            continue
-        if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(target)):
+        if not _loop_targets(header).isdisjoint(names):
             return header
     return None
+
+
+@lru_cache(maxsize=4096)
+def _loop_targets(header: str) -> frozenset[str]:
+    """The names a `for` header binds (read on every page of a record in a loop: parsed once)."""
+    try:
+        target = ast.parse(header + ": pass").body[0].target
+    except (SyntaxError, AttributeError, IndexError):
+        return frozenset()
+    return frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
 
 
 def validation_code(cond: Condition, feeding: list[str], placeholders: dict, function: str,

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import keyword
 import operator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from errdex.analyze.exprs import expr_key, replace_names
@@ -318,6 +319,7 @@ class FlowAnalyzer:
         self._stmt_cache: dict[int, Exits] = {}
         self._block_cache: dict[int, Exits] = {}
         self.bound_cache: dict[int, frozenset[str]] = {}
+        self._on_the_way: dict[int, frozenset[str]] = {}
         #: Path-walk states after the first k statements of a block (see condition).
         self.block_states: dict[int, list[tuple]] = {}
         self._positions: dict[int, dict[int, int]] = {}
@@ -340,12 +342,15 @@ class FlowAnalyzer:
         leaves (`if flag: for flag in xs: ...; return`) binds nothing the code after sees."""
         if not isinstance(stmt, ast.If):
             return self.bound(stmt)
-        names = {n.target.id for n in ast.walk(stmt.test) if isinstance(n, ast.NamedExpr)}
-        for block in (stmt.body, stmt.orelse):
-            if block and not _only_leaves(self.block_exits(block)):
-                for child in block:
-                    names |= self.bound(child)
-        return frozenset(names)
+        found = self._on_the_way.get(id(stmt))
+        if found is None:
+            names = {n.target.id for n in ast.walk(stmt.test) if isinstance(n, ast.NamedExpr)}
+            for block in (stmt.body, stmt.orelse):
+                if block and not _only_leaves(self.block_exits(block)):
+                    for child in block:
+                        names |= self.bound(child)
+            found = self._on_the_way[id(stmt)] = frozenset(names)
+        return found
 
     def block_exits(self, stmts: list[ast.stmt]) -> Exits:
         """Exit conditions of a statement list run in order."""
@@ -774,22 +779,29 @@ def _read_once(name: str, stmts: list[ast.stmt], assign: ast.stmt, value: ast.ex
     return reads <= 1 or not expr_may_change_state(value)
 
 
-def _leaves_function(stmts: list[ast.stmt]) -> bool:
-    """Whether a `return`, `raise`, `assert` or a call that never returns sits in the statements
-    (nested definitions aside)."""
+def _statements(stmts: list[ast.stmt], nested_loops: bool = True) -> Iterator[ast.AST]:
+    """The statements (handlers and cases too) of a block and those nested in it, nested
+    definitions aside; `nested_loops=False` leaves out a nested loop's body (its `else` runs here)."""
     stack: list[ast.AST] = list(stmts)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Return, ast.Raise, ast.Assert)):
-            return True
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
-                and dotted_source(node.value.func) in NO_RETURN_CALLS:
-            return True
+        yield node
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if not nested_loops and isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            stack.extend(node.orelse)
             continue
         stack.extend(child for child in ast.iter_child_nodes(node)
                      if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)))
-    return False
+
+
+def _leaves_function(stmts: list[ast.stmt]) -> bool:
+    """Whether a `return`, `raise`, `assert` or a call that never returns sits in the statements
+    (nested definitions aside)."""
+    return any(isinstance(node, (ast.Return, ast.Raise, ast.Assert))
+               or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                   and dotted_source(node.value.func) in NO_RETURN_CALLS)
+               for node in _statements(stmts))
 
 
 def _only_leaves(exits: Exits) -> bool:
@@ -804,19 +816,7 @@ def _always_true(test: ast.expr) -> bool:
 
 def _breaks(stmts: list[ast.stmt]) -> bool:
     """Whether a `break` of this loop (not of a nested one) sits in the statements."""
-    stack: list[ast.AST] = list(stmts)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Break):
-            return True
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            stack.extend(node.orelse)   # a nested loop's else runs in this loop
-            continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(child for child in ast.iter_child_nodes(node)
-                     if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)))
-    return False
+    return any(isinstance(node, ast.Break) for node in _statements(stmts, nested_loops=False))
 
 
 def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
@@ -848,16 +848,7 @@ def _leaves(block: list[ast.stmt]) -> bool:
 def _raises_in(stmts: list[ast.stmt]) -> bool:
     """Whether a `raise` or `assert` sits in the statements (not in nested definitions): a handler
     may have caught it, which `raised(call, E)` does not name."""
-    stack: list[ast.AST] = list(stmts)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Raise, ast.Assert)):
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, (ast.stmt, ast.excepthandler,
-                                                                                          ast.match_case)))
-    return False
+    return any(isinstance(node, (ast.Raise, ast.Assert)) for node in _statements(stmts))
 
 
 def _literal_value(node: ast.expr) -> bool:

@@ -192,30 +192,25 @@ def _body_calls_and_lookups(node: ast.Try | ast.TryStar) -> list[ast.expr]:
 
 #: Classes a failing `d[k]` raises, or catches it.
 _LOOKUP_CATCHERS = frozenset({"KeyError", "IndexError", "LookupError", "Exception", "BaseException"})
+#: Classes a failing `from m import n` raises, or catches it (not ModuleNotFoundError, which a
+#: missing name does not raise).
+_IMPORT_CATCHERS = frozenset({"ImportError", "Exception", "BaseException"})
 
 
-def _catches_imports(handler: ast.ExceptHandler) -> bool:
-    """Whether the handler catches an ImportError (bare, a base of it, or it by name; not only
-    ModuleNotFoundError, which a missing name does not raise)."""
+def _catches(handler: ast.ExceptHandler, classes: frozenset[str]) -> bool:
+    """Whether the handler is bare or names (as `E` or `mod.E`) one of `classes`."""
     if handler.type is None:
         return True
     kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any(isinstance(k, (ast.Name, ast.Attribute)) and (k.id if isinstance(k, ast.Name) else k.attr)
-               in ("ImportError", "Exception", "BaseException") for k in kinds)
-
-
-def _catches_lookups(handler: ast.ExceptHandler) -> bool:
-    if handler.type is None:
-        return True
-    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any(isinstance(k, ast.Name) and k.id in _LOOKUP_CATCHERS for k in kinds)
+    return any((k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else None) in classes
+               for k in kinds)
 
 
 def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) -> RaisedCondition:
     """The `raised(call, E)` fact for entering `handler` of `node`."""
     kind: ast.expr = handler.type if handler.type is not None else ast.Name("BaseException")
     calls = memo(node, "_errdex_try_calls", _body_calls)   # every except-site of the try asks again
-    if calls and _catches_lookups(handler):   # `d[k]` beside the calls may be what failed
+    if calls and _catches(handler, _LOOKUP_CATCHERS):   # `d[k]` beside the calls may be what failed
         calls = memo(node, "_errdex_try_lookups", _body_calls_and_lookups)
     approx: tuple[str, ...] = ()
     candidates: list[str] = []
@@ -235,7 +230,7 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
             return RaisedCondition(lookup, (), [])
         culprits = [_first_expression(node.body)]
         approx = (NO_CALL,)
-    if any(getattr(culprit, "_errdex_from", False) for culprit in culprits) and _catches_imports(handler):
+    if _catches(handler, _IMPORT_CATCHERS) and any(getattr(c, "_errdex_from", False) for c in culprits):
         approx = (*approx, FROM_IMPORT)
     facts = [ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[]) for culprit in culprits]
     expr = facts[0] if len(facts) == 1 else ast.BoolOp(op=ast.Or(), values=facts)
