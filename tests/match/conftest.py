@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -46,6 +47,17 @@ def make_record(template: str, *, file_path: str = "pkg/core/ops.py", line: int 
             "module": file_path[:-3].replace("/", "."), "assertTest": assert_test,
         },
     }
+
+
+def both_engines(build: Callable[[], list[dict]]):
+    """A fixture of a `MatchContext` over `build()`'s records, once with each engine (hyperscan and
+    the pure-Python one): every test using it checks that both give the same answers."""
+    @pytest.fixture(params=["hyperscan", "python"])
+    def context(request, tmp_path):
+        from errdex.match import MatchContext
+
+        return MatchContext.from_records(build(), cache_dir=tmp_path / "engine", backend=request.param)
+    return context
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 from errdex.match import MatchContext, explain, parse_events
 from errdex.match.text import split_clean_lines
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 ATTN = "acme/layers/attention/attn.py"
 
@@ -17,20 +17,17 @@ def _assert(test: str, file_path: str, line: int, function: str, template: str =
                        error_type="assertion", assert_test=test, bases=["AssertionError", "Exception"])
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        _assert("not get_config().use_chunked_cache", ATTN, 1881, "Backend.forward_extend"),
-        _assert("batch.chunk_idx is not None", ATTN, 1883, "Backend.forward_extend"),
-        _assert("not get_config().use_chunked_cache", "acme/layers/attention/other.py", 40, "Backend.forward_decode"),
-        make_record("Decode state missing for request {rid}", file_path="acme/managers/detok.py", line=385,
-                    function="Detok.decode_batch", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
-        _assert("param.size() == loaded.size()", "acme/layers/linear.py", 376, "Linear.weight_loader",
-                template="param={param.shape}"),
-        _assert("param.size() == loaded.size()", "acme/layers/norm.py", 90, "Norm.load"),
-        _assert("param.size() == loaded.size()", "acme/models/big.py", 529, "load"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    _assert("not get_config().use_chunked_cache", ATTN, 1881, "Backend.forward_extend"),
+    _assert("batch.chunk_idx is not None", ATTN, 1883, "Backend.forward_extend"),
+    _assert("not get_config().use_chunked_cache", "acme/layers/attention/other.py", 40, "Backend.forward_decode"),
+    make_record("Decode state missing for request {rid}", file_path="acme/managers/detok.py", line=385,
+                function="Detok.decode_batch", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+    _assert("param.size() == loaded.size()", "acme/layers/linear.py", 376, "Linear.weight_loader",
+            template="param={param.shape}"),
+    _assert("param.size() == loaded.size()", "acme/layers/norm.py", 90, "Norm.load"),
+    _assert("param.size() == loaded.size()", "acme/models/big.py", 529, "load"),
+])
 
 
 FENCED = """```

@@ -6,19 +6,16 @@ import pytest
 from errdex.match import MatchContext, explain, parse_events
 from errdex.match.text import parse_exception_line, split_clean_lines
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("Client went away while streaming (kind {kind}). Dropping request {rid}",
-                    file_path="acme/serve/streams.py", line=2070, function="stream"),
-        make_record("Budget {n} exceeded", file_path="acme/serve/budget.py", line=12, function="admit"),
-        make_record("recycle_interval must be positive", file_path="acme/serve/recycle.py", line=30, function="cfg"),
-        make_record("{name} must be positive", file_path="acme/utils/checks.py", line=5, function="check"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("Client went away while streaming (kind {kind}). Dropping request {rid}",
+                file_path="acme/serve/streams.py", line=2070, function="stream"),
+    make_record("Budget {n} exceeded", file_path="acme/serve/budget.py", line=12, function="admit"),
+    make_record("recycle_interval must be positive", file_path="acme/serve/recycle.py", line=30, function="cfg"),
+    make_record("{name} must be positive", file_path="acme/utils/checks.py", line=5, function="check"),
+])
 
 
 REPR_LINE = ("future: <Task finished name='Task-7' coro=<<gen>()> "
@@ -87,16 +84,13 @@ def test_a_quote_opened_and_closed_before_the_class_leaves_the_message_whole():
     assert event.message == "Budget `12` exceeded"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def titled(request, tmp_path):
-    records = [
-        make_record("The page pool of {n} pages cannot hold one request of this length.", file_path="acme/pool.py",
-                    line=246, function="alloc", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
-        make_record("Invalid value", file_path="acme/short.py", line=3, function="check"),
-        make_record("The slot map of {n} entries overflowed its table", file_path="acme/slots.py", line=9,
-                    function="put", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+titled = both_engines(lambda: [
+    make_record("The page pool of {n} pages cannot hold one request of this length.", file_path="acme/pool.py",
+                line=246, function="alloc", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+    make_record("Invalid value", file_path="acme/short.py", line=3, function="check"),
+    make_record("The slot map of {n} entries overflowed its table", file_path="acme/slots.py", line=9,
+                function="put", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+])
 
 
 def test_the_writers_words_after_a_whole_rendering_leave_it_high(titled):
@@ -142,13 +136,10 @@ def test_a_template_whose_own_words_are_the_label_still_ranks_first(tmp_path):
     assert m.line_number == 602 and [r.line_number for r in rest] == [1321]
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def generic_rival(request, tmp_path):
-    records = [
-        make_record("block_size must be a power of 2, got {n}", file_path="acme/blocks.py", line=40, function="check"),
-        make_record("{name} must be {what}, got {value}", file_path="acme/validate.py", line=7, function="check"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+generic_rival = both_engines(lambda: [
+    make_record("block_size must be a power of 2, got {n}", file_path="acme/blocks.py", line=40, function="check"),
+    make_record("{name} must be {what}, got {value}", file_path="acme/validate.py", line=7, function="check"),
+])
 
 
 @pytest.mark.parametrize("text", [

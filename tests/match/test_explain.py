@@ -2,33 +2,30 @@
 
 import pytest
 
-from errdex.match import MatchContext, explain
+from errdex.match import explain
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 KERNEL = "python/sglang/kernels/ops/fused.py"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("Packed decode kernel only supports NK=1 (got K={K}, BK={BK}).", file_path=KERNEL,
-                    line=358, function="packed_decode", condition="triton.cdiv(K, BK) != 1"),
-        make_record("Invalid head config inferred from mixed_qkv: H={H}, HV={HV}.", file_path=KERNEL,
-                    line=350, function="packed_decode"),
-        make_record("{msg}", file_path="python/sglang/utils.py", line=5, function="fail", error_class="RuntimeError"),
-        make_record("Unknown model name {name}, expected one of a, b", file_path="python/sglang/models.py",
-                    line=20, function="load", error_class="RuntimeError"),
-        make_record("", file_path=KERNEL, line=370, function="packed_decode",
-                    error_class="AssertionError", assert_test="V > 0", error_type="assertion"),
-        make_record("Unknown model name {name}, expected one of a, b", file_path="tests/test_models.py",
-                    line=7, function="test_load", error_class="RuntimeError", tags=["test"]),
-        make_record("out of memory", file_path="python/sglang/mem.py", line=3, function="alloc",
-                    error_class="MemoryLimitError", bases=["RuntimeError", "Exception"]),
-        make_record("Generate subcommand is not yet supported for model: {model_path}",
-                    file_path="python/sglang/cli/generate.py", line=47, function="generate", error_class="Exception"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("Packed decode kernel only supports NK=1 (got K={K}, BK={BK}).", file_path=KERNEL,
+                line=358, function="packed_decode", condition="triton.cdiv(K, BK) != 1"),
+    make_record("Invalid head config inferred from mixed_qkv: H={H}, HV={HV}.", file_path=KERNEL,
+                line=350, function="packed_decode"),
+    make_record("{msg}", file_path="python/sglang/utils.py", line=5, function="fail", error_class="RuntimeError"),
+    make_record("Unknown model name {name}, expected one of a, b", file_path="python/sglang/models.py",
+                line=20, function="load", error_class="RuntimeError"),
+    make_record("", file_path=KERNEL, line=370, function="packed_decode",
+                error_class="AssertionError", assert_test="V > 0", error_type="assertion"),
+    make_record("Unknown model name {name}, expected one of a, b", file_path="tests/test_models.py",
+                line=7, function="test_load", error_class="RuntimeError", tags=["test"]),
+    make_record("out of memory", file_path="python/sglang/mem.py", line=3, function="alloc",
+                error_class="MemoryLimitError", bases=["RuntimeError", "Exception"]),
+    make_record("Generate subcommand is not yet supported for model: {model_path}",
+                file_path="python/sglang/cli/generate.py", line=47, function="generate", error_class="Exception"),
+])
 
 
 def test_bare_line_binds_values_and_checks_condition(ctx):

@@ -2,26 +2,23 @@
 
 import pytest
 
-from errdex.match import MatchContext, explain
+from errdex.match import explain
 from errdex.match.builtin_messages import interpreter_shaped
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 CONFIG = "python/sglang/configs/base.py"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("'{type(self).__name__}' object has no attribute '{name}'", file_path=CONFIG, line=34,
-                    function="BaseConfig.__getattr__", error_class="AttributeError",
-                    bases=["Exception", "BaseException"]),
-        make_record("{fn}() got an unexpected keyword argument '{key}'", file_path="python/sglang/api.py", line=9,
-                    function="call", error_class="TypeError", bases=["Exception", "BaseException"]),
-        make_record("Unsupported dtype {dtype} for the fused MoE kernel; use bfloat16 or float16",
-                    file_path="python/sglang/dtypes.py", line=5, function="check"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("'{type(self).__name__}' object has no attribute '{name}'", file_path=CONFIG, line=34,
+                function="BaseConfig.__getattr__", error_class="AttributeError",
+                bases=["Exception", "BaseException"]),
+    make_record("{fn}() got an unexpected keyword argument '{key}'", file_path="python/sglang/api.py", line=9,
+                function="call", error_class="TypeError", bases=["Exception", "BaseException"]),
+    make_record("Unsupported dtype {dtype} for the fused MoE kernel; use bfloat16 or float16",
+                file_path="python/sglang/dtypes.py", line=5, function="check"),
+])
 
 
 @pytest.mark.parametrize("text", [

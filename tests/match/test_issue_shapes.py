@@ -1,25 +1,21 @@
 """More shapes of error text in issue trackers: a traceback indented as a whole inside a
 markdown list, issue titles, and a message quoted or labelled inside a sentence."""
 
-import pytest
 
 from errdex.match import MatchContext, explain, parse_events
 from errdex.match.text import split_clean_lines
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 QUANT = "acme/layers/quant/blocks.py"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("Weight rows = {rows} are not a multiple of the block height = {block}.",
-                    file_path=QUANT, line=606, function="check_blocks"),
-        make_record("Weight cols = {cols} are not a multiple of the block width = {block}.",
-                    file_path=QUANT, line=597, function="check_blocks"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("Weight rows = {rows} are not a multiple of the block height = {block}.",
+                file_path=QUANT, line=606, function="check_blocks"),
+    make_record("Weight cols = {cols} are not a multiple of the block width = {block}.",
+                file_path=QUANT, line=597, function="check_blocks"),
+])
 
 
 INDENTED = """  File "/srv/acme/layers/quant/blocks.py", line 350, in check_blocks
@@ -59,16 +55,13 @@ def test_a_repeated_line_note_at_frame_depth_is_not_an_exception():
     assert (event.error_class, len(event.frames)) == ("RecursionError", 1)
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def titles(request, tmp_path):
-    records = [
-        make_record("Model backends {names} are not supported by this server for now. Supported backends: {known}",
-                    file_path="acme/models/registry.py", line=63, function="resolve"),
-        make_record("The pool capacity is unbalanced across devices. {detail}", file_path="acme/dist/boot.py",
-                    line=450, function="check_balance", error_class="RuntimeError"),
-        make_record("{num}", file_path="acme/kernels/gemm.py", line=45, function="launch"),   # a bare `raise ValueError(n)`
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+titles = both_engines(lambda: [
+    make_record("Model backends {names} are not supported by this server for now. Supported backends: {known}",
+                file_path="acme/models/registry.py", line=63, function="resolve"),
+    make_record("The pool capacity is unbalanced across devices. {detail}", file_path="acme/dist/boot.py",
+                line=450, function="check_balance", error_class="RuntimeError"),
+    make_record("{num}", file_path="acme/kernels/gemm.py", line=45, function="launch"),   # a bare `raise ValueError(n)`
+])
 
 
 def test_an_issue_title_cut_before_the_templates_end_is_high_with_enough_text(titles):
@@ -98,18 +91,15 @@ def test_a_class_another_version_used_keeps_the_message_match_low_over_a_bare_gu
     assert (m.line_number, m.via, m.confidence) == (450, "message", "low")
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def asserts(request, tmp_path):
-    records = [
-        make_record("res={res!r}, res.text={res.text!r}", file_path="acme/server.py", line=2376,
-                    function="warmup", error_class="AssertionError", error_type="assertion",
-                    assert_test="res.status_code == 200", placeholders={"res!r": "res", "res.text!r": "res.text"}),
-        make_record("{res.text}", file_path="acme/server.py", line=2501, function="generate",
-                    error_class="AssertionError", error_type="assertion", assert_test="res.status_code == 200"),
-        make_record("", file_path="acme/kits/radix.py", line=54, function="check",
-                    error_class="AssertionError", error_type="assertion", assert_test="res.status_code == 200"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+asserts = both_engines(lambda: [
+    make_record("res={res!r}, res.text={res.text!r}", file_path="acme/server.py", line=2376,
+                function="warmup", error_class="AssertionError", error_type="assertion",
+                assert_test="res.status_code == 200", placeholders={"res!r": "res", "res.text!r": "res.text"}),
+    make_record("{res.text}", file_path="acme/server.py", line=2501, function="generate",
+                error_class="AssertionError", error_type="assertion", assert_test="res.status_code == 200"),
+    make_record("", file_path="acme/kits/radix.py", line=54, function="check",
+                error_class="AssertionError", error_type="assertion", assert_test="res.status_code == 200"),
+])
 
 
 def test_a_pasted_assert_statement_is_found_by_its_test_and_message_source(asserts):
@@ -141,15 +131,12 @@ def test_a_message_retyped_with_other_case_and_spacing_names_its_site_low(tmp_pa
     assert explain("only sm 75", context=ctx) == []
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def hinted(request, tmp_path):
-    records = [
-        make_record("Graph capture failed in the runner: {e}\nPossible fixes:\n1. lower the batch size\n2. disable graphs",
-                    file_path="acme/runner/graphs.py", line=602, function="capture", error_class="Exception"),
-        make_record("Device error: {err}", file_path="acme/utils/common.py", line=1321, function="check",
-                    error_class="RuntimeError", bases=["builtins.Exception"]),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+hinted = both_engines(lambda: [
+    make_record("Graph capture failed in the runner: {e}\nPossible fixes:\n1. lower the batch size\n2. disable graphs",
+                file_path="acme/runner/graphs.py", line=602, function="capture", error_class="Exception"),
+    make_record("Device error: {err}", file_path="acme/utils/common.py", line=1321, function="check",
+                error_class="RuntimeError", bases=["builtins.Exception"]),
+])
 
 
 LINE = "Exception: Graph capture failed in the runner: Device error: capturing stream has unjoined work"
@@ -185,19 +172,16 @@ def test_a_message_after_a_full_width_colon_label_is_found(titles):
     assert (m.line_number, m.confidence) == (63, "high")
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def cut_with_rivals(request, tmp_path):
-    records = [
-        make_record("Spatial tiling is unsupported here; use whole-tile parallel decode instead",
-                    file_path="acme/vae.py", line=88, function="decode"),
-        make_record("unsupported", file_path="acme/misc.py", line=3, function="f", error_class="TypeError",
-                    bases=["TypeError", "Exception"]),
-        make_record("Slot {n} cannot hold the batch of {m} rows at this size; lower the batch",
-                    file_path="acme/slots.py", line=179, function="fit"),
-        make_record("{a} cannot hold {b}", file_path="acme/base.py", line=9, function="g",
-                    error_class="AssertionError", bases=["AssertionError", "Exception"]),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+cut_with_rivals = both_engines(lambda: [
+    make_record("Spatial tiling is unsupported here; use whole-tile parallel decode instead",
+                file_path="acme/vae.py", line=88, function="decode"),
+    make_record("unsupported", file_path="acme/misc.py", line=3, function="f", error_class="TypeError",
+                bases=["TypeError", "Exception"]),
+    make_record("Slot {n} cannot hold the batch of {m} rows at this size; lower the batch",
+                file_path="acme/slots.py", line=179, function="fit"),
+    make_record("{a} cannot hold {b}", file_path="acme/base.py", line=9, function="g",
+                error_class="AssertionError", bases=["AssertionError", "Exception"]),
+])
 
 
 def test_a_cut_paste_is_found_past_templates_of_another_class_inside_it(cut_with_rivals):

@@ -3,11 +3,11 @@ moved: to another module of the package, or further within its own file."""
 
 import pytest
 
-from errdex.match import MatchContext, explain
+from errdex.match import explain
 from errdex.match.events import parse_events
 from errdex.match.text import split_clean_lines
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 CACHE = "python/acme/cache/components/ring.py"
 CHECKS = "python/acme/cache/checks.py"
@@ -16,34 +16,31 @@ BACKUP = "python/acme/elastic/backup.py"
 SERVER = "python/acme/serve/http_server.py"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("", file_path=CACHE, line=1181, function="Ring.build_transfers",
-                    error_class="AssertionError", assert_test="node.host is not None or node.dev is not None"),
-        make_record("", file_path=CACHE, line=1190, function="Ring.build_transfers",
-                    error_class="AssertionError", assert_test="node.lock_ref > 0"),
-        make_record("", file_path=CHECKS, line=70, function="check_pages", error_class="AssertionError",
-                    assert_test="pages.size > 0"),
-        make_record("", file_path=CHECKS, line=74, function="check_pages", error_class="AssertionError",
-                    assert_test="pages.dtype == torch.int64"),
-        make_record("Unknown backend {name}", file_path="python/acme/api.py", line=12, function="pick"),
-        make_record("Pool memory registration failed", file_path=ENGINE, line=150,
-                    function="TransferEngine.register", error_class="RuntimeError"),
-        make_record("Pool memory registration failed (ret={ret})", file_path=ENGINE, line=153,
-                    function="TransferEngine.register", error_class="RuntimeError"),
-        make_record("Pool memory registration failed.", file_path=BACKUP, line=161,
-                    function="BackupManager.start", error_class="RuntimeError"),
-        make_record("Peer {peer} is gone", file_path="python/acme/disagg/pool/conn.py", line=90,
-                    function="Conn.poll", error_class="RuntimeError"),
-        make_record("HTTP service did not become live at {url}", file_path=SERVER, line=101,
-                    function="wait_until_live", error_class="RuntimeError"),
-        make_record("HTTP service failed its warmup: {err}", file_path=SERVER, line=160,
-                    function="warmup", error_class="RuntimeError"),
-        make_record("Shard {name} is missing", file_path="python/acme/models/a.py", line=5, function="load"),
-        make_record("Shard {name} is missing", file_path="python/acme/models/b.py", line=5, function="load"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("", file_path=CACHE, line=1181, function="Ring.build_transfers",
+                error_class="AssertionError", assert_test="node.host is not None or node.dev is not None"),
+    make_record("", file_path=CACHE, line=1190, function="Ring.build_transfers",
+                error_class="AssertionError", assert_test="node.lock_ref > 0"),
+    make_record("", file_path=CHECKS, line=70, function="check_pages", error_class="AssertionError",
+                assert_test="pages.size > 0"),
+    make_record("", file_path=CHECKS, line=74, function="check_pages", error_class="AssertionError",
+                assert_test="pages.dtype == torch.int64"),
+    make_record("Unknown backend {name}", file_path="python/acme/api.py", line=12, function="pick"),
+    make_record("Pool memory registration failed", file_path=ENGINE, line=150,
+                function="TransferEngine.register", error_class="RuntimeError"),
+    make_record("Pool memory registration failed (ret={ret})", file_path=ENGINE, line=153,
+                function="TransferEngine.register", error_class="RuntimeError"),
+    make_record("Pool memory registration failed.", file_path=BACKUP, line=161,
+                function="BackupManager.start", error_class="RuntimeError"),
+    make_record("Peer {peer} is gone", file_path="python/acme/disagg/pool/conn.py", line=90,
+                function="Conn.poll", error_class="RuntimeError"),
+    make_record("HTTP service did not become live at {url}", file_path=SERVER, line=101,
+                function="wait_until_live", error_class="RuntimeError"),
+    make_record("HTTP service failed its warmup: {err}", file_path=SERVER, line=160,
+                function="warmup", error_class="RuntimeError"),
+    make_record("Shard {name} is missing", file_path="python/acme/models/a.py", line=5, function="load"),
+    make_record("Shard {name} is missing", file_path="python/acme/models/b.py", line=5, function="load"),
+])
 
 
 def _bare_assert(path: str, line: int, function: str, statement: str) -> str:

@@ -2,27 +2,23 @@
 (same relative path, same function) is not the indexed site, and a module the indexed
 package renamed since is not "outside" it."""
 
-import pytest
 
-from errdex.match import MatchContext, explain
+from errdex.match import explain
 from errdex.match.patterns import RecordRef
 from errdex.match.resolve import RecordIndex
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 WRAPPER = "acme/comm/lib_wrapper.py"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("LIB error: {error_str}", file_path=WRAPPER, line=474, function="LIB_CHECK",
-                    error_class="RuntimeError"),
-        make_record("Graph capture failed while building the runner: {e}\n{HINT}", file_path="acme/runner/graph_runner.py",
-                    line=602, function="capture_all", error_class="Exception"),
-        make_record("{n} is odd", file_path="acme/runner/util.py", line=3, function="check"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("LIB error: {error_str}", file_path=WRAPPER, line=474, function="LIB_CHECK",
+                error_class="RuntimeError"),
+    make_record("Graph capture failed while building the runner: {e}\n{HINT}", file_path="acme/runner/graph_runner.py",
+                line=602, function="capture_all", error_class="Exception"),
+    make_record("{n} is odd", file_path="acme/runner/util.py", line=3, function="check"),
+])
 
 
 def _frames(path: str, function: str, line: int, source: str) -> str:

@@ -110,47 +110,49 @@ def test_small_files_and_streams_stay_in_one_process(ctx, tmp_path):
         assert scan(f, context=ctx, chunk_size=CHUNK, jobs=4, split_threshold=0).stats["processes"] == 1
 
 
-def test_a_failed_child_range_is_scanned_by_the_parent(ctx, tmp_path, monkeypatch):
-    log = tmp_path / "run.log"
-    log.write_text("\n".join(_log(5)) + "\n")
-    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
+def _single_and_split(ctx, log, seed: int):
+    """(single-process report, split report) of a log written from `seed`, with the split scan run
+    in 3 processes after the caller broke something in it."""
+    log.write_text("\n".join(_log(seed)) + "\n")
+    return scan(log, context=ctx, chunk_size=CHUNK, jobs=1), lambda: scan(
+        log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)
+
+
+def _children_run(monkeypatch, in_child) -> None:
+    """`parallel.scan_range` runs `in_child()` first in every range but the first (the children's)."""
     parent = parallel.scan_range
 
-    def child_breaks(c, path, r, chunk_size, progress=None, total=None, encode=False):
-        if r.start:   # every range but the first runs in a child
-            raise OSError("disk gone")
+    def scan_range(c, path, r, chunk_size, progress=None, total=None, encode=False):
+        if r.start:
+            in_child()
         return parent(c, path, r, chunk_size, progress, total, encode)
 
-    monkeypatch.setattr(parallel, "scan_range", child_breaks)
-    split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)
-    assert _comparable(split) == _comparable(single)
+    monkeypatch.setattr(parallel, "scan_range", scan_range)
+
+
+def test_a_failed_child_range_is_scanned_by_the_parent(ctx, tmp_path, monkeypatch):
+    single, split_scan = _single_and_split(ctx, tmp_path / "run.log", 5)
+
+    def disk_gone():
+        raise OSError("disk gone")
+
+    _children_run(monkeypatch, disk_gone)
+    assert _comparable(split_scan()) == _comparable(single)
 
 
 def test_a_child_that_dies_without_a_word_has_its_range_scanned_by_the_parent(ctx, tmp_path, monkeypatch):
-    log = tmp_path / "run.log"
-    log.write_text("\n".join(_log(7)) + "\n")
-    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
-    parent = parallel.scan_range
-
-    def child_dies(c, path, r, chunk_size, progress=None, total=None, encode=False):
-        if r.start:   # a child: gone before writing anything (killed, out of memory)
-            os._exit(9)
-        return parent(c, path, r, chunk_size, progress, total, encode)
-
-    monkeypatch.setattr(parallel, "scan_range", child_dies)
-    split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)
-    assert _comparable(split) == _comparable(single)
+    single, split_scan = _single_and_split(ctx, tmp_path / "run.log", 7)
+    _children_run(monkeypatch, lambda: os._exit(9))   # gone before writing anything (killed, out of memory)
+    assert _comparable(split_scan()) == _comparable(single)
 
 
 def test_children_hand_results_over_without_memfd_too(ctx, tmp_path, monkeypatch):
     """Where the system has no `memfd_create`, a child's result goes through a temporary file."""
-    log = tmp_path / "run.log"
-    log.write_text("\n".join(_log(6)) + "\n")
-    single = scan(log, context=ctx, chunk_size=CHUNK, jobs=1)
+    single, split_scan = _single_and_split(ctx, tmp_path / "run.log", 6)
     monkeypatch.delattr(parallel.os, "memfd_create")
     unpacked = []
     monkeypatch.setattr(parallel, "_unpack", lambda data, unpack=parallel._unpack: unpacked.append(len(data)) or unpack(data))
-    split = scan(log, context=ctx, chunk_size=CHUNK, jobs=3, split_threshold=0)
+    split = split_scan()
     assert split.stats["processes"] == 3 and len(unpacked) == 2   # both children's results arrived, not rescanned
     assert _comparable(split) == _comparable(single)
 

@@ -3,26 +3,23 @@ backticks inside a sentence) names its site by class and its message's own liter
 
 import pytest
 
-from errdex.match import MatchContext, explain
+from errdex.match import explain
 from errdex.match.events import raise_statement
 from errdex.match.pasted import concatenated_skeleton
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("Unknown block model family: {arch}", file_path="acme/blocks/config.py", line=72,
-                    function="load", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
-        make_record("Slot size differs: here {a}, there {b}. Both sides must agree.", file_path="acme/link.py",
-                    line=1321, function="check", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
-        make_record("Graph capture failed: {e}", file_path="acme/runner/a.py", line=602, function="capture",
-                    error_class="Exception", bases=["BaseException"]),
-        make_record("Graph capture failed: {e}", file_path="acme/runner/b.py", line=296, function="capture",
-                    error_class="Exception", bases=["BaseException"]),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("Unknown block model family: {arch}", file_path="acme/blocks/config.py", line=72,
+                function="load", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+    make_record("Slot size differs: here {a}, there {b}. Both sides must agree.", file_path="acme/link.py",
+                line=1321, function="check", error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+    make_record("Graph capture failed: {e}", file_path="acme/runner/a.py", line=602, function="capture",
+                error_class="Exception", bases=["BaseException"]),
+    make_record("Graph capture failed: {e}", file_path="acme/runner/b.py", line=296, function="capture",
+                error_class="Exception", bases=["BaseException"]),
+])
 
 
 @pytest.mark.parametrize("line, expected", [

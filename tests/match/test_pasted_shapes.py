@@ -4,42 +4,39 @@ span, an HTTP client's JSON error body, and messages whose values are most of th
 
 import pytest
 
-from errdex.match import MatchContext, explain, parse_events
+from errdex.match import explain, parse_events
 from errdex.match.text import json_error_message, split_clean_lines
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 COMM = "python/acme/dist/comm.py"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("Collective failed: {error_str}", file_path=COMM, line=474, function="CHECK",
-                    error_class="RuntimeError"),
-        make_record("Collective failed: {error_str}", file_path="python/acme/vendored/gen/dist/comm.py",
-                    line=342, function="CHECK", error_class="RuntimeError"),
-        make_record("", file_path="python/acme/attn/indexer.py", line=90, function="forward",
-                    error_class="AssertionError", assert_test="scores.shape[0] == len(lens)",
-                    error_type="assertion"),
-        make_record("The prompt ({n} tokens) exceeds the model's window ({limit} tokens).",
-                    file_path="python/acme/serve/tokens.py", line=30, function="check_len"),
-        make_record("Backends {names} are not available here. Available backends: {known}",
-                    file_path="python/acme/registry.py", line=63, function="resolve"),
-        make_record("Model families {names} are not supported by this build yet. Supported: {known}",
-                    file_path="python/acme/models/families.py", line=63, function="resolve"),
-        make_record("Warming up the graph pool failed: {e}", file_path="python/acme/graphs.py", line=12,
-                    function="capture", error_class="Exception"),
-        make_record("{what} failed: {e}", file_path="python/acme/misc.py", line=5, function="wrap",
-                    error_class="RuntimeError"),
-        make_record("", file_path="python/acme/cache/slots.py", line=40, function="SlotPool.free",
-                    error_class="AssertionError", assert_test="self.slots.free_count() <= self.slots.capacity",
-                    error_type="assertion"),
-        *(make_record("", file_path="python/acme/cache/pages.py", line=line, function=f"PagePool.step{line}",
-                      error_class="AssertionError", assert_test="self.pages.used >= 0", error_type="assertion")
-          for line in (12, 30)),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("Collective failed: {error_str}", file_path=COMM, line=474, function="CHECK",
+                error_class="RuntimeError"),
+    make_record("Collective failed: {error_str}", file_path="python/acme/vendored/gen/dist/comm.py",
+                line=342, function="CHECK", error_class="RuntimeError"),
+    make_record("", file_path="python/acme/attn/indexer.py", line=90, function="forward",
+                error_class="AssertionError", assert_test="scores.shape[0] == len(lens)",
+                error_type="assertion"),
+    make_record("The prompt ({n} tokens) exceeds the model's window ({limit} tokens).",
+                file_path="python/acme/serve/tokens.py", line=30, function="check_len"),
+    make_record("Backends {names} are not available here. Available backends: {known}",
+                file_path="python/acme/registry.py", line=63, function="resolve"),
+    make_record("Model families {names} are not supported by this build yet. Supported: {known}",
+                file_path="python/acme/models/families.py", line=63, function="resolve"),
+    make_record("Warming up the graph pool failed: {e}", file_path="python/acme/graphs.py", line=12,
+                function="capture", error_class="Exception"),
+    make_record("{what} failed: {e}", file_path="python/acme/misc.py", line=5, function="wrap",
+                error_class="RuntimeError"),
+    make_record("", file_path="python/acme/cache/slots.py", line=40, function="SlotPool.free",
+                error_class="AssertionError", assert_test="self.slots.free_count() <= self.slots.capacity",
+                error_type="assertion"),
+    *(make_record("", file_path="python/acme/cache/pages.py", line=line, function=f"PagePool.step{line}",
+                  error_class="AssertionError", assert_test="self.pages.used >= 0", error_type="assertion")
+      for line in (12, 30)),
+])
 
 
 UNINDENTED = """File "/srv/env/site-packages/acme/dist/setup.py", line 110, in __init__

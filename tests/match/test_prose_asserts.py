@@ -2,28 +2,25 @@
 
 import pytest
 
-from errdex.match import MatchContext, explain
+from errdex.match import explain
 from errdex.match.events import assert_statement, prose_frames
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 SCHED = "python/acme/managers/sched.py"
 DECODE = "python/acme/disagg/decode.py"
 UTILS = "python/acme/dist/utils.py"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("", file_path=SCHED, line=4326, function="Scheduler.next_batch", error_class="AssertionError",
-                    assert_test="self.pending_req is None"),
-        make_record("", file_path=DECODE, line=3248, function="Decoder.next_batch", error_class="AssertionError",
-                    assert_test="self.pending_req is None"),
-        make_record("{numerator} is not divisible by {denominator}", file_path=UTILS, line=70,
-                    function="ensure_divisibility", error_class="AssertionError",
-                    assert_test="numerator % denominator == 0"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("", file_path=SCHED, line=4326, function="Scheduler.next_batch", error_class="AssertionError",
+                assert_test="self.pending_req is None"),
+    make_record("", file_path=DECODE, line=3248, function="Decoder.next_batch", error_class="AssertionError",
+                assert_test="self.pending_req is None"),
+    make_record("{numerator} is not divisible by {denominator}", file_path=UTILS, line=70,
+                function="ensure_divisibility", error_class="AssertionError",
+                assert_test="numerator % denominator == 0"),
+])
 
 
 @pytest.mark.parametrize("line, expected", [

@@ -2,20 +2,17 @@
 
 import pytest
 
-from errdex.match import MatchContext, explain, scan
+from errdex.match import explain, scan
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("Invalid attention backend for {device}", file_path="pkg/a.py", line=3),
-        make_record("Invalid attention backend for {device}: {backend}", file_path="pkg/b.py", line=9),
-        make_record("Invalid residency assignment: {value!r}", file_path="pkg/c.py", line=4),
-        make_record("Invalid residency assignment: {selector!r}={mode!r}", file_path="pkg/d.py", line=8),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("Invalid attention backend for {device}", file_path="pkg/a.py", line=3),
+    make_record("Invalid attention backend for {device}: {backend}", file_path="pkg/b.py", line=9),
+    make_record("Invalid residency assignment: {value!r}", file_path="pkg/c.py", line=4),
+    make_record("Invalid residency assignment: {selector!r}={mode!r}", file_path="pkg/d.py", line=8),
+])
 
 
 @pytest.mark.parametrize("line, path, bindings", [
@@ -34,17 +31,14 @@ def test_the_more_literal_template_wins(ctx, tmp_path, line, path, bindings):
     assert (occurrence.file_path, occurrence.score) == (path, top.score)
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def odd_classes(request, tmp_path):
-    records = [
-        make_record("Request body must be a JSON object, got {kind}", file_path="pkg/api.py", line=12,
-                    error_class="_BadRequest", bases=["ValueError", "Exception"]),
-        make_record("the scaled GEMM takes e4m3 A/B; got {a}, {b}", file_path="pkg/gemm.py", line=54,
-                    error_class="testing.CantImplement", bases=["Exception"]),
-        make_record("bad character range {lo}-{hi}", file_path="pkg/regex.py", line=7, error_class="error",
-                    bases=["Exception"]),   # `raise error(...)` (a module's own `error` class)
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+odd_classes = both_engines(lambda: [
+    make_record("Request body must be a JSON object, got {kind}", file_path="pkg/api.py", line=12,
+                error_class="_BadRequest", bases=["ValueError", "Exception"]),
+    make_record("the scaled GEMM takes e4m3 A/B; got {a}, {b}", file_path="pkg/gemm.py", line=54,
+                error_class="testing.CantImplement", bases=["Exception"]),
+    make_record("bad character range {lo}-{hi}", file_path="pkg/regex.py", line=7, error_class="error",
+                bases=["Exception"]),   # `raise error(...)` (a module's own `error` class)
+])
 
 
 @pytest.mark.parametrize("line, path", [
@@ -75,16 +69,13 @@ def test_a_name_the_index_does_not_raise_stays_part_of_the_message(odd_classes):
     assert top.match_kind != "full" and top.confidence == "low"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def generic(request, tmp_path):
-    records = [
-        make_record("{name} must be contiguous", file_path="pkg/attn.py", line=25, error_class="AssertionError",
-                    bases=["Exception"]),
-        make_record("{numerator} is not divisible by {denominator}", file_path="pkg/dist.py", line=42,
-                    error_class="AssertionError", bases=["Exception"]),
-        make_record("KV cache dtype {dtype} is not supported", file_path="pkg/kv.py", line=7),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+generic = both_engines(lambda: [
+    make_record("{name} must be contiguous", file_path="pkg/attn.py", line=25, error_class="AssertionError",
+                bases=["Exception"]),
+    make_record("{numerator} is not divisible by {denominator}", file_path="pkg/dist.py", line=42,
+                error_class="AssertionError", bases=["Exception"]),
+    make_record("KV cache dtype {dtype} is not supported", file_path="pkg/kv.py", line=7),
+])
 
 
 @pytest.mark.parametrize("line", ["AssertionError: Tensor must be contiguous", "AssertionError: 8 is not divisible by 3"])
@@ -103,14 +94,11 @@ def test_the_same_amount_of_text_after_a_literal_opening_stays_high(generic):
     assert (top.file_path, top.confidence) == ("pkg/kv.py", "high")
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def appended(request, tmp_path):
-    records = [
-        make_record("{pkg} is older than the minimum version this build supports, {min_version}. {message}",
-                    file_path="pkg/versions.py", line=2429, error_class="Exception", bases=["BaseException"]),
-        make_record("Unsupported layout: {layout}", file_path="pkg/codec.py", line=38),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+appended = both_engines(lambda: [
+    make_record("{pkg} is older than the minimum version this build supports, {min_version}. {message}",
+                file_path="pkg/versions.py", line=2429, error_class="Exception", bases=["BaseException"]),
+    make_record("Unsupported layout: {layout}", file_path="pkg/codec.py", line=38),
+])
 
 
 HINT = "Please uninstall it and reinstall the latest release by following the instructions on the project's site."

@@ -4,27 +4,24 @@ title cut by the tracker with an ellipsis."""
 
 import pytest
 
-from errdex.match import MatchContext, explain, parse_events
+from errdex.match import explain, parse_events
 from errdex.match.patterns import rendered_closing
 from errdex.match.text import split_clean_lines
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("Currently the paged backend only supports page_size=1 for draft decoding",
-                    file_path="acme/attn/paged.py", line=1197, function="init"),
-        make_record("Prefill ran out of pages. Try to lower your batch size.\nTry to allocate {n} pages.",
-                    file_path="acme/cache/alloc.py", line=246, function="alloc",
-                    error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
-        make_record("the memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
-                    "local={a} min={b}", file_path="acme/dist/boot.py", line=450, function="boot",
-                    error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
-        make_record("Unknown value", file_path="acme/short.py", line=3, function="check"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("Currently the paged backend only supports page_size=1 for draft decoding",
+                file_path="acme/attn/paged.py", line=1197, function="init"),
+    make_record("Prefill ran out of pages. Try to lower your batch size.\nTry to allocate {n} pages.",
+                file_path="acme/cache/alloc.py", line=246, function="alloc",
+                error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+    make_record("the memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
+                "local={a} min={b}", file_path="acme/dist/boot.py", line=450, function="boot",
+                error_class="RuntimeError", bases=["RuntimeError", "Exception"]),
+    make_record("Unknown value", file_path="acme/short.py", line=3, function="check"),
+])
 
 
 @pytest.mark.parametrize("text", [
@@ -89,17 +86,14 @@ def test_cut_marks_and_unclosed_quotes():
     assert quoted_parts("fix the exception 'the memory capacity is unbalanced") == []   # not cut: no quote held open
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def adapters(request, tmp_path):
-    records = [
-        make_record("The following requested adapters are not loaded into the server: {name}\nLoaded adapters: {loaded}.",
-                    file_path="acme/lora/registry.py", line=138, function="lookup"),
-        make_record("Requested adapters are not loaded: {name}\nLoaded: {loaded}.",
-                    file_path="acme/lora/short.py", line=20, function="lookup"),
-        make_record("{name} adapters are not loaded into the server, the loaded ones being: {loaded}.",
-                    file_path="acme/lora/open.py", line=30, function="lookup"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+adapters = both_engines(lambda: [
+    make_record("The following requested adapters are not loaded into the server: {name}\nLoaded adapters: {loaded}.",
+                file_path="acme/lora/registry.py", line=138, function="lookup"),
+    make_record("Requested adapters are not loaded: {name}\nLoaded: {loaded}.",
+                file_path="acme/lora/short.py", line=20, function="lookup"),
+    make_record("{name} adapters are not loaded into the server, the loaded ones being: {loaded}.",
+                file_path="acme/lora/open.py", line=30, function="lookup"),
+])
 
 
 NAMES = "{'org-one/llama-3.1-8b-ocr-correction-adapter'}"

@@ -2,10 +2,10 @@
 
 import pytest
 
-from errdex.match import MatchContext, explain
+from errdex.match import explain
 from errdex.match.values import corroborates
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 CHECKER = "python/acme/sched/invariants.py"
 
@@ -23,17 +23,14 @@ def test_a_value_corroborates_only_what_its_placeholder_specifically_names(expre
     assert corroborates(expression, value) is expected
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record("{pool_name} memory leak detected! {token_msg}", file_path=CHECKER, line=454,
-                    function="Checker.report_leak"),
-        make_record("{name} must be contiguous", file_path="python/acme/ops/layout.py", line=9, function="check",
-                    error_class="AssertionError"),
-        make_record("Cache pages out of balance: {report}", file_path="python/acme/cache/audit.py", line=30,
-                    function="audit"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record("{pool_name} memory leak detected! {token_msg}", file_path=CHECKER, line=454,
+                function="Checker.report_leak"),
+    make_record("{name} must be contiguous", file_path="python/acme/ops/layout.py", line=9, function="check",
+                error_class="AssertionError"),
+    make_record("Cache pages out of balance: {report}", file_path="python/acme/cache/audit.py", line=30,
+                function="audit"),
+])
 
 
 @pytest.mark.parametrize("text", [

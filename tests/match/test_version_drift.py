@@ -1,27 +1,23 @@
 """Text from another version of the indexed code: a raising helper that moved far, and a
 message whose later wording changed."""
 
-import pytest
 
-from errdex.match import MatchContext, explain
+from errdex.match import explain
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 UTILS = "python/acme/utils/common.py"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        # a helper raising whatever message it is given: the template is all values
-        make_record("{message}", file_path=UTILS, line=5066, function="raise_or_warn"),
-        make_record("{msg}", file_path=UTILS, line=900, function="fail_twice"),
-        make_record("{msg}", file_path=UTILS, line=960, function="fail_twice"),
-        make_record("slot allocation ran out of memory. Please lower `--max-requests`. pool.free()={free}, {n=}",
-                    file_path="python/acme/mem/alloc.py", line=344, function="alloc_slots",
-                    error_class="RuntimeError"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    # a helper raising whatever message it is given: the template is all values
+    make_record("{message}", file_path=UTILS, line=5066, function="raise_or_warn"),
+    make_record("{msg}", file_path=UTILS, line=900, function="fail_twice"),
+    make_record("{msg}", file_path=UTILS, line=960, function="fail_twice"),
+    make_record("slot allocation ran out of memory. Please lower `--max-requests`. pool.free()={free}, {n=}",
+                file_path="python/acme/mem/alloc.py", line=344, function="alloc_slots",
+                error_class="RuntimeError"),
+])
 
 
 def _traceback(function: str, line: int, message: str, caller: str = "") -> str:

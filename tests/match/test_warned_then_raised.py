@@ -3,26 +3,23 @@ the category says the text was warned, not which class the code gives it."""
 
 import pytest
 
-from errdex.match import MatchContext, explain, scan
+from errdex.match import explain, scan
 from errdex.match.patterns import RecordRef
 from errdex.match.resolve import class_agrees
 
-from .conftest import make_record
+from .conftest import both_engines, make_record
 
 CHECKER = "python/acme/sched/checker.py"
 NOTICES = "python/acme/util/notices.py"
 LEAK = "request slot pool leak detected after the batch finished! free={free}, total={total}"
 
 
-@pytest.fixture(params=["hyperscan", "python"])
-def ctx(request, tmp_path):
-    records = [
-        make_record(LEAK, file_path=CHECKER, line=40, function="Checker.check_slots"),
-        make_record("{option} is deprecated", file_path=NOTICES, line=7, function="note"),
-        make_record("the cache is nearly full, eviction may slow requests down", file_path=NOTICES, line=20,
-                    error_class="FutureWarning", bases=["Warning", "Exception"], error_type="warning"),
-    ]
-    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+ctx = both_engines(lambda: [
+    make_record(LEAK, file_path=CHECKER, line=40, function="Checker.check_slots"),
+    make_record("{option} is deprecated", file_path=NOTICES, line=7, function="note"),
+    make_record("the cache is nearly full, eviction may slow requests down", file_path=NOTICES, line=20,
+                error_class="FutureWarning", bases=["Warning", "Exception"], error_type="warning"),
+])
 
 
 WARNED = ("/srv/app/python/acme/sched/scheduler.py:88: UserWarning: request slot pool leak detected after "
