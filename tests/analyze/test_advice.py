@@ -23,6 +23,16 @@ from errdex.analyze.advice import message_advice
     ("Pinned memory is off. Use pinned memory for the host pool.", ["Use pinned memory for the host pool."]),
     ("Out-of-tree platform {name} provides no {subsystem}. Override {hook} on your SRTPlatform subclass",
      ["Override {hook} on your SRTPlatform subclass"]),
+    # A clause after a spaced dash is a sentence of its own; "declare", "convert", "see" instruct too.
+    ("server_args.{name} assigned during resolution; the record is the operator's input -- declare the decision "
+     "with declare_resolution(server_args, source, **fields).",
+     ["declare the decision with declare_resolution(server_args, source, **fields)."]),
+    ("no forward context active \u2014 call set_forward_context(...) before reading it.",
+     ["call set_forward_context(...) before reading it."]),
+    ("MLX 0.32 does not support complex128; convert the tensor to complex64 explicitly",
+     ["convert the tensor to complex64 explicitly"]),
+    ("Server exited during startup (exit code {code}); see the traceback above for the cause.",
+     ["see the traceback above for the cause."]),
 ])
 def test_instructions_in_the_message_are_quoted_as_written(template, expected):
     assert message_advice(template) == expected
@@ -37,6 +47,8 @@ def test_instructions_in_the_message_are_quoted_as_written(template, expected):
     "retry() exceed maximum number of retries.",
     "Running the workflow would drop the reference images instead of editing them.",
     "x must be positive, got {x}",
+    "don't support use qformer and conv downsample together",
+    "we do not support {mode} -- only a and b",
     "",
     None,
 ])

@@ -107,6 +107,22 @@ FILES = {
                 raise ValueError("n must not be negative")
             if not name:
                 raise ValueError("name is required")
+
+
+        class Settings:
+            def __post_init__(self):
+                if self.size < 1:
+                    raise ValueError("size must be at least 1")
+
+            def __setattr__(self, name, value):
+                if getattr(self, "_frozen", False):
+                    raise AttributeError(f"settings.{name} is frozen -- declare it with declare(settings, name)")
+                object.__setattr__(self, name, value)
+
+            def __getitem__(self, key):
+                if key not in self.table:
+                    raise KeyError(f"no setting {key}")
+                return self.table[key]
         """,
     "tests/test_core.py": """
         from app.core import configure
@@ -662,3 +678,23 @@ def test_an_http_error_s_cause_is_not_said_to_reach_the_client(io_recs):
     assert r["errorType"] == "http" and r["httpStatus"] == 503
     assert "the HTTP response carries only this error's detail" in r["solutions"][0]
     assert "which Python chains to this one" not in _texts(r)
+
+
+def test_a_special_method_is_reached_by_its_operation(recs):
+    """Nobody calls `obj.__setattr__(...)`: the code fields write the operation that runs a special
+    method and the prose names it; the fix the message states after a dash is quoted."""
+    r = recs["settings.{name} is frozen -- declare it with declare(settings, name)"]
+    assert r["triggerScenarios"].startswith("Assigning an attribute of a `Settings` (`")
+    assert "setattr(obj, name, value)  # obj: Settings" in r["tryCatchPattern"]
+    assert "__setattr__(" not in r["tryCatchPattern"] + r["exampleFix"]
+    assert "A value that `Settings.__setattr__` checks" in r["commonSituations"]
+    assert 'The message says what to do: "declare it with declare(settings, name)"' in r["solutions"]
+    r = recs["size must be at least 1"]
+    assert r["triggerScenarios"].startswith("Constructing a `Settings` (`")
+    assert r["tryCatchPattern"].splitlines()[1] == "    Settings(...)"
+    assert r["exampleFix"].splitlines()[1].startswith("Settings(...)  # raises ValueError when self.size < 1")
+    r = recs["no setting {key}"]
+    assert r["triggerScenarios"].startswith("Indexing a `Settings` (`")
+    assert "    obj[key]  # obj: Settings" in r["tryCatchPattern"]
+    for code in (r["tryCatchPattern"], r["exampleFix"]):
+        ast.parse(code)

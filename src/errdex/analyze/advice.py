@@ -15,7 +15,8 @@ import re
 _VERBS = ("use|please|try|consider|set|unset|pass|install|run|make sure|ensure|enable|disable|specify|"
           "increase|decrease|reduce|lower|upgrade|downgrade|add|remove|omit|drop|provide|call|switch|choose|"
           "select|update|rebuild|reinstall|export|launch|start|restart|check|change|configure|define|override|"
-          "implement|register|rename|move|shorten|retry|wait")
+          "implement|register|rename|move|shorten|retry|wait|declare|adjust|avoid|do not|don't|turn (?:on|off)|"
+          "recompile|convert|apply|assign|refer to|see|report|file an issue|open an issue|contact|allocate")
 _LEAD = (r"(?:\(?\d+[.)]\s*)?(?:you (?:can|may|should|must|need to)\s+|to fix(?: this)?,?\s+|hint:\s*|fix:\s*|"
          r"instead,?\s+)?")
 _ADVICE = re.compile(rf"{_LEAD}(?:{_VERBS})\b(?![:(])", re.I)   # not a label ("override: ...") or a call ("retry()")
@@ -23,12 +24,14 @@ _ADVICE = re.compile(rf"{_LEAD}(?:{_VERBS})\b(?![:(])", re.I)   # not a label ("
 _REPORT = re.compile(r"\bfailed\b", re.I)
 _INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.I)
 _PIP = re.compile(r"`?pip install [^`)\n]+`?")
-#: Sentence ends, but not inside "e.g." or "i.e." and not in a decimal or a dotted name.
-_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<=[.;!?])\s+|:\s+(?=[A-Z])|\n+")
+#: Sentence ends, but not inside "e.g." or "i.e." and not in a decimal or a dotted name; a
+#: dash between spaces ("... -- declare it with ...") starts a clause of its own.
+_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<=[.;!?])\s+|:\s+(?=[A-Z])|\n+|\s+(?:--|\u2014)\s+")
 #: "launch failed", "check is off": a verb-like first word that is a noun here.
 _NOT_AN_ORDER = re.compile(r"^\w+\s+(?:failed|finished|started|completed|succeeded|timed|crashed|stopped|exited|"
                            r"returned|raised|reached|exceeded|aborted|is|was|are|were|has|have|had|not|of|for|"
-                           r"error|errors|mismatch|timeout)\b", re.I)
+                           r"error|errors|mismatch|timeout)\b|^(?:do not|don't)\s+(?:support|have|know|match|exist|"
+                           r"work|allow|accept|expect)\b", re.I)
 MAX_ADVICE = 2
 MAX_CHARS = 240
 

@@ -13,18 +13,21 @@ import re
 from functools import lru_cache
 
 from errdex.analyze.condexpr import Condition, and_operand, type_tests, without_passed_calls
+from errdex.analyze.operations import operation
 from errdex.analyze.purity import constant_display
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRATEGY_BODY = {
     "validate": "    # the inputs broke a check the code makes; fix them at the caller\n    raise",
-    "fallback": "    result = None  # take a path that does not have this limit",
+    "fallback": ("    # not supported for these inputs: run an alternative that is (another backend, option or layout);\n"
+                 "    # there is no result to go on with here\n    result = alternative(...)"),
     "retry": "    # transient: retry with a backoff, then re-raise if it keeps failing\n    raise",
     "fix-configuration": "    # the configuration is not supported here; change it rather than catch this\n    raise",
     "propagate": "    raise",
 }
 
 
+_OBJ = re.compile(r"\bobj\b")
 _STRINGS = re.compile(r"'[^']*'|\"[^\"]*\"")
 _NAMES: dict[str, frozenset[str]] = {}
 
@@ -224,13 +227,17 @@ def type_guard(cond: Condition) -> str | None:
 
 
 def call_text(entry: str, method_of: str | None) -> str:
-    """How code calls a function: `f(...)`, `Cls(...)` for a constructor, `obj.meth(...)` for a method."""
+    """How code calls a function: `f(...)`, `Cls(...)` for a constructor, `obj.meth(...)` for a method,
+    the operation for any other special method (`obj[key]`, `setattr(obj, name, value)`)."""
     module, _, short = entry.rpartition(".")
     if short == "<module>":
         return f"import {module}" if module and all(p.isidentifier() for p in module.split(".")) else "..."
     if method_of:
         cls = method_of.rpartition(".")[2]
-        return f"{cls}(...)" if short == "__init__" else f"obj.{short}(...)  # obj: {cls}"
+        special = operation(short, cls)
+        if special is not None:   # `setattr(obj, name, value)`, not `obj.__setattr__(...)`
+            return f"{special.code}  # obj: {cls}" if _OBJ.search(special.code) else special.code
+        return f"obj.{short}(...)  # obj: {cls}"
     return f"{short}(...)"
 
 

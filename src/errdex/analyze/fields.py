@@ -77,6 +77,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.setters = ex.get("setters") or {}
     f.helper_check = unbound_helper_check(f.reason) if ex.get("helper") else None
     f.loops = ex.get("loops") or []
+    f.site_class = ex.get("siteClass")
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"

@@ -17,6 +17,7 @@ from errdex.analyze.advice import message_advice
 from errdex.analyze.condexpr import (
     CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, exception_words, negate_code, raised_in,
 )
+from errdex.analyze.operations import operation
 
 _SITUATIONS = {
     "input-validation": "A value that {fn} checks and rejects: an argument, or state set before the call.",
@@ -48,7 +49,7 @@ class SiteFacts:
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
-                 "helper_check", "loops")
+                 "helper_check", "loops", "site_class")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -74,6 +75,7 @@ class SiteFacts:
         #: (helper, its check) when the site raises inside a helper whose own check reads the helper's
         #: own values (`helper_guard`): that check decides, and the condition holds only the call's path
         self.helper_check: tuple[str, str] | None = None
+        self.site_class: str | None = None   # the class whose method raises (`errdex.siteClass`)
         self.loops: list[str] = []        # `errdex.loops`: the `for` headers around the site, outermost first
 
 
@@ -163,13 +165,28 @@ def trigger_scenarios(f: SiteFacts) -> str:
         return f"None: no input reaches this line of `{f.function}`."
     when = f.said if f.cond.tree is not None else "its condition holds"
     if f.helper_check:
-        return f"Calling `{f.function}`: it raises {_helper_words(f)}."
+        return f"{_runs(f)}: it raises {_helper_words(f)}."
     via = [e for e in f.entry_points if e != f.function][:3]
-    head = _subject(f.function) if f.function.endswith(MODULE_LEVEL) else f"Calling `{f.function}`"
+    head = _subject(f.function) if f.function.endswith(MODULE_LEVEL) else _runs(f)
     if via:
         head += " (reached from " + ", ".join(f"`{e}`" for e in via) + ")"
     where = context_words(f.cond) + loop_words(f) if f.cond.tree is not None else ""
     return f"{head} when {when}{where}{approx(f)}."
+
+
+def _runs(f: SiteFacts) -> str:
+    """What runs the function: "Calling `f`", or the operation behind a special method
+    ("Assigning an attribute of a `ServerArgs` (`...ServerArgs.__setattr__`)")."""
+    special = operation(f.short, f.site_class.rpartition(".")[2]) if f.site_class else None
+    return f"{special.words} (`{f.function}`)" if special is not None else f"Calling `{f.function}`"
+
+
+def _shown(f: SiteFacts) -> str:
+    """The function as prose names it: its last name part, with its class for a special method
+    (`ServerArgs.__setattr__`, where a bare `__setattr__` says little)."""
+    if f.site_class and operation(f.short, "") is not None:
+        return f"`{f.site_class.rpartition('.')[2]}.{f.short}`"
+    return f"`{f.short}`"
 
 
 def loop_words(f: SiteFacts) -> str:
@@ -183,7 +200,7 @@ def common_situations(f: SiteFacts) -> str:
     if f.test and f.error_type == "assertion" and f.neg and f.cond.constant is None:
         return (f"The test `{f.short}` expects `{f.neg}`; it fails when the code it exercises"
                 " gives something else.")
-    return _SITUATIONS.get(f.tag, _SITUATIONS["runtime-error"]).format(fn=f"`{f.short}`")
+    return _SITUATIONS.get(f.tag, _SITUATIONS["runtime-error"]).format(fn=_shown(f))
 
 
 def solutions(f: SiteFacts) -> tuple[list[str], bool]:
