@@ -87,7 +87,7 @@ def f(url, items):
     try:
         info = fetch(url)
     except OSError:
-        return
+        pass
     for item in items:
         total += item
     with lock:
@@ -95,6 +95,35 @@ def f(url, items):
     if info.size > total or self.limit < 2:
         raise ValueError
 """, {"info", "total", "self.limit"}) == []
+
+
+def test_past_a_try_whose_handlers_all_leave_its_body_ran():
+    """Falling past `try: ... except E: return`, the body, else and finally blocks ran to their ends."""
+    assert feed("""
+def f(url, cfg):
+    info = None
+    try:
+        info = fetch(url)
+        width = int(cfg.w)
+    except (OSError, ValueError):
+        return None
+    else:
+        size = info.size
+    finally:
+        done = True
+    if size > width:
+        raise ValueError
+""", {"size", "width", "info"}) == ["info = fetch(url)", "width = int(cfg.w)", "size = info.size"]
+    assert feed("""
+def f(url):
+    info = None
+    try:
+        info = fetch(url)
+    except OSError:
+        log("failed")
+    if info.size > 3:
+        raise ValueError
+""", {"info"}) == []
 
 
 def test_a_branch_binding_other_names_keeps_the_slice():

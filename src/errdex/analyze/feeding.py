@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from keyword import kwlist
 
 from errdex.analyze.exprs import side_memo, side_table
+from errdex.analyze.flow import leaves
 from errdex.analyze.names import dotted, read_chains, shallow_walruses, target_names
 from errdex.analyze.purity import constant_display
 from errdex.analyze.source import node_text, walrus_free
@@ -137,6 +138,9 @@ def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
         return [*_walrus_definitions(stmt.test), *_may_bind(stmt)]
     if kind is ast.With or kind is ast.AsyncWith:
         return [*_with_definitions(stmt), *_may_bind(stmt)]
+    if (kind is ast.Try or kind is ast.TryStar) and stmt.handlers and all(leaves(h.body) for h in stmt.handlers):
+        # past a try whose every handler leaves, its body, else and finally blocks ran to their ends
+        return [d for s in (*stmt.body, *stmt.orelse, *stmt.finalbody) for d in _statement_definitions(s)]
     if kind in _COMPOUND:
         return _may_bind(stmt)
     return []

@@ -346,7 +346,7 @@ class FlowAnalyzer:
         if found is None:
             names = {n.target.id for n in ast.walk(stmt.test) if isinstance(n, ast.NamedExpr)}
             for block in (stmt.body, stmt.orelse):
-                if block and not _only_leaves(self.block_exits(block)):
+                if block and not _onlyleaves(self.block_exits(block)):
                     for child in block:
                         names |= self.bound(child)
             found = self._on_the_way[id(stmt)] = frozenset(names)
@@ -477,7 +477,7 @@ class FlowAnalyzer:
             branch(test, body.next, orelse.next),
             branch(test, body.brk, orelse.brk),
             branch(test, body.cont, orelse.cont),
-            _merge(*(b.approx for b in (body, orelse) if not _only_leaves(b))),
+            _merge(*(b.approx for b in (body, orelse) if not _onlyleaves(b))),
         )
 
     def _loop_exits(self, stmt: ast.For | ast.AsyncFor | ast.While) -> Exits:
@@ -804,7 +804,7 @@ def _leaves_function(stmts: list[ast.stmt]) -> bool:
                for node in _statements(stmts))
 
 
-def _only_leaves(exits: Exits) -> bool:
+def _onlyleaves(exits: Exits) -> bool:
     """Whether a block never goes on, breaks or continues: it returns or raises on every path."""
     return is_const(exits.next, False) and is_const(exits.brk, False) and is_const(exits.cont, False)
 
@@ -821,7 +821,7 @@ def _breaks(stmts: list[ast.stmt]) -> bool:
 
 def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
     """Whether a block holds only `if` tests (no walrus) around `return`, `raise`, `continue`,
-    `pass` and branches that leave (`_leaves`): running it changes nothing a later pass of the loop
+    `pass` and branches that leave (`leaves`): running it changes nothing a later pass of the loop
     reads. `assignments`: plain `name = value` statements too, at the block's top level (each
     pass binds them afresh)."""
     for stmt in stmts:
@@ -832,13 +832,13 @@ def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
                 and not any(isinstance(n, (ast.NamedExpr, *_COMPREHENSIONS, ast.Lambda)) for n in ast.walk(stmt.value)):
             continue
         if isinstance(stmt, ast.If) and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test)) \
-                and all(_leaves(b) or _tests_and_exits(b) for b in (stmt.body, stmt.orelse)):
+                and all(leaves(b) or _tests_and_exits(b) for b in (stmt.body, stmt.orelse)):
             continue
         return False
     return True
 
 
-def _leaves(block: list[ast.stmt]) -> bool:
+def leaves(block: list[ast.stmt]) -> bool:
     """Whether a branch ends by leaving the function (`y = x + 1; return y`), with no `continue`
     or `break` in it: whatever it does before, no later pass of the loop sees."""
     return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise)) \

@@ -108,7 +108,7 @@ _LOGGERS = frozenset({"logger", "log", "logging", "_logger", "LOGGER", "LOG"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def _try_body_calls(stmts: list[ast.stmt], lookups: bool = False) -> list[ast.expr]:
+def _try_body_calls(stmts: list[ast.stmt], lookups: bool = False, attributes: bool = False) -> list[ast.expr]:
     """The try body's candidate culprits: outer calls, or a comprehension holding calls as one.
 
     `[float(x) for x in xs]` is named whole (its `x` means nothing outside
@@ -117,7 +117,7 @@ def _try_body_calls(stmts: list[ast.stmt], lookups: bool = False) -> list[ast.ex
     """
     found: list[ast.expr] = []
     for stmt in stmts:
-        _culprits(stmt, found, lookups)
+        _culprits(stmt, found, lookups, attributes)
     unique: list[ast.expr] = []
     for node in found:
         if not any(node is u for u in unique):
@@ -138,10 +138,10 @@ def _never_raises(node: ast.expr) -> bool:
             and (func.value.id if isinstance(func.value, ast.Name) else func.value.attr) in _LOGGERS)
 
 
-def _culprits(stmt: ast.stmt, found: list[ast.expr], lookups: bool = False) -> None:
+def _culprits(stmt: ast.stmt, found: list[ast.expr], lookups: bool = False, attributes: bool = False) -> None:
     """Append the outer calls of `stmt` in source order, a comprehension holding calls in their place
     (once), and not the exception a `raise E(...)` builds (see `condition._caught_raises`);
-    `lookups`: subscripts read outside a call too."""
+    `lookups`: subscripts read outside a call too; `attributes`: attribute reads (`a.b.c` whole)."""
     stack: list[tuple[ast.AST, ast.expr | None]] = [(stmt, None)]
     while stack:
         current, comprehension = stack.pop()
@@ -149,6 +149,9 @@ def _culprits(stmt: ast.stmt, found: list[ast.expr], lookups: bool = False) -> N
         if kind is ast.Call or (lookups and kind is ast.Subscript and current.ctx.__class__ is ast.Load
                                 and comprehension is None):
             found.append(comprehension or current)   # repeats of a comprehension are dropped by the caller
+            continue
+        if attributes and kind is ast.Attribute and current.ctx.__class__ is ast.Load and comprehension is None:
+            found.append(current)
             continue
         if kind is ast.Name or kind is ast.Constant or isinstance(current, _NO_CALLS_INSIDE):
             continue
@@ -190,6 +193,17 @@ def _body_calls_and_lookups(node: ast.Try | ast.TryStar) -> list[ast.expr]:
     return _try_body_calls(node.body, lookups=True)
 
 
+def _body_calls_and_attributes(node: ast.Try | ast.TryStar) -> list[ast.expr]:
+    """The try body's outer calls and the attribute reads outside them: under `except AttributeError`
+    `cfg.media_proc_cfg` may be what failed."""
+    return _try_body_calls(node.body, attributes=True)
+
+
+def _body_culprits(node: ast.Try | ast.TryStar) -> list[ast.expr]:
+    """Calls, subscripts and attribute reads: a handler for both kinds of failure."""
+    return _try_body_calls(node.body, lookups=True, attributes=True)
+
+
 #: Classes a failing `d[k]` raises, or catches it.
 _LOOKUP_CATCHERS = frozenset({"KeyError", "IndexError", "LookupError", "Exception", "BaseException"})
 #: Classes a failing `from m import n` raises, or catches it (not ModuleNotFoundError, which a
@@ -206,11 +220,25 @@ def _catches(handler: ast.ExceptHandler, classes: frozenset[str]) -> bool:
                for k in kinds)
 
 
+def _names(handler: ast.ExceptHandler, name: str) -> bool:
+    """Whether the handler names the class `name` itself (`except (KeyError, AttributeError)`)."""
+    if handler.type is None:
+        return False
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else None) == name
+               for k in kinds)
+
+
 def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) -> RaisedCondition:
     """The `raised(call, E)` fact for entering `handler` of `node`."""
     kind: ast.expr = handler.type if handler.type is not None else ast.Name("BaseException")
     calls = memo(node, "_errdex_try_calls", _body_calls)   # every except-site of the try asks again
-    if calls and _catches(handler, _LOOKUP_CATCHERS):   # `d[k]` beside the calls may be what failed
+    attributes = _names(handler, "AttributeError")   # named, not only caught: under `except Exception` every read would be
+    lookups = (bool(calls) or attributes) and _catches(handler, _LOOKUP_CATCHERS)   # `d[k]` beside them may have failed
+    if attributes:
+        calls = memo(node, "_errdex_try_culprits", _body_culprits) if lookups else \
+            memo(node, "_errdex_try_attributes", _body_calls_and_attributes)
+    elif lookups:
         calls = memo(node, "_errdex_try_lookups", _body_calls_and_lookups)
     approx: tuple[str, ...] = ()
     candidates: list[str] = []
