@@ -17,6 +17,9 @@ ctx = both_engines(lambda: [
     make_record("slot allocation ran out of memory. Please lower `--max-requests`. pool.free()={free}, {n=}",
                 file_path="python/acme/mem/alloc.py", line=344, function="alloc_slots",
                 error_class="RuntimeError"),
+    make_record("req_slots runs out of memory. Please set a smaller number for `--max-running-requests`. "
+                "pool.available_size()={free}, {n=}",
+                file_path="python/acme/mem/alloc.py", line=380, function="alloc_reqs", error_class="RuntimeError"),
 ])
 
 
@@ -59,3 +62,14 @@ def test_reworded_tail_still_names_the_site_but_low(ctx):
 
 def test_too_little_shared_opening_is_no_drift_match(ctx):
     assert explain("RuntimeError: slot allocation ran out of disk space on /dev/sda1", context=ctx) == []
+
+
+def test_two_whole_sentences_of_its_own_words_and_its_class_make_a_reworded_tail_high(ctx):
+    """80+ opening characters shared (where 40 find the site) and the printed class agreeing: the
+    site's own words, in order; only debug values after them changed."""
+    tail = ("req_slots runs out of memory. Please set a smaller number for `--max-running-requests`. "
+            "self.pool.available_size()=1, num_reqs=2,")
+    (m,) = explain("RuntimeError: " + tail, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (380, "drift", "high")
+    for other in ("ValueError: " + tail, tail):   # a class that disagrees, or none printed: low
+        assert [(m.line_number, m.confidence) for m in explain(other, context=ctx)] == [(380, "low")]

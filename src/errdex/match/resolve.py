@@ -544,6 +544,11 @@ def _score(c: _Candidate, event: ErrorEvent, agrees: bool | None) -> float:
     return record_terms(score, rec, event.primary)
 
 
+#: Opening characters a reworded message ("drift") must share with its template, the printed class
+#: agreeing, to be high: whole sentences of the site's own words, where 40 only find it.
+DRIFT_HIGH_SHARED = 80
+
+
 def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
                 raised_outside: bool, engine: PatternEngine, event: ErrorEvent) -> str:
     if raised_outside:
@@ -571,6 +576,9 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         if evidence >= (HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS) \
                 and evidence / max(1, hit.message_length) >= HIGH_MIN_COVERAGE:
             return "low" if interpreter_shaped(event.error_class, event.message) else "high"
+    if hit.kind == "drift" and agrees and hit.literal_covered >= DRIFT_HIGH_SHARED \
+            and not interpreter_shaped(event.error_class, event.message):
+        return "high"   # two sentences of the template's own words, in order, and its class: later words changed
     return "low"
 
 
