@@ -902,7 +902,7 @@ def setup(cls):
 """)
     got = trigger_condition(func, path)
     assert not got.exact
-    assert got.reason == "guard on cls checked before cls is reassigned or changed in place"
+    assert got.reason == "`cls` tested on the way, then assigned again or changed, so that test may speak of an earlier value"
 
 
 @pytest.mark.parametrize(("source", "exact"), [

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from errdex.analyze.condexpr import describe, parse_condition
+from errdex.analyze.flow import NON_LITERAL_LOOP
 from errdex.analyze.prose import SiteFacts, common_situations, documentation, solutions, trigger_scenarios
 from errdex.pipeline import index_source
 from errdex.store import Store
@@ -546,7 +547,7 @@ def test_except_without_a_call_names_no_call(io_recs):
     assert r["errdex"]["condition"] == "not raised(__import__('bar_missing.core'), ImportError) and raised(Engine.run, Exception)"
     assert r["errdex"]["guard"] == "raised(Engine.run, Exception)"
     assert not r["errdex"]["conditionExact"]
-    assert r["errdex"]["conditionReason"] == "a name imported from a module may be what is missing; no call in try body"
+    assert r["errdex"]["conditionReason"] == "a name imported from a module may be what is missing; the `try` body makes no call to name as the failure"
     assert "evaluating `Engine.run` raised `Exception`" in r["documentation"]
     assert "the call `Engine.run`" not in _texts(r)
 
@@ -579,9 +580,9 @@ def test_unreachable_only_claimed_when_exact():
     sure = _facts("False", True)
     assert "unreachable as written" in documentation(sure)
     assert trigger_scenarios(sure).startswith("None: no input reaches")
-    unsure = _facts("False", False, "loop over non-literal iterable", test=True)
+    unsure = _facts("False", False, NON_LITERAL_LOOP, test=True)
     doc = documentation(unsure)
-    assert "unreachable" not in doc and "may still reach it" in doc and "loop over non-literal iterable" in doc
+    assert "unreachable" not in doc and "may still reach it" in doc and NON_LITERAL_LOOP in doc
     assert trigger_scenarios(unsure).startswith("None found: no path the analysis followed")
     assert "expects `True`" not in common_situations(unsure)
     assert "Read the check" not in solutions(unsure)[0][0]

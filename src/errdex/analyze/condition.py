@@ -60,8 +60,10 @@ from errdex.extract.scope import dotted_source
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
 
-REBOUND = "guard on {names} checked before {names} is reassigned or changed in place"
-CHANGED = "{atoms} checked again after a call that may change it"
+#: An earlier test on the path read a value the code then assigns again or changes: written over
+#: the names as the site reads them, that test may speak of the earlier value.
+REBOUND = "{names} tested on the way, then assigned again or changed, so that test may speak of an earlier value"
+CHANGED = "{atoms} tested again after a call that may change it"
 NOT_IN_BLOCK = "path element not found in its block"
 MAX_CALLS = 8
 
@@ -169,7 +171,7 @@ class _PathWalk:
             if not stale:
                 return merged, ""
         texts = sorted(render_key(expr, key) for key in stale)
-        self.note(CHANGED.format(atoms=", ".join(texts)))
+        self.note(CHANGED.format(atoms=_named(texts, keep_order=True)))
         return merged, epoch
 
     def _read_before_change(self, expr: ast.expr) -> frozenset[str]:
@@ -246,7 +248,7 @@ class _PathWalk:
             if stale:   # a name a comprehension of the guard binds is its own (`any(c for c in cs)`)
                 stale &= free_names(expr)
             if stale:
-                self.note(REBOUND.format(names=", ".join(sorted(stale))))
+                self.note(REBOUND.format(names=_named(stale)))
                 self.stale += tuple((name, len(self.guards)) for name in sorted(stale))
 
     def rebind_parts(self, stored: dict[str, set[str]]) -> None:
@@ -261,7 +263,7 @@ class _PathWalk:
                 reads: list[str] = []
                 if not _attribute_reads(expr, base, reads) or any(
                         _overlap(read, chain) for read in reads for chain in stored[base]):
-                    self.note(REBOUND.format(names=base))
+                    self.note(REBOUND.format(names=_named([base])))
 
     def snapshot(self) -> tuple:
         return (self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own,
@@ -276,6 +278,12 @@ class _PathWalk:
 
 
 _FLOW = "_errdex_flow"
+
+
+def _named(names, keep_order: bool = False) -> str:
+    """`a`, `b` and `c`: names as a reason shows them."""
+    shown = [f"`{n}`" for n in (names if keep_order else sorted(names))]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 def _flow_for(scope: Scope) -> FlowAnalyzer:
@@ -373,7 +381,7 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     if stale and not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         stale = _rebound_after_read(stmt, stale, exits.next)
         if stale:
-            walk.note(REBOUND.format(names=", ".join(sorted(stale))))
+            walk.note(REBOUND.format(names=_named(stale)))
 
 
 def _stored_chains(stmt: ast.stmt, bound: frozenset[str]) -> dict[str, set[str]] | None:

@@ -45,17 +45,17 @@ NO_RETURN_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"}
 #: Longest literal iterable unrolled element by element.
 MAX_UNROLL = 64
 
-NON_LITERAL_LOOP = "loop over non-literal iterable"
-WHILE_LOOP = "while loop condition"
-TRY_MAY_RAISE = "try body may raise"
-LOOP_REBINDS = "loop body reassigns a name its exit test reads"
+NON_LITERAL_LOOP = "a loop over values the code does not spell out"
+WHILE_LOOP = "a `while` loop whose test changes from pass to pass"
+TRY_MAY_RAISE = "the `try` body may raise before it ends"
+LOOP_REBINDS = "the loop assigns again a name its exit test reads"
 SUPPRESSED = "a with block whose context manager catches exceptions"
 #: Context managers that swallow an exception raised in their block (`pytest.raises`,
 #: `contextlib.suppress`, unittest's `assertRaises`): control goes on after the block.
 SUPPRESSING_MANAGERS = frozenset({"raises", "suppress", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
 
 
-REREAD = "a value checked again after a call that may change it"
+REREAD = "a value tested again after a call that may change it"
 
 
 def _reread_after_change(before: ast.expr, guard: ast.expr, stmts: list[ast.stmt], stmt: ast.stmt) -> bool:

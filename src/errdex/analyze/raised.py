@@ -23,8 +23,8 @@ from errdex.analyze.exprs import memo
 from errdex.analyze.purity import is_pure
 from errdex.analyze.source import call_text
 
-SEVERAL_CALLS = "more calls in try body than named may raise"
-NO_CALL = "no call in try body"
+SEVERAL_CALLS = "the `try` body makes more calls that may raise than are named"
+NO_CALL = "the `try` body makes no call to name as the failure"
 #: `from m import n` raises ImportError also when `m` imports but has no `n`, which `__import__('m')`
 #: (the call the statement is named by) does not say.
 FROM_IMPORT = "a name imported from a module may be what is missing"
