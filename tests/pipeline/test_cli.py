@@ -126,3 +126,16 @@ def test_index_ends_with_the_collector_still_off(sample, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert seen == [False]
     assert gc.isenabled()
+
+
+def test_tables_written_to_a_pipe_are_not_squeezed_to_80_columns(sample, tmp_path, run_cli):
+    """Redirected, rich would assume 80 columns and wrap every message over several lines."""
+    db = str(tmp_path / "e.db")
+    run_cli("index", str(sample), "--db", db, "-q")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["ERRDEX_HOME"] = str(tmp_path / "home")
+    out = subprocess.run([sys.executable, "-m", "errdex", "list", "--db", db], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    row = next(line for line in out.splitlines() if "gemm_ar" in line)
+    assert "gemm_ar: M={m} outside [1, {MAX}]" in row and "widgets/core.py:" in row
+    assert max(len(line) for line in out.splitlines()) > 80

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 
+from errdex.cli.console import stdout_console
 from errdex.cli.options import dataset_option, db_option, json_option
 from errdex.errors import ErrdexError
 from errdex.export import SEED_FORMAT_HELP, write_export
@@ -49,7 +49,7 @@ def list_records(db, dataset, error_class, error_type, path_glob, text, limit, a
     for r in rows:
         table.add_row(r["id"], r["errorClass"] or "", f"{r['filePath']}:{r['lineNumber']}",
                       _clip(r["errorMessage"] or "(no message)", 100))
-    Console().print(table)
+    stdout_console().print(table)
 
 
 @click.command()
@@ -78,7 +78,7 @@ def show(ref, db, dataset, as_json, seed_format) -> None:
 def _print_record(r: dict, dataset: str) -> None:
     from errdex.render import text_sections
 
-    console = Console()
+    console = stdout_console()
     console.rule(f"[bold]{r['repo']} · error · {r['errorClass'] or r['errorType']}")
     for title, body, heuristic in text_sections(r):
         mark = " [yellow](heuristic)[/]" if heuristic else ""
@@ -111,7 +111,7 @@ def stats(db, dataset, as_json, list_files) -> None:
             data["skippedFiles"] = [{"filePath": d.file_path, "reason": d.reason, "detail": d.detail} for d in skipped]
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    console = Console()
+    console = stdout_console()
     table = Table(title="datasets", title_justify="left")
     for col in ("dataset", "records", "files", "skipped", "published"):
         table.add_column(col)

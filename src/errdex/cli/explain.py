@@ -53,10 +53,11 @@ def explain(text: str | None, db: str | None, datasets: tuple[str, ...], as_json
 
 
 def _print_matches(matches) -> None:
-    from rich.console import Console
     from rich.text import Text
 
-    console = Console()
+    from errdex.cli.console import stdout_console
+
+    console = stdout_console()
     if not matches:
         console.print("[yellow]No indexed error matches this text.[/]")
         return
@@ -203,10 +204,11 @@ def _write_json(parts: list[str]) -> None:
 def _print_report(report, top: int | None = TABLE_GROUPS) -> None:
     """Groups (the `top` most frequent; None: all), unknowns and totals as tables (no occurrence
     is turned into a dict: the text report shows groups only)."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from errdex.cli.console import stdout_console
+
+    console = stdout_console()
     groups = report.groups()
     table = Table(title="Indexed errors in the log")
     for col in ("count", "first", "last", "class", "location", "message", "conf."):
