@@ -73,6 +73,46 @@ def test_entry_points_depth_reexport_and_module_level(tmp_path):
     assert boot["exampleFix"] is None
 
 
+def test_constructing_a_class_reaches_its_post_init(tmp_path):
+    """`Item(...)` runs the dataclass's `__post_init__` (and an `__init__` when one is written):
+    whoever constructs it is a caller of both, and reaches their sites."""
+    recs = _index(tmp_path, {
+        "shop/__init__.py": "",
+        "shop/items.py": """
+            from dataclasses import dataclass
+
+
+            @dataclass
+            class Item:
+                size: int
+
+                def __post_init__(self):
+                    if self.size < 1:
+                        raise ValueError(f"size {self.size} must be at least 1")
+
+
+            class Order:
+                def __init__(self, n):
+                    self.n = n
+
+                def __post_init__(self):
+                    raise RuntimeError("never dataclass")
+
+
+            def make(n):
+                return Item(n)
+
+
+            def order(n):
+                return Order(n)
+            """,
+    })
+    r = recs["size {self.size} must be at least 1"]
+    assert r["errdex"]["callers"] == ["shop.items.make"]
+    assert r["errdex"]["entryPoints"] == ["shop.items.Item.__post_init__", "shop.items.make"]
+    assert recs["never dataclass"]["errdex"]["callers"] == ["shop.items.order"]
+
+
 @pytest.mark.parametrize("cond", [
     "a > 3", "a != 2 and b", "not b", "a in (1, 2)", "a is None or b", "not (a < 1 or b)",
     "c and (a >= 2 or not b)", "(a == 1) == b", "a % 2 != 0 and a > 0",
@@ -102,6 +142,7 @@ def test_tail_split_respects_brackets_and_strings():
     ("_pkg.mod.run", False, False), ("pkg.mod.Cls.__init__", True, True), ("pkg.mod.Cls.__init__", False, False),
     ("pkg.mod._Cls.__init__", True, False), ("__init__", True, True), ("pkg.mod.Cls.__call__", True, False),
     ("pkg.mod.x__init__", True, True), ("pkg..run", False, True), ("pkg.._run", False, False),
+    ("pkg.mod.Cls.__post_init__", True, True), ("pkg.mod._Cls.__post_init__", True, False),
 ])
 def test_public_name(qualname, method, public):
     from errdex.analyze.callgraph import _public_name
@@ -120,7 +161,7 @@ def _callee_by_resolving(cb, functions: dict, call: str):
         return ref
     cls = _resolve(cb, call, cb.classes)
     if cls in cb.classes:
-        return _CalleeResolver(cb, functions).method(cls, "__init__")
+        return _CalleeResolver(cb, functions).constructor(cls)
     head, _, meth = ref.rpartition(".")
     if head:
         cls = _resolve(cb, head, cb.classes)

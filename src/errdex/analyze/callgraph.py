@@ -3,7 +3,7 @@
 Edges come from `FileFacts.functions` (callee names already resolved through
 each file's imports and `self`); here they are resolved across files:
 re-exports through `Codebase.resolve`, methods through the class hierarchy,
-and a call to a class means its `__init__`. Calls that resolve to nothing in
+and a call to a class means its `__init__` and `__post_init__`. Calls that resolve to nothing in
 the dataset (library code, dynamic attributes) are dropped: an edge is only
 recorded when the code names its target.
 """
@@ -78,7 +78,13 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
             target = known.get(call, False)
             if target is False:
                 target = known[call] = resolver.callee(call)
-            if target is not None and target != caller:
+            if target is None:
+                continue
+            if target.__class__ is tuple:   # a class call: its `__init__` and `__post_init__`
+                for one in target:
+                    if one != caller:
+                        callers_of.setdefault(one, set()).add(caller)
+            elif target != caller:
                 callers_of.setdefault(target, set()).add(caller)
     return graph
 
@@ -92,14 +98,15 @@ class _CalleeResolver:
         self.cache: dict[str, str | None] = {}
         self.ancestors: dict[str, list[str]] = {}
 
-    def target(self, call: str) -> str | None:
+    def target(self, call: str) -> str | tuple[str, ...] | None:
         found = self.cache.get(call, False)
         if found is False:
             found = self.cache[call] = self.callee(call)
         return found
 
-    def callee(self, call: str) -> str | None:
-        """What `call` names among the dataset's functions (uncached: see `target`)."""
+    def callee(self, call: str) -> str | tuple[str, ...] | None:
+        """What `call` names among the dataset's functions (uncached: see `target`): for a class,
+        what constructing it runs (`constructor`)."""
         if call.startswith("builtins."):
             return None
         head, _, meth = call.rpartition(".")
@@ -109,7 +116,7 @@ class _CalleeResolver:
             if call in self.functions:
                 return call
             if call in self.cb.classes:
-                return self.method(call, "__init__")
+                return self.constructor(call)
             if head not in self.cb.classes and head.rpartition(".")[0] not in aliases:
                 return None   # nor is the head a class, or reached through a re-exported name
         else:
@@ -118,7 +125,7 @@ class _CalleeResolver:
                 return ref
             cls = _resolve(self.cb, call, self.cb.classes)
             if cls in self.cb.classes:
-                return self.method(cls, "__init__")
+                return self.constructor(cls)
             head, _, meth = ref.rpartition(".")
         if head:
             classes = self.cb.classes
@@ -126,6 +133,14 @@ class _CalleeResolver:
             if cls in classes:
                 return self.method(cls, meth)
         return None
+
+    def constructor(self, cls: str) -> str | tuple[str, ...] | None:
+        """What `cls(...)` runs of the dataset's code: its `__init__`, and its `__post_init__`,
+        which a dataclass's generated `__init__` calls (both: a tuple)."""
+        init, post = self.method(cls, "__init__"), self.method(cls, "__post_init__")
+        if post is None:
+            return init
+        return post if init is None else (init, post)
 
     def method(self, cls: str, name: str) -> str | None:
         """`name` as defined on `cls` or its nearest ancestor in the dataset."""
@@ -177,15 +192,20 @@ def _public_functions(facts: list[FileFacts], functions: dict, cb: Codebase) -> 
             cls = _resolve(cb, ref, cb.classes)
             for q in by_class.get(cls, ()):
                 short = q[len(cls) + 1:]
-                if not short.startswith("_") or short == "__init__":
+                if not short.startswith("_") or short in _CONSTRUCTORS:
                     public.add(q)
     return public
 
 
+#: Methods that constructing the class runs: public when the class is.
+_CONSTRUCTORS = ("__init__", "__post_init__")
+
+
 def _public_name(qualname: str, method: bool) -> bool:
-    """No name part starts with an underscore (a method's `__init__` aside)."""
-    if method and (qualname == "__init__" or qualname.endswith(".__init__")):
-        qualname = qualname[:-9] if len(qualname) > 8 else ""
+    """No name part starts with an underscore (a method's `__init__` or `__post_init__` aside)."""
+    last = qualname.rpartition(".")[2]
+    if method and last in _CONSTRUCTORS:
+        qualname = qualname[:-len(last) - 1] if len(qualname) > len(last) else ""
     return not qualname.startswith("_") and "._" not in qualname
 
 
