@@ -126,6 +126,20 @@ def f(url):
 """, {"info"}) == []
 
 
+def test_a_value_the_loop_body_assigns_again_is_not_its_value_before_the_loop():
+    """From the second pass on, `total` is what the body left, not `total = 0`."""
+    assert feed("""
+def f(path, items, cap):
+    total = 0
+    scale = 2
+    for item in items:
+        n = total + item * scale
+        if n > cap:
+            raise ValueError
+        total = n
+""", {"n"}) == ["scale = 2", "for item in items", "n = total + item * scale"]
+
+
 def test_a_branch_binding_other_names_keeps_the_slice():
     """Only the names a compound statement binds or changes in place end the slice."""
     assert feed("""

@@ -660,14 +660,20 @@ def test_an_except_sites_path_is_said_beside_its_failure(io_recs):
 
 
 def test_a_check_inside_a_loop_says_which_pass(io_recs):
-    """The loop's names have no assignment to show: the prose and the validation code say the
-    check is made in each pass of the loop, and which loop."""
+    """The loop's names have no assignment to show: the prose says the check is made in each pass
+    of the loop, and which; the validation code runs it inside that loop, as the function does."""
     r = io_recs["bad delimiter in {req.rid}"]
     assert r["errdex"]["loops"] == ["for req in reqs"]
     assert "when `req.delimiters[0]` is less than `0`, in a pass of `for req in reqs`." in r["documentation"]
-    assert r["validationCode"].splitlines() == [
-        "# in each pass of `for req in reqs:` (the names it binds are that pass's)",
-        "assert req.delimiters[0] >= 0"]
+    code = r["validationCode"]
+    assert code.splitlines()[1:] == ["for req in reqs:", "    assert req.delimiters[0] >= 0"]
+
+    class Req:
+        def __init__(self, first):
+            self.delimiters = [first, 9]
+    exec(code, {"reqs": [Req(0), Req(3)]})   # noqa: S102 - the generated check, run as a user would
+    with pytest.raises(AssertionError):
+        exec(code, {"reqs": [Req(0), Req(-1)]})   # noqa: S102
     r = io_recs["port {port} is privileged"]
     assert r["errdex"]["loops"] == [] and "in a pass of" not in _texts(r)
 

@@ -137,9 +137,11 @@ def _print(fn, report, monkeypatch) -> str:
 
     import rich.console
 
+    from errdex.cli import console
+
     buffer, real = io.StringIO(), rich.console.Console
     with monkeypatch.context() as patch:
-        patch.setattr(rich.console, "Console", lambda **_: real(file=buffer, width=200))
+        patch.setattr(console, "stdout_console", lambda: real(file=buffer, width=200))
         fn(report)
     return buffer.getvalue()
 

@@ -28,7 +28,8 @@ _STRATEGY_BODY = {
 
 
 _OBJ = re.compile(r"\bobj\b")
-_STRINGS = re.compile(r"'[^']*'|\"[^\"]*\"")
+_STRINGS = re.compile(r"([rRbBuUfF]{0,2})('[^']*'|\"[^\"]*\")")
+_FIELDS = re.compile(r"\{([^{}]*)\}")
 _NAMES: dict[str, frozenset[str]] = {}
 
 
@@ -36,28 +37,42 @@ def names_in(expr: str) -> frozenset[str]:
     """Identifiers of an expression outside its string literals (cached per text)."""
     found = _NAMES.get(expr)
     if found is None:
-        plain = _STRINGS.sub(" ", expr) if "'" in expr or '"' in expr else expr
+        plain = _STRINGS.sub(_string_reads, expr) if "'" in expr or '"' in expr else expr
         found = frozenset(_IDENT.findall(plain))
         if len(_NAMES) < 200_000:
             _NAMES[expr] = found
     return found
 
 
-def feeding_for(names: set[str] | frozenset[str], feeding: list[str]) -> list[str]:
+def _string_reads(m: re.Match) -> str:
+    """A string literal as `names_in` reads it: nothing, or the names an f-string's replacement
+    fields read (`f"{cpath}.role"` reads `cpath`)."""
+    if "f" not in m.group(1).lower():
+        return " "
+    try:
+        tree = ast.parse(m.group(0), mode="eval")
+    except SyntaxError:   # cut by the quote-matching regex (a quote inside a field): its fields' words
+        return " " + " ".join(_FIELDS.findall(m.group(2))) + " "
+    return " " + " ".join(n.id for n in ast.walk(tree) if isinstance(n, ast.Name)) + " "
+
+
+def feeding_for(names: set[str] | frozenset[str], feeding: list[str], loops: bool = False) -> list[str]:
     """The feeding assignments the names depend on, in source order: the backward slice over
     the lines, so `r = m.recipient` brings in `m = self.messages[-1]` too. An initial container
-    (`found = []`) is left out: code fills it before reading it."""
+    (`found = []`) is left out: code fills it before reading it. `loops`: a `for` header binds its
+    targets too (the lines after it in the slice are that loop's body)."""
     needed: set[str] | frozenset[str] = names
     picked = []
     for line in reversed(feeding):
-        targets = _ASSIGNED.get(line)
+        header = loops and _is_header(line)
+        targets = _loop_targets(line) if header else _ASSIGNED.get(line)
         if targets is None:
             targets = _assigned(line)
         if not targets.isdisjoint(needed):
-            if _initial_value(line):
+            if not header and _initial_value(line):
                 continue   # `d = {"k": []}`, usually filled later (in place, or by a call it is passed to): shown, it would claim `d` stays empty
             picked.append(line.strip())
-            needed = needed | _reads(line)
+            needed = needed | (_header_reads(line) if header else _reads(line))
     picked.reverse()
     return picked
 
@@ -127,6 +142,16 @@ def _assigned(line: str) -> frozenset[str]:
     return found
 
 
+def _is_header(line: str) -> bool:
+    """A feeding line that opens a block: a `for` header, or a `with` binding a name (`as f`)."""
+    return line.startswith(("for ", "async for ", "with ", "async with "))
+
+
+def _header_reads(header: str) -> frozenset[str]:
+    """Names a `for` header's iterable reads (its targets are bound, not read)."""
+    return names_in(header) - _loop_targets(header)
+
+
 def binding_loop(loops: list[str], names: set[str] | frozenset[str]) -> str | None:
     """The innermost of the `for` headers around a site (`errdex.loops`) that binds one of `names`."""
     for header in reversed(loops):
@@ -137,12 +162,17 @@ def binding_loop(loops: list[str], names: set[str] | frozenset[str]) -> str | No
 
 @lru_cache(maxsize=4096)
 def _loop_targets(header: str) -> frozenset[str]:
-    """The names a `for` header binds (read on every page of a record in a loop: parsed once)."""
+    """The names a `for` header (or a `with ... as` line) binds (read on every page of a record in a
+    loop: parsed once)."""
     try:
-        target = ast.parse(header + ": pass").body[0].target
-    except (SyntaxError, AttributeError, IndexError):
+        stmt = ast.parse(header.removeprefix("async ") + ": pass").body[0]
+    except (SyntaxError, IndexError):
         return frozenset()
-    return frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    if isinstance(stmt, ast.With):   # `with open(p) as f, lock:` binds `f`
+        targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+    else:
+        targets = [getattr(stmt, "target", None)]
+    return frozenset(n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name))
 
 
 def validation_code(cond: Condition, feeding: list[str], placeholders: dict, function: str,
@@ -168,28 +198,52 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"# assumes {which} {'did not raise' if len(calls) == 1 else 'raised'} {exc}"
                      f" ({function} does not reach the check otherwise)")
     used = names_in(own)
-    loop = binding_loop(loops or [], used | names_in(context)) if loops else None
-    if loop:   # its names have no assignment to show: the check runs with each pass's
-        lines.append(f"# in each pass of `{loop}:` (the names it binds are that pass's)")
-    if fed is None:   # the caller may pass the lines it already picked (the same rule)
-        fed = feeding_for(used, feeding)
-    # Lines the earlier guards read go before the `if`; the test's own lines go inside it, where
-    # the function runs them too (`m = self.messages[-1]` after `if not self.messages: return`).
-    before = feeding_for(names_in(context), feeding) if context else []
-    inside = [line for line in fed if line not in before]
-    if before or inside:
+    nest: list[str] = []   # the loop headers the check runs in, and what comes before them
+    if loops:   # what a loop binds is each pass's: the check runs inside the loop, as in the function
+        nest, before, inside = _in_loops(used, names_in(context) if context else frozenset(), feeding)
+    if not nest:
+        loop = binding_loop(loops, used | names_in(context)) if loops else None
+        if loop:   # its header is not among the feeding lines kept: say so instead
+            lines.append(f"# in each pass of `{loop}:` (the names it binds are that pass's)")
+        if fed is None:   # the caller may pass the lines it already picked (the same rule)
+            fed = feeding_for(used, feeding)
+        # Lines the earlier guards read go before the `if`; the test's own lines go inside it, where
+        # the function runs them too (`m = self.messages[-1]` after `if not self.messages: return`).
+        before = feeding_for(names_in(context), feeding) if context else []
+        inside = [line for line in fed if line not in before]
+    if nest or before or inside:
         lines.append("# the assignments the check reads, in source order (other statements between them left out)")
     shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
+    pad = ""
+    for line in nest:
+        lines.append(pad + line + (":" if _is_header(line) else ""))
+        if _is_header(line):
+            pad += "    "
+    lines += [pad + line for line in before] if context else []
     if context:   # the site's own path: the test holds only there
-        lines += before
-        lines.append(f"if {context}:")
-        lines += [f"    {line}" for line in inside]
-        lines.append(f"    assert {cond.neg}{message}")
-    else:
-        lines += inside
-        lines.append(f"assert {cond.neg}{message}")
+        lines.append(f"{pad}if {context}:")
+        pad += "    "
+    lines += [pad + line for line in inside]
+    lines.append(f"{pad}assert {cond.neg}{message}")
     return "\n".join(lines)
+
+
+def _in_loops(used: frozenset[str], context: frozenset[str], feeding: list[str]
+              ) -> tuple[list[str], list[str], list[str]]:
+    """The feeding lines for a check inside a loop, split in three: up to the last loop header
+    they need (each header opens the lines after it), then the lines the earlier guards read,
+    then the test's own. ([], ..) when no header is among them."""
+    for_context = feeding_for(context, feeding, loops=True) if context else []
+    for_own = feeding_for(used, feeding, loops=True)
+    wanted = set(for_context) | set(for_own)
+    ordered = [line.strip() for line in feeding if line.strip() in wanted]
+    headers = [i for i, line in enumerate(ordered) if _is_header(line)]
+    if not headers:
+        return [], [], []
+    nest, rest = ordered[:headers[-1] + 1], ordered[headers[-1] + 1:]
+    before = [line for line in rest if line in for_context]
+    return nest, before, [line for line in rest if line not in for_context]
 
 
 def type_guard(cond: Condition) -> str | None:

@@ -256,14 +256,34 @@ def _entry_definitions(element: ast.AST, child: ast.AST) -> list[_Definition]:
 def _new_entry_definitions(element: ast.AST) -> list[_Definition]:
     """`_entry_definitions` for a child inside the statement's body (the loop body for `for`)."""
     if isinstance(element, (ast.For, ast.AsyncFor)):
-        return [_Definition(element, [element.target], element.iter)]
-    if isinstance(element, (ast.If, ast.While)):
+        return [*_loop_carried(element), _Definition(element, [element.target], element.iter)]
+    if isinstance(element, ast.While):
+        return [*_loop_carried(element), *_walrus_definitions(element.test)]
+    if isinstance(element, ast.If):
         return _walrus_definitions(element.test)
     if isinstance(element, (ast.With, ast.AsyncWith)):
         return _with_definitions(element)
     if isinstance(element, ast.ExceptHandler) and element.name:
         return [_Definition(element, [ast.Name(element.name)], None)]
     return []
+
+
+def _loop_carried(loop: ast.For | ast.AsyncFor | ast.While) -> list[_Definition]:
+    """What the loop body binds or fills anywhere, as one hidden definition at the loop's entry: from
+    the second pass on, `total = 0` before the loop is not what a site inside it reads when the body
+    goes on to `total = total + n`. A `for`'s own targets are bound afresh each pass (by its header)."""
+    found = _may_bind(loop)
+    if not found or not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return found
+    hidden = found[0]
+    own: set[str] = set()
+    _targets(loop.target, own, set())
+    bound = hidden.cached_kills - own
+    if not bound and not hidden.filled:
+        return []
+    hidden.cached_kills = bound
+    hidden.cached_defines = bound | hidden.filled
+    return [hidden]
 
 
 class _BlockDefinitions:
