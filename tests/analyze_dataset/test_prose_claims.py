@@ -699,7 +699,9 @@ def test_a_special_method_is_reached_by_its_operation(recs):
     r = recs["size must be at least 1"]
     assert r["triggerScenarios"].startswith("Constructing a `Settings` (`")
     assert r["tryCatchPattern"].splitlines()[1] == "    Settings(...)"
-    assert r["exampleFix"].splitlines()[1].startswith("Settings(...)  # raises ValueError when self.size < 1")
+    # a dataclass's fields are what its constructor is given: `self.size` is the `size=` passed
+    assert r["exampleFix"].splitlines()[1].startswith("Settings(...)  # raises ValueError when size < 1")
+    assert r["exampleFix"].splitlines()[3:5] == ["# names: the fields given to Settings(...)", "if size >= 1:"]
     r = recs["no setting {key}"]
     assert r["triggerScenarios"].startswith("Indexing a `Settings` (`")
     assert "    obj[key]  # obj: Settings" in r["tryCatchPattern"]

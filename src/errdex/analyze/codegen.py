@@ -308,7 +308,8 @@ def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> st
 
 
 def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str,
-                exact: bool = True, reason: str | None = None, warning: bool = False) -> str | None:
+                exact: bool = True, reason: str | None = None, warning: bool = False,
+                feeding: list[str] | None = None) -> str | None:
     """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path.
 
     The "raises when" comment names the earlier checks when there are some and
@@ -318,13 +319,24 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     if cond.own is None or cond.is_except or cond.constant is not None or function.endswith("<module>"):
         return None
     bare = call.split("  #")[0]
-    after = (f"# names as in {function}\nif {cond.neg}:\n    {bare}\n"
+    when = f"{cond.context} and {and_operand(cond.own, cond.own_text)}" if cond.context else cond.own_text
+    guard, names = cond.neg, f"# names as in {function}"
+    if function.endswith(".__post_init__") and not _BARE_SELF.search(when + " " + guard) \
+            and not any(line.startswith("self.") for line in feeding or ()):   # no field set before the check
+        # A dataclass's fields are what its constructor is given: `self.frames` is the `frames=` passed.
+        guard, when = _SELF_FIELD.sub("", guard), _SELF_FIELD.sub("", when)
+        names = f"# names: the fields given to {bare}"
+    after = (f"{names}\nif {guard}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")
     head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
-    when = f"{cond.context} and {and_operand(cond.own, cond.own_text)}" if cond.context else cond.own_text
     once = " (once the earlier checks in it pass)" if cond.guards else ""
     verb = "warns with" if warning else "raises"
     return f"{head}# before\n{bare}  # {verb} {error_class} when {when}{once}\n# after\n{after}"
+
+
+#: `self` read other than as `self.<field>` (passed on, compared): no field stands for it.
+_BARE_SELF = re.compile(r"\bself\b(?!\.[A-Za-z_])")
+_SELF_FIELD = re.compile(r"\bself\.(?=[A-Za-z_])")
 
 
 def _parsed(text: str) -> str | None:
