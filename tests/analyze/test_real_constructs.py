@@ -690,3 +690,54 @@ def f(s):
         raise ValueError("blank after strip")
 """)
     assert got.expr == "not s" and not got.exact and "assigned again" in got.reason
+
+
+def test_a_name_bound_once_in_a_block_with_a_loop_is_read_as_its_tests_left_it():
+    """`with open(p) as f: meta = f.meta(); if meta.get("q") != "fp8": raise ...; for name in f: ...`:
+    the loop binds other names, so after the block `meta` is what its test read (exact); a loop
+    that binds `meta` again makes the test speak of an earlier value."""
+    got = _condition("""
+def f(path):
+    layers = []
+    with open(path) as fh:
+        meta = fh.meta()
+        if meta.get("q") != "fp8":
+            raise ValueError("not fp8")
+        for name in fh.keys():
+            layers.append(name)
+    if not layers:
+        raise ValueError("no layers")
+""", 1)
+    assert got.exact and got.expr == "meta.get('q') == 'fp8' and not layers"
+    got = _condition("""
+def f(path):
+    layers = []
+    with open(path) as fh:
+        meta = fh.meta()
+        if meta.get("q") != "fp8":
+            raise ValueError("not fp8")
+        for meta in fh.keys():
+            layers.append(meta)
+    if not layers:
+        raise ValueError("no layers")
+""", 1)
+    assert not got.exact and "`meta` tested on the way" in got.reason
+
+
+def test_importing_the_same_name_again_changes_nothing():
+    """`from m import f` in two branches binds the same function: a test of `f()` before the
+    second import still holds after it (exact); an import of another module's `f` does not."""
+    source = """
+def g(cfg):
+    if cfg.a:
+        from m.util import supported
+        assert supported(), "a needs support"
+    if cfg.b:
+        from m.util import supported
+        assert cfg.size > 1, "b needs size"
+"""
+    got = _condition(source, 1)
+    assert got.exact and got.expr == "(not cfg.a or supported()) and cfg.b and cfg.size <= 1"
+    got = _condition(source.replace("        from m.util import supported\n        assert cfg.size",
+                                    "        from m.other import supported\n        assert cfg.size"), 1)
+    assert not got.exact and "`supported` tested on the way" in got.reason

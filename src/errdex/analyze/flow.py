@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from errdex.analyze.exprs import expr_key, replace_names
 from errdex.analyze.exprs import expr_names as read_names
-from errdex.analyze.names import bound_names, target_names
+from errdex.analyze.names import bound_names, own_bindings, target_names
 from errdex.analyze.patterns import case_condition
 from errdex.analyze.purity import constant_display, expr_may_change_state, may_change_state, reads_only, state_atoms
 from errdex.analyze.raised import raised_condition
@@ -315,7 +315,10 @@ def _bind_target(target: ast.expr, value: ast.expr) -> dict[str, ast.expr] | Non
 class FlowAnalyzer:
     """Exit conditions of the statements of one scope, cached by node identity."""
 
-    def __init__(self) -> None:
+    def __init__(self, same_value: frozenset[str] = frozenset()) -> None:
+        #: Names every binding of which imports one and the same module attribute: binding one again
+        #: gives the value it had (`from m import f` in two branches), so no test of it goes stale.
+        self.same_value = same_value
         self._stmt_cache: dict[int, Exits] = {}
         self._block_cache: dict[int, Exits] = {}
         self.bound_cache: dict[int, frozenset[str]] = {}
@@ -341,7 +344,8 @@ class FlowAnalyzer:
         """Names `stmt` may bind on the way to the statement after it: an `if` branch that only
         leaves (`if flag: for flag in xs: ...; return`) binds nothing the code after sees."""
         if not isinstance(stmt, ast.If):
-            return self.bound(stmt)
+            found = self.bound(stmt)
+            return found - self.same_value if self.same_value and found else found
         found = self._on_the_way.get(id(stmt))
         if found is None:
             names = {n.target.id for n in ast.walk(stmt.test) if isinstance(n, ast.NamedExpr)}
@@ -349,7 +353,7 @@ class FlowAnalyzer:
                 if block and not _onlyleaves(self.block_exits(block)):
                     for child in block:
                         names |= self.bound(child)
-            found = self._on_the_way[id(stmt)] = frozenset(names)
+            found = self._on_the_way[id(stmt)] = frozenset(names) - self.same_value
         return found
 
     def block_exits(self, stmts: list[ast.stmt]) -> Exits:
@@ -777,6 +781,30 @@ def _read_once(name: str, stmts: list[ast.stmt], assign: ast.stmt, value: ast.ex
     tested += [s.value for s in stmts[stmts.index(assign) + 1:] if isinstance(s, ast.Assign)]
     reads = sum(isinstance(n, ast.Name) and n.id == name for t in tested for n in ast.walk(t))
     return reads <= 1 or not expr_may_change_state(value)
+
+
+def import_stable(scope: ast.AST) -> frozenset[str]:
+    """Names of a scope that only imports bind, each always to the same module attribute
+    (`from m import f` twice, in two branches): binding one again changes nothing."""
+    targets: dict[str, set] = {}
+    args = getattr(scope, "args", None)
+    if isinstance(args, ast.arguments):
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                targets[arg.arg] = {None}   # a parameter: bound by the call
+    body = getattr(scope, "body", None)
+    for node in _statements(body if isinstance(body, list) else []):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                targets.setdefault(alias.asname or alias.name, set()).add((node.level, node.module, alias.name))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                targets.setdefault((alias.asname or alias.name).split(".")[0], set()).add(
+                    (0, alias.name if alias.asname else alias.name.split(".")[0], None))
+        elif isinstance(node, (ast.stmt, ast.ExceptHandler)):
+            for name in own_bindings(node):
+                targets.setdefault(name, set()).add(None)   # bound some other way
+    return frozenset(n for n, found in targets.items() if len(found) == 1 and None not in found)
 
 
 def _statements(stmts: list[ast.stmt], nested_loops: bool = True) -> Iterator[ast.AST]:
