@@ -707,3 +707,15 @@ def test_a_special_method_is_reached_by_its_operation(recs):
     assert "    obj[key]  # obj: Settings" in r["tryCatchPattern"]
     for code in (r["tryCatchPattern"], r["exampleFix"]):
         ast.parse(code)
+
+
+@pytest.mark.parametrize("test, words", [
+    ("not len(prompt)", "`prompt` is empty"),
+    ("len(prompt)", "`prompt` is not empty"),
+    ("not seq_lens.is_cuda", "`seq_lens.is_cuda` is False"),
+    ("cfg.enable_mixed_chunk", "`cfg.enable_mixed_chunk` is True"),
+    ("not items", "`items` is falsy (empty, zero, None or False)"),
+])
+def test_a_flag_or_a_length_is_said_as_what_it_can_be(test, words):
+    """`len(x)` is never None or False, and `x.is_cuda` is a flag: no hedge over kinds of value they never hold."""
+    assert describe(ast.parse(test, mode="eval").body) == words

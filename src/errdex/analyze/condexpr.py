@@ -219,6 +219,27 @@ def returns_bool(node: ast.expr) -> bool:
     if isinstance(func, ast.Name) and name in _BOOL_BUILTINS:
         return True
     return name in _BOOL_METHODS or name.startswith(_BOOL_PREFIXES)
+#: Names that say a value is a flag (`seq_lens.is_cuda`, `enable_mixed_chunk`): tested alone, True or False.
+_FLAG_PREFIXES = (*_BOOL_PREFIXES, "enable_", "disable_", "allow_", "needs_", "requires_", "skip_", "force_")
+_FLAG_WORDS = frozenset({"enabled", "disabled", "training", "debug", "verbose", "is_cuda", "requires_grad"})
+
+
+def flag_named(node: ast.expr) -> bool:
+    """A name or attribute named as a flag: "`x.is_cuda` is False", where "falsy (empty, zero, None
+    or False)" would hedge over kinds of value it never holds."""
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    name = name.lower().lstrip("_")
+    return name in _FLAG_WORDS or name.startswith(_FLAG_PREFIXES)
+
+
+def _len_of(node: ast.expr) -> ast.expr | None:
+    """`x` of a `len(x)` test ("`x` is empty")."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            and len(node.args) == 1 and not node.keywords:
+        return node.args[0]
+    return None
+
+
 _LOOSE = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr, ast.Compare)
 
 
@@ -671,7 +692,10 @@ def describe(node: ast.expr | None) -> str:
         if tests:
             return f"`{tests[0][0]}` is not an instance of `{tests[0][1]}`"
         if isinstance(inner, ATOMS):
-            if returns_bool(inner):
+            sized = _len_of(inner)
+            if sized is not None:
+                return f"`{code(sized)}` is empty"
+            if returns_bool(inner) or flag_named(inner):
                 return f"`{code(inner)}` is False"
             return f"`{code(inner)}` is falsy (empty, zero, None or False)"
         if isinstance(inner, ast.BinOp):
@@ -680,7 +704,10 @@ def describe(node: ast.expr | None) -> str:
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OP_WORDS:
         return f"`{code(node.left)}` {_OP_WORDS[type(node.ops[0])]} `{code(node.comparators[0])}`"
     if isinstance(node, (ast.Name, ast.Attribute)):
-        return f"`{code(node)}` is truthy"
+        return f"`{code(node)}` is True" if flag_named(node) else f"`{code(node)}` is truthy"
+    sized = _len_of(node)
+    if sized is not None:
+        return f"`{code(sized)}` is not empty"
     every = _quantified(node)
     if every is not None:
         return every

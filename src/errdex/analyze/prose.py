@@ -15,7 +15,8 @@ import re
 from errdex.analyze.codegen import binding_loop, feeding_for, names_in
 from errdex.analyze.advice import message_advice
 from errdex.analyze.condexpr import (
-    CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, exception_words, negate_code, raised_in,
+    CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, exception_words, flag_named, negate_code,
+    raised_in,
 )
 from errdex.analyze.operations import operation
 
@@ -290,7 +291,7 @@ def _keep(f: SiteFacts, own) -> str:
     neg = f.neg if own is f.cond.own else negate_code(own)
     truthy = isinstance(own, ast.UnaryOp) and isinstance(own.op, ast.Not) and \
         isinstance(own.operand, (ast.Name, ast.Attribute, ast.Subscript))
-    what = "is truthy (not empty, zero or None)" if truthy else "holds"
+    what = ("is True" if flag_named(own.operand) else "is truthy (not empty, zero or None)") if truthy else "holds"
     return f"Make sure `{neg}` {what} where `{f.short}` checks it{approx(f)}."
 
 
