@@ -84,6 +84,8 @@ def handling_strategy(f: SiteFacts) -> tuple[str, str]:
     """(strategy, rule): an except-site propagates an underlying failure unless it is transient."""
     if f.cond.is_except and f.tag not in ("timeout", "io-network"):
         return "propagate", "strategy:except-site"
+    if _unchecked(f):   # no input passes: nothing to validate at the caller
+        return "propagate", "strategy:always-raises"
     return _STRATEGY.get(f.tag, "propagate"), f"strategy:{f.tag}"
 
 
@@ -201,7 +203,20 @@ def common_situations(f: SiteFacts) -> str:
     if f.test and f.error_type == "assertion" and f.neg and f.cond.constant is None:
         return (f"The test `{f.short}` expects `{f.neg}`; it fails when the code it exercises"
                 " gives something else.")
+    if _unchecked(f):
+        return (f"Any run of {_shown(f)} that reaches this line: it raises every time, with no check"
+                " first (the message says why).")
     return _SITUATIONS.get(f.tag, _SITUATIONS["runtime-error"]).format(fn=_shown(f))
+
+
+#: Tags whose situation and strategy speak of a value that a check rejects.
+_CHECKED_TAGS = frozenset({"input-validation", "internal-invariant", "shape-dtype-mismatch"})
+
+
+def _unchecked(f: SiteFacts) -> bool:
+    """A raise that runs whenever it is reached, which a checked-value tag would describe as a
+    rejected value (`__setattr__` of a read-only object): there is no check to pass."""
+    return f.cond.constant is True and f.exact and f.tag in _CHECKED_TAGS and not f.cond.is_except
 
 
 def solutions(f: SiteFacts) -> tuple[list[str], bool]:
