@@ -126,6 +126,14 @@ FILES = {
                 return self.table[key]
 
 
+        def attn_backend(runner):
+            if runner.model_config.hf_text_config is not None and runner.model_config.hf_text_config.kind == "dots":
+                return None
+            if isinstance(runner.model_config.mamba2, ShortConvConfig):
+                if is_npu():
+                    raise NotImplementedError("short conv models are not supported on NPU")
+
+
         class Frozen:
             def __setattr__(self, name, value):
                 raise AttributeError(f"Frozen.{name} cannot be set: the value is invalid here")
@@ -733,3 +741,11 @@ def test_a_raise_with_no_check_before_it_is_not_said_to_reject_a_value(recs):
     assert r["errdex"]["condition"] == "True" and r["backgroundTag"] == "input-validation"
     assert r["commonSituations"].startswith("Any run of `Frozen.__setattr__` that reaches this line: it raises every time")
     assert r["handlingStrategy"] == "propagate" and "broke a check" not in r["tryCatchPattern"]
+
+
+def test_a_long_path_names_its_nearest_tests(recs):
+    """A path too long to say whole still says its innermost tests (the short-conv model), which
+    decide: 'once the conditions ahead of it on its path hold' alone read as if every NPU run failed."""
+    r = recs["short conv models are not supported on NPU"]
+    assert ("when `is_npu()` holds, where `isinstance(runner.model_config.mamba2, ShortConvConfig)` holds, "
+            "among other conditions on its path.") in r["documentation"]

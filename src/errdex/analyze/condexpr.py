@@ -563,12 +563,30 @@ def context_words(cond: Condition) -> str:
     if "raised(" in context:   # an except-site's failure is told by its own sentence (`prose`)
         context = " and ".join(p for p in split_conjuncts(context) if not failure_fact(p))
     rest, passed = without_passed_calls(context)
+    if rest is not None and not passed and len(context) > CONTEXT_SHOWN:
+        nearest = _nearest_conjuncts(context)
+        if nearest:   # the tests nearest the site decide most: said; the rest is shown as code
+            return f", where `{nearest}` holds, among other conditions on its path"
     if rest is None or len(context) > CONTEXT_SHOWN or (passed and not _top_level_facts(context)):
         return ", once the conditions ahead of it on its path hold"
     said = [f"{call_words(call)} did not raise {exception_words(exc)}" for call, exc in passed]
     if rest:
         said.append(f"`{rest}` holds")
     return ", where " + " and ".join(said) if said else ""
+
+
+def _nearest_conjuncts(context: str) -> str:
+    """The last conjuncts of a long path condition that fit in `CONTEXT_SHOWN` characters (the
+    enclosing tests nearest the site, `isinstance(cfg, ShortConvConfig)` before `is_npu()`), or ""."""
+    parts = split_conjuncts(context)
+    kept: list[str] = []
+    size = 0
+    for part in reversed(parts[1:]):   # never all of them: then the context would be short
+        size += len(part) + (5 if kept else 0)
+        if size > CONTEXT_SHOWN:
+            break
+        kept.append(part)
+    return " and ".join(reversed(kept))
 
 
 def without_passed_calls(context: str) -> tuple[str | None, list[tuple[str, str]]]:
