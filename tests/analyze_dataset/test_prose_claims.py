@@ -338,6 +338,16 @@ def _asserted(validation_code: str) -> str:
     return validation_code.splitlines()[-1].strip()[len("assert "):].rsplit(", (", 1)[0]
 
 
+def _passes(validation_code: str) -> str:
+    """What the validation code checks, path included: `not (path) or (asserted)` under an `if`."""
+    lines = validation_code.splitlines()
+    depth = len(lines[-1]) - len(lines[-1].lstrip())
+    path = [line.strip()[3:-1] for line in lines[:-1]
+            if line.strip().startswith("if ") and len(line) - len(line.lstrip()) == depth - 4]
+    asserted = _asserted(validation_code)
+    return f"not ({path[-1]}) or ({asserted})" if path else asserted
+
+
 def test_every_keep_and_guard_says_what_the_validation_code_asserts(recs):
     """A "Keep ..." solution and the example fix's guard must mean the validation code's assert:
     compared by evaluation (found wrong on sglang pages: nested bounds flattened, `x or 1 <= 1`)."""
@@ -352,10 +362,10 @@ def test_every_keep_and_guard_says_what_the_validation_code_asserts(recs):
             parts = re.findall(r"`([^`]+)`", keep.group(2))
             claims.append((" or " if keep.group(1) else " and ").join(f"({p})" for p in parts))
         guard = [line[3:].rstrip(":") for line in (r.get("exampleFix") or "").splitlines() if line.startswith("if ")]
-        claims += guard[:1]
-        for claim in claims:
-            bad, compared = mismatches(claim, asserted)
-            assert not bad, (r["errorMessage"], claim, asserted, bad[:2])
+        claims = [(claim, asserted) for claim in claims] + [(claim, _passes(r["validationCode"])) for claim in guard[:1]]
+        for claim, meant in claims:
+            bad, compared = mismatches(claim, meant)
+            assert not bad, (r["errorMessage"], claim, meant, bad[:2])
             checked += bool(compared)
     assert checked >= 10
     assert recs["ring parallelism is not supported"]["solutions"][0].startswith("Keep `(opts.get(\"ring\") or 1) <= 1`")
@@ -749,3 +759,13 @@ def test_a_long_path_names_its_nearest_tests(recs):
     r = recs["short conv models are not supported on NPU"]
     assert ("when `is_npu()` holds, where `isinstance(runner.model_config.mamba2, ShortConvConfig)` holds, "
             "among other conditions on its path.") in r["documentation"]
+
+
+def test_the_callers_guard_lets_through_every_call_off_the_sites_path(recs):
+    """`if items and (i is None or ...)`: a caller guard of the own test alone would skip every
+    call with no items, which never raises; the path's failing lets them through. A long path
+    gives its tests nearest the site (still never letting a raising call through)."""
+    fix = recs["no item {i}"]["exampleFix"].splitlines()
+    assert fix[4] == "if not items or (i is not None and i < len(items)):"
+    fix = recs["short conv models are not supported on NPU"]["exampleFix"].splitlines()
+    assert fix[4] == "if not isinstance(runner.model_config.mamba2, ShortConvConfig) or not is_npu():"

@@ -12,7 +12,9 @@ import ast
 import re
 from functools import lru_cache
 
-from errdex.analyze.condexpr import Condition, and_operand, type_tests, without_passed_calls
+from errdex.analyze.condexpr import (
+    Condition, and_operand, nearest_conjuncts, negated_source, type_tests, without_passed_calls,
+)
 from errdex.analyze.operations import operation
 from errdex.analyze.purity import constant_display
 
@@ -320,7 +322,7 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
         return None
     bare = call.split("  #")[0]
     when = f"{cond.context} and {and_operand(cond.own, cond.own_text)}" if cond.context else cond.own_text
-    guard, names = cond.neg, f"# names as in {function}"
+    guard, names = _off_path(cond), f"# names as in {function}"
     if function.endswith(".__post_init__") and not _BARE_SELF.search(when + " " + guard) \
             and not any(line.startswith("self.") for line in feeding or ()):   # no field set before the check
         # A dataclass's fields are what its constructor is given: `self.frames` is the `frames=` passed.
@@ -332,6 +334,26 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     once = " (once the earlier checks in it pass)" if cond.guards else ""
     verb = "warns with" if warning else "raises"
     return f"{head}# before\n{bare}  # {verb} {error_class} when {when}{once}\n# after\n{after}"
+
+
+#: Characters of the site's path a caller's guard writes out whole (else its nearest tests).
+_GUARD_PATH = 120
+
+
+def _off_path(cond: Condition) -> str:
+    """The caller's guard: the own test negated, or the rest of the site's path failing (a short
+    path, no failure fact in it): `if len(p) == 0` alone would skip every call that never takes
+    the site's `if isinstance(p, list):` branch."""
+    context = cond.context
+    if context and len(context) > _GUARD_PATH:   # its tests nearest the site: the guard skips fewer calls
+        context = nearest_conjuncts(context)
+    if not context or "raised(" in context or ":=" in context or "lambda" in context:
+        return cond.neg
+    off = negated_source(context)
+    if off is None:
+        return cond.neg
+    own = f"({cond.neg})" if " and " in cond.neg or " or " in cond.neg else cond.neg
+    return f"{off} or {own}"
 
 
 #: `self` read other than as `self.<field>` (passed on, compared): no field stands for it.

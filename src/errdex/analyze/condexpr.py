@@ -347,6 +347,20 @@ def _set_syntax(node: ast.expr, operand=None) -> bool:
     return False
 
 
+def negated_source(text: str) -> str | None:
+    """`not (text)` as `negate_code` writes it, for a condition text other than the current record's
+    own test (a part of its path), or None when it does not parse."""
+    node = _parse_cached(text)
+    if node is None:
+        return None
+    saved = _CURRENT[0]
+    _CURRENT[0] = node   # `code` slices the text this node was parsed from
+    try:
+        return negate_code(node)
+    finally:
+        _CURRENT[0] = saved
+
+
 def negate_code(node: ast.expr) -> str:
     """`not node` as source, simplified without changing its meaning: `!=` -> `==`, De Morgan."""
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _FLIP and not set_order(node):
@@ -564,7 +578,7 @@ def context_words(cond: Condition) -> str:
         context = " and ".join(p for p in split_conjuncts(context) if not failure_fact(p))
     rest, passed = without_passed_calls(context)
     if rest is not None and not passed and len(context) > CONTEXT_SHOWN:
-        nearest = _nearest_conjuncts(context)
+        nearest = nearest_conjuncts(context)
         if nearest:   # the tests nearest the site decide most: said; the rest is shown as code
             return f", where `{nearest}` holds, among other conditions on its path"
     if rest is None or len(context) > CONTEXT_SHOWN or (passed and not _top_level_facts(context)):
@@ -575,7 +589,7 @@ def context_words(cond: Condition) -> str:
     return ", where " + " and ".join(said) if said else ""
 
 
-def _nearest_conjuncts(context: str) -> str:
+def nearest_conjuncts(context: str) -> str:
     """The last conjuncts of a long path condition that fit in `CONTEXT_SHOWN` characters (the
     enclosing tests nearest the site, `isinstance(cfg, ShortConvConfig)` before `is_npu()`), or ""."""
     parts = split_conjuncts(context)
