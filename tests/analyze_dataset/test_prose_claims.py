@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from errdex.analyze.codegen import with_values
 from errdex.analyze.condexpr import describe, parse_condition
 from errdex.analyze.flow import NON_LITERAL_LOOP
 from errdex.analyze.prose import SiteFacts, common_situations, documentation, solutions, trigger_scenarios
@@ -362,7 +363,9 @@ def test_every_keep_and_guard_says_what_the_validation_code_asserts(recs):
             parts = re.findall(r"`([^`]+)`", keep.group(2))
             claims.append((" or " if keep.group(1) else " and ").join(f"({p})" for p in parts))
         guard = [line[3:].rstrip(":") for line in (r.get("exampleFix") or "").splitlines() if line.startswith("if ")]
-        claims = [(claim, asserted) for claim in claims] + [(claim, _passes(r["validationCode"])) for claim in guard[:1]]
+        # the guard writes a local's plain value for its name (`with_values`): so is the check it is held to
+        passes = with_values(_passes(r["validationCode"]), r["errdex"]["feeding"])
+        claims = [(claim, asserted) for claim in claims] + [(claim, passes) for claim in guard[:1]]
         for claim, meant in claims:
             bad, compared = mismatches(claim, meant)
             assert not bad, (r["errorMessage"], claim, meant, bad[:2])
@@ -769,3 +772,11 @@ def test_the_callers_guard_lets_through_every_call_off_the_sites_path(recs):
     assert fix[4] == "if not items or (i is not None and i < len(items)):"
     fix = recs["short conv models are not supported on NPU"]["exampleFix"].splitlines()
     assert fix[4] == "if not isinstance(runner.model_config.mamba2, ShortConvConfig) or not is_npu():"
+
+
+def test_the_callers_guard_writes_a_locals_plain_value():
+    """A caller has the function's arguments, not its locals: `n` bound once to `len(token_ids)`
+    is written as that; a call's result or a name bound twice stays a name."""
+    assert with_values("n == len(kv_indices)", ["n = len(token_ids)"]) == "len(token_ids) == len(kv_indices)"
+    assert with_values("m > 3 and k", ["n = len(x)", "m = n + 1", "k = load(x)"]) == "len(x) + 1 > 3 and k"
+    assert with_values("n == 1", ["n = 1", "n = len(y)"]) == "n == 1"

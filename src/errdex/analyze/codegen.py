@@ -9,6 +9,7 @@ would otherwise assume they exist at the call site.
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from functools import lru_cache
 
@@ -328,12 +329,84 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
         # A dataclass's fields are what its constructor is given: `self.frames` is the `frames=` passed.
         guard, when = _SELF_FIELD.sub("", guard), _SELF_FIELD.sub("", when)
         names = f"# names: the fields given to {bare}"
+    guard = with_values(guard, feeding) if feeding else guard
     after = (f"{names}\nif {guard}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")
     head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
     once = " (once the earlier checks in it pass)" if cond.guards else ""
     verb = "warns with" if warning else "raises"
     return f"{head}# before\n{bare}  # {verb} {error_class} when {when}{once}\n# after\n{after}"
+
+
+#: Calls a value may make and still be written into a caller's guard: they read, and answer the same.
+_PLAIN_CALLS = frozenset({"len", "int", "float", "str", "bool", "abs", "min", "max", "tuple", "sorted", "round"})
+
+
+def with_values(guard: str, feeding: list[str]) -> str:
+    """`guard` with each local name a feeding line binds once to a plain value written as that value
+    (`n != len(kv_indices)` -> `len(token_ids) != len(kv_indices)`, with `n = len(token_ids)`): a
+    caller has the function's arguments, not its locals. Unchanged when there is no such name."""
+    values: dict[str, ast.expr] = {}
+    seen: set[str] = set()
+    for line in feeding:
+        m = _ASSIGN.match(line)
+        if m is None or _is_header(line) or line[m.end() - 2] in _AUG_OPS:
+            continue
+        target = m.group(1).strip()
+        if target in seen:
+            values.pop(target, None)   # bound twice: which value the test reads depends on the path
+            continue
+        seen.add(target)
+        value = _plain_value(line[m.end():].strip())
+        if target.isidentifier() and value is not None:
+            values[target] = value
+    if not values or names_in(guard).isdisjoint(values):
+        return guard
+    try:
+        tree = ast.parse(guard, mode="eval")
+    except SyntaxError:
+        return guard
+    for _ in range(3):   # a value written in terms of another local (`m = n + 1`, `n = len(x)`)
+        changed = _Substitute(values).visit(tree)
+        if not changed.__dict__.get("_errdex_changed"):
+            break
+        tree = changed
+    text = ast.unparse(tree)
+    return text if len(text) <= 3 * len(guard) + 40 else guard
+
+
+def _plain_value(text: str) -> ast.expr | None:
+    """A feeding value a guard may hold instead of its name: reads, arithmetic and `len(...)`-like calls."""
+    if len(text) > 80:
+        return None
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.Lambda, ast.NamedExpr, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+                              ast.Await, ast.Yield, ast.YieldFrom, ast.IfExp, ast.Starred)):
+            return None
+        if isinstance(inner, ast.Call) and not (isinstance(inner.func, ast.Name) and inner.func.id in _PLAIN_CALLS):
+            return None
+    return node
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, values: dict[str, ast.expr]) -> None:
+        self.values = values
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        value = self.values.get(node.id)
+        if value is None or not isinstance(node.ctx, ast.Load):
+            return node
+        return copy.deepcopy(value)
+
+    def visit_Expression(self, node: ast.Expression) -> ast.AST:
+        before = ast.dump(node)
+        node = self.generic_visit(node)
+        node.__dict__["_errdex_changed"] = ast.dump(node) != before
+        return node
 
 
 #: Characters of the site's path a caller's guard writes out whole (else its nearest tests).
