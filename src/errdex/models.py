@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "47"
+EXTRACTOR_VERSION = "48"
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +196,7 @@ class FunctionFacts:
     calls: list[str]              # callee names as resolved through imports ("pkg.mod.f", "self.g", "x.y")
     public: bool
     cls: str | None = None        # owning class qualname for methods
+    binding: str = ""             # "static" or "class" for a staticmethod or classmethod: called on the class
 
 
 @dataclass(slots=True)

@@ -37,3 +37,9 @@ def test_a_function_named_like_a_special_method_is_called():
     assert call_text("pkg.mod.__getitem__", None) == "__getitem__(...)"
     assert operation("forward", "Box") is None
     assert operation("__eq__", "Box").words == "Comparing a `Box` with `==`"
+
+
+def test_a_static_or_class_method_is_called_on_its_class():
+    assert call_text("pkg.mod.Box.from_config", "pkg.mod.Box", "class") == "Box.from_config(...)"
+    assert call_text("pkg.mod.Box.merge", "pkg.mod.Box", "static") == "Box.merge(...)"
+    assert call_text("pkg.mod.Box.merge", "pkg.mod.Box", None) == "obj.merge(...)  # obj: Box"

@@ -135,6 +135,14 @@ FILES = {
                     raise NotImplementedError("short conv models are not supported on NPU")
 
 
+        class Plan:
+            @classmethod
+            def from_spec(cls, spec):
+                if spec.size < 1:
+                    raise ValueError("plan size must be positive")
+                return cls()
+
+
         class Frozen:
             def __setattr__(self, name, value):
                 raise AttributeError(f"Frozen.{name} cannot be set: the value is invalid here")
@@ -780,3 +788,10 @@ def test_the_callers_guard_writes_a_locals_plain_value():
     assert with_values("n == len(kv_indices)", ["n = len(token_ids)"]) == "len(token_ids) == len(kv_indices)"
     assert with_values("m > 3 and k", ["n = len(x)", "m = n + 1", "k = load(x)"]) == "len(x) + 1 > 3 and k"
     assert with_values("n == 1", ["n = 1", "n = len(y)"]) == "n == 1"
+
+
+def test_a_class_method_is_called_on_its_class(recs):
+    r = recs["plan size must be positive"]
+    assert r["errdex"]["siteBinding"] == "class"
+    assert r["tryCatchPattern"].splitlines()[1] == "    Plan.from_spec(...)"
+    assert "Plan.from_spec(...)  # raises ValueError when spec.size < 1" in r["exampleFix"]

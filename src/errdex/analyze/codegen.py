@@ -283,7 +283,7 @@ def type_guard(cond: Condition) -> str | None:
     return _parsed(text)
 
 
-def call_text(entry: str, method_of: str | None) -> str:
+def call_text(entry: str, method_of: str | None, binding: str | None = None) -> str:
     """How code calls a function: `f(...)`, `Cls(...)` for a constructor, `obj.meth(...)` for a method,
     the operation for any other special method (`obj[key]`, `setattr(obj, name, value)`)."""
     module, _, short = entry.rpartition(".")
@@ -291,6 +291,8 @@ def call_text(entry: str, method_of: str | None) -> str:
         return f"import {module}" if module and all(p.isidentifier() for p in module.split(".")) else "..."
     if method_of:
         cls = method_of.rpartition(".")[2]
+        if binding in ("static", "class"):   # `@staticmethod` / `@classmethod`: called on the class
+            return f"{cls}.{short}(...)"
         special = operation(short, cls)
         if special is not None:   # `setattr(obj, name, value)`, not `obj.__setattr__(...)`
             return f"{special.code}  # obj: {cls}" if _OBJ.search(special.code) else special.code

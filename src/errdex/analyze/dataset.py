@@ -15,7 +15,7 @@ condition, a resolved call), "heuristic:<rule>" when a rule chose it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from errdex.analyze.callgraph import CallGraph, build_call_graph
 from errdex.analyze.condexpr import own_test_source
@@ -36,6 +36,7 @@ class CallFacts:
     method_of: dict[str, str]
     setters: dict[str, dict[str, list[str]]]   # `FileFacts.setters` of every file
     cb: Codebase                               # its classes' bases, for the setters of ancestors
+    bindings: dict[str, str] = field(default_factory=dict)   # qualname -> "static" / "class"
 
 
 @dataclass(slots=True)
@@ -76,6 +77,7 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
     with collector_paused():
         graph = build_call_graph(facts, cb)
         method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
+        bindings = {fn.qualname: fn.binding for f in facts for fn in f.functions if getattr(fn, "binding", "")}
         setters = merged_setters([f.setters for f in facts if f.setters])
         cb = cb if cb is not None else Codebase.from_facts(facts)
         keys: list[RelatedKey] = []
@@ -87,8 +89,8 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
             quals.append(site_qualname(record))
             position[id(record)] = i
         index = RelatedIndex(keys)
-    return Prepared(CallFacts(graph, method_of, setters, cb),
-                    Finisher(graph, method_of, index, position, quals, setters, cb), keys)
+    return Prepared(CallFacts(graph, method_of, setters, cb, bindings),
+                    Finisher(graph, method_of, index, position, quals, setters, cb, bindings), keys)
 
 
 class Finisher:
@@ -97,19 +99,20 @@ class Finisher:
     from the record as that left it. The graph and the index are the dataset's; looking a record
     up in them runs in the encoders, on every core."""
 
-    __slots__ = ("graph", "method_of", "index", "position", "quals", "reached", "setters", "cb")
+    __slots__ = ("graph", "method_of", "index", "position", "quals", "reached", "setters", "cb", "bindings")
 
     def __init__(self, graph: CallGraph, method_of: dict[str, str], index: RelatedIndex,
-                 position: dict[int, int], quals: list[str], setters: dict, cb: Codebase) -> None:
+                 position: dict[int, int], quals: list[str], setters: dict, cb: Codebase,
+                 bindings: dict[str, str] | None = None) -> None:
         self.graph, self.method_of, self.index, self.position, self.quals = graph, method_of, index, position, quals
-        self.setters, self.cb = setters, cb
+        self.setters, self.cb, self.bindings = setters, cb, bindings or {}
         self.reached: dict = {}   # callers and entry points by function: each encoder fills its own copy
 
     def __call__(self, record: dict) -> None:
         i = self.position[id(record)]
         fill_reach(record, self.quals[i], self.graph, self.reached)
         record["errdex"]["related"] = self.index.related(i)
-        fill_own(record, self.quals[i], self.method_of, self.setters, self.cb)
+        fill_own(record, self.quals[i], self.method_of, self.setters, self.cb, self.bindings)
         record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
 
 
@@ -125,7 +128,7 @@ def fill_record(record: dict, calls: CallFacts, reach: dict) -> None:
     """Everything but `related`. `reach` caches callers and entry points per function: a function often raises several times."""
     qual = site_qualname(record)
     fill_reach(record, qual, calls.graph, reach)
-    fill_own(record, qual, calls.method_of, calls.setters, calls.cb)
+    fill_own(record, qual, calls.method_of, calls.setters, calls.cb, calls.bindings)
 
 
 def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[list[str], list[str]]:
@@ -141,7 +144,8 @@ def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[
     return found
 
 
-def fill_own(record: dict, qual: str, method_of: dict, setters: dict, cb: Codebase) -> None:
+def fill_own(record: dict, qual: str, method_of: dict, setters: dict, cb: Codebase,
+             bindings: dict[str, str] | None = None) -> None:
     """Tags, backgroundTag and the classes owning the site and its entry point: from the record,
     its entry points and method owners alone. The prose and code fields follow from these and
     the record when it is read (`fields.fill_prose`)."""
@@ -153,7 +157,7 @@ def fill_own(record: dict, qual: str, method_of: dict, setters: dict, cb: Codeba
     tag, rule = background_tag(record, own_text)
     record["backgroundTag"] = tag
     prov["backgroundTag"] = _TAXONOMY.get(rule) or _TAXONOMY.setdefault(rule, f"heuristic:taxonomy:{rule}")
-    set_owners(record, qual, method_of)
+    set_owners(record, qual, method_of, bindings)
     found = setters_for(own_text, qual, ex["siteClass"], setters, cb)
     if found:
         ex["setters"] = found

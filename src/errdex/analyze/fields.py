@@ -25,13 +25,19 @@ _SITUATIONS: dict[str, str] = {}   # provenance texts by rule: one string each, 
 _HEURISTIC: dict[str, str] = {}
 
 
-def set_owners(record: dict, qual: str, method_of: dict[str, str]) -> None:
+def set_owners(record: dict, qual: str, method_of: dict[str, str], bindings: dict[str, str] | None = None) -> None:
     """Store the classes owning the site's function and its first entry point: the one fact
     the code fields need from the dataset's call facts (`codegen.call_text`)."""
     ex = record["errdex"]
     entry = ex["entryPoints"][0] if ex["entryPoints"] else qual
     ex["siteClass"] = method_of.get(qual)
     ex["entryClass"] = method_of.get(entry)
+    for key, name in (("siteBinding", qual), ("entryBinding", entry)):   # a static or class method
+        found = bindings.get(name) if bindings else None
+        if found:
+            ex[key] = found
+        else:
+            ex.pop(key, None)
 
 
 def fill_prose(record: dict) -> None:
@@ -100,10 +106,10 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     if f.test and f.error_type == "assertion":
         return   # a test's own assertion: wrapping or guarding the test's call would be no fix
     entry = f.entry_points[0] if f.entry_points else qual
-    call = codegen.call_text(entry, ex.get("entryClass"))
+    call = codegen.call_text(entry, ex.get("entryClass"), ex.get("entryBinding"))
     _set(record, prov, "tryCatchPattern", codegen.try_catch(call, cls, f.error_type, strategy), by_rule)
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
-    site_call = codegen.call_text(qual, ex.get("siteClass"))
+    site_call = codegen.call_text(qual, ex.get("siteClass"), ex.get("siteBinding"))
     _set(record, prov, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
                                                              f.error_type == "warning", f.feeding),
          from_condition)

@@ -34,6 +34,7 @@ class FactsLoader:
         self.loaded: set[str] = set()
         self.cb = Codebase(_LazyTable(self), _LazyTable(self), _LazyTable(self), _LazyTable(self), _LazyTable(self))
         self.method_of = _LazyTable(self)
+        self.bindings = _LazyTable(self)   # qualname -> "static" / "class"
         self.setters = _LazyTable(self)   # class qualname -> `FileFacts.setters` entry
 
     def facts(self, rel: str) -> FileFacts:
@@ -73,10 +74,12 @@ class FactsLoader:
         for h in f.helpers:
             helpers.setdefault(h.qualname, h)
         self.setters.real.update(f.setters)
-        methods = self.method_of.real
+        methods, bindings = self.method_of.real, self.bindings.real
         for fn in f.functions:
             if fn.cls:
                 methods[fn.qualname] = fn.cls
+            if getattr(fn, "binding", ""):
+                bindings[fn.qualname] = fn.binding
 
 
 class _LazyTable(dict):

@@ -229,7 +229,7 @@ def _fill_analysis(records: list[dict], old: list[dict], loader: FactsLoader) ->
 
     reach = {(site_qualname(r), bool(r["errdex"].get("test"))): (r["errdex"]["callers"], r["errdex"]["entryPoints"])
              for r in old}
-    calls = CallFacts(_NoGraph(), loader.method_of, loader.setters, loader.cb)  # type: ignore[arg-type]
+    calls = CallFacts(_NoGraph(), loader.method_of, loader.setters, loader.cb, loader.bindings)  # type: ignore[arg-type]
     for r in records:
         fill_record(r, calls, reach)
 

@@ -287,7 +287,7 @@ class ModuleWalker:
             self.facts.functions.append(FunctionFacts(
                 f"{self.module}.{qual}", stmt.lineno, self._calls_in(stmt),
                 not any(part.startswith("_") for part in qual.split(".")),
-                f"{self.module}.{cls}" if cls else None))
+                f"{self.module}.{cls}" if cls else None, _binding(stmt) if cls else ""))
         saved = self.path
         self.path = []
         self._walk(stmt.body)
@@ -639,3 +639,12 @@ _HANDLERS: dict[type, Callable] = {
     ast.TryStar: ModuleWalker._try,
     ast.Match: ModuleWalker._match,
 }
+
+
+def _binding(stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """"static" or "class" for a method decorated `@staticmethod` or `@classmethod`, else ""."""
+    for deco in stmt.decorator_list:
+        name = deco.id if isinstance(deco, ast.Name) else deco.attr if isinstance(deco, ast.Attribute) else ""
+        if name in ("staticmethod", "classmethod"):
+            return name[:-6]
+    return ""
