@@ -247,3 +247,21 @@ def test_at_most_eight_kept_closest_to_the_site():
     lines = "\n".join(f"    v{i} = v{i - 1} + 1" for i in range(1, 13))
     got = feed(f"def f(v0):\n{lines}\n    if v12:\n        raise ValueError\n", {"v12"})
     assert got == [f"v{i} = v{i - 1} + 1" for i in range(5, 13)]
+
+
+def test_an_attribute_the_guard_reads_is_fed_until_a_call_may_change_it():
+    """`self.group_size = ...` feeds `self.group_size == -1`; after `self.reload()` or `helper(self)`
+    an attribute of `self` may hold anything, so its assignment before the call is not shown."""
+    source = """
+def f(self, strategy, group_size, cfg):
+    self.strategy = strategy
+    self.group_size = -1 if group_size is None else group_size
+    log.info("built")
+    if self.group_size == -1 and self.strategy != "channel":
+        raise ValueError
+"""
+    assert feed(source, {"self.group_size == -1 and self.strategy != 'channel'"}) == [
+        "self.strategy = strategy", "self.group_size = -1 if group_size is None else group_size"]
+    for call in ("self.reload()", "helper(self)"):
+        assert feed(source.replace('log.info("built")', call),
+                    {"self.group_size == -1 and self.strategy != 'channel'"}) == []

@@ -20,6 +20,7 @@ from errdex.analyze.operations import operation
 from errdex.analyze.purity import constant_display
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CHAIN = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)+")
 _STRATEGY_BODY = {
     "validate": "    # the inputs broke a check the code makes; fix them at the caller\n    raise",
     "fallback": ("    # not supported for these inputs: run an alternative that is (another backend, option or layout);\n"
@@ -37,11 +38,17 @@ _NAMES: dict[str, frozenset[str]] = {}
 
 
 def names_in(expr: str) -> frozenset[str]:
-    """Identifiers of an expression outside its string literals (cached per text)."""
+    """Identifiers of an expression outside its string literals, and its attribute chains with their
+    prefixes (`self.cfg.n`: `self.cfg`, `self.cfg.n`), which a feeding line may assign (cached per text)."""
     found = _NAMES.get(expr)
     if found is None:
         plain = _STRINGS.sub(_string_reads, expr) if "'" in expr or '"' in expr else expr
-        found = frozenset(_IDENT.findall(plain))
+        found = set(_IDENT.findall(plain))
+        if "." in plain:
+            for chain in _CHAIN.findall(plain):
+                parts = chain.replace(" ", "").split(".")
+                found.update(".".join(parts[:i]) for i in range(2, len(parts) + 1))
+        found = frozenset(found)
         if len(_NAMES) < 200_000:
             _NAMES[expr] = found
     return found
@@ -127,10 +134,12 @@ _STATEMENT_WORDS = frozenset({"for", "if", "elif", "else", "while", "with", "exc
                               "async", "try", "assert", "del", "global", "nonlocal", "import", "from", "yield",
                               "raise", "lambda", "print", "match", "case"})
 _TARGET_NAME = re.compile(r"(?<![\w.\[])[A-Za-z_]\w*(?![\w(\[.])")
+_TARGET_CHAIN = re.compile(r"(?<![\w.\[])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(\[.])")
 
 
 def _assigned(line: str) -> frozenset[str]:
-    """Names a feeding line assigns: the bare names left of its `=` (not attributes or subscripts).
+    """Names a feeding line assigns: the bare names left of its `=`, and attribute chains
+    (`self.n` of `self.n = n`), not subscripts.
 
     A regex, not a parse: a dataset holds tens of thousands of feeding lines.
     """
@@ -139,7 +148,8 @@ def _assigned(line: str) -> frozenset[str]:
         first = line.lstrip().partition(" ")[0].rstrip(":")
         plain = "=" in line and ":=" not in line and not line.rstrip().endswith(":")
         m = _ASSIGN.match(line) if plain and first not in _STATEMENT_WORDS else None
-        found = frozenset(_TARGET_NAME.findall(m.group(1))) if m else frozenset()
+        found = frozenset(_TARGET_NAME.findall(m.group(1))) | frozenset(_TARGET_CHAIN.findall(m.group(1))) \
+            if m else frozenset()
         if len(_ASSIGNED) < 200_000:
             _ASSIGNED[line] = found
     return found
@@ -360,9 +370,9 @@ def with_values(guard: str, feeding: list[str]) -> str:
             continue
         seen.add(target)
         value = _plain_value(line[m.end():].strip())
-        if target.isidentifier() and value is not None:
-            values[target] = value
-    if not values or names_in(guard).isdisjoint(values):
+        if value is not None and (target.isidentifier() or _DOTTED_TARGET.fullmatch(target)):
+            values[target] = value   # `n = len(x)`, or `self.n = n` (a constructor's argument)
+    if not values or names_in(guard).isdisjoint(name.rpartition(".")[2] for name in values):
         return guard
     try:
         tree = ast.parse(guard, mode="eval")
@@ -375,6 +385,20 @@ def with_values(guard: str, feeding: list[str]) -> str:
         tree = changed
     text = ast.unparse(tree)
     return text if len(text) <= 3 * len(guard) + 40 else guard
+
+
+_DOTTED_TARGET = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
+def _dotted_text(node: ast.expr) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _plain_value(text: str) -> ast.expr | None:
@@ -403,6 +427,14 @@ class _Substitute(ast.NodeTransformer):
         if value is None or not isinstance(node.ctx, ast.Load):
             return node
         return copy.deepcopy(value)
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.ctx, ast.Load):
+            chain = _dotted_text(node)
+            value = self.values.get(chain) if chain else None
+            if value is not None:
+                return copy.deepcopy(value)
+        return self.generic_visit(node)
 
     def visit_Expression(self, node: ast.Expression) -> ast.AST:
         before = ast.dump(node)

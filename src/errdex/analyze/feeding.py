@@ -46,6 +46,9 @@ class _Definition:
     hidden: bool = False
     #: of a hidden definition: what its blocks change in place (`d[k] = v`, `seen.add(x)`)
     filled: frozenset[str] = frozenset()
+    #: objects whose attributes a call may change (`self` of `self.reload()` or `helper(self)`): what
+    #: the slice needs inside them (`self.limit`) ends here; the names themselves stay
+    inside: frozenset[str] = frozenset()
     #: defines/kills/uses/text, computed once: definitions are kept on their statement
     #: and reused by every later site of the function.
     cached_defines: set[str] | None = None
@@ -127,15 +130,16 @@ def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
     """Bindings made by a preceding sibling that surely ran (once per statement, see `_BlockDefinitions`)."""
     kind = stmt.__class__   # statement kinds are told by class: the parser makes no subclasses
     if kind is ast.Assign:
-        return [*_walrus_definitions(stmt.value), _Definition(stmt, list(stmt.targets), stmt.value)]
+        return [*_walrus_definitions(stmt.value), *_call_changes(stmt, stmt.value),
+                _Definition(stmt, list(stmt.targets), stmt.value)]
     if kind is ast.Expr:
-        return _walrus_definitions(stmt.value)
+        return [*_walrus_definitions(stmt.value), *_call_changes(stmt, stmt.value)]
     if kind is ast.AugAssign:
-        return [_Definition(stmt, [stmt.target], stmt.value, augmented=True)]
+        return [*_call_changes(stmt, stmt.value), _Definition(stmt, [stmt.target], stmt.value, augmented=True)]
     if kind is ast.AnnAssign and stmt.value is not None:
-        return [_Definition(stmt, [stmt.target], stmt.value)]
+        return [*_call_changes(stmt, stmt.value), _Definition(stmt, [stmt.target], stmt.value)]
     if kind is ast.If or kind is ast.While:
-        return [*_walrus_definitions(stmt.test), *_may_bind(stmt)]
+        return [*_walrus_definitions(stmt.test), *_call_changes(stmt, stmt.test), *_may_bind(stmt)]
     if kind is ast.With or kind is ast.AsyncWith:
         return [*_with_definitions(stmt), *_may_bind(stmt)]
     if (kind is ast.Try or kind is ast.TryStar) and stmt.handlers and all(leaves(h.body) for h in stmt.handlers):
@@ -148,6 +152,50 @@ def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
 
 _COMPOUND = (ast.For, ast.AsyncFor, ast.Try, ast.TryStar, ast.Match)
 _NESTED_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+#: Calls that read their arguments and change nothing in them.
+_READING_CALLS = frozenset({
+    "len", "isinstance", "issubclass", "str", "repr", "int", "float", "bool", "print", "getattr", "hasattr",
+    "type", "id", "sorted", "list", "tuple", "set", "frozenset", "dict", "min", "max", "sum", "any", "all",
+    "enumerate", "zip", "range", "abs", "round", "format", "hash", "iter", "reversed", "callable", "divmod",
+})
+#: Methods that read their object: called, they change no attribute of it.
+_READING_METHODS = frozenset({
+    "get", "items", "keys", "values", "copy", "format", "startswith", "endswith", "count", "index", "find",
+    "lower", "upper", "strip", "lstrip", "rstrip", "split", "rsplit", "join", "encode", "decode", "replace",
+    "size", "dim", "numel", "item", "tolist", "debug", "info", "warning", "warn", "error", "exception",
+    "critical", "log",
+})
+
+
+def _call_changes(stmt: ast.stmt, expr: ast.expr | None) -> list[_Definition]:
+    """One hidden definition for the objects whose attributes the calls in `expr` may change: the
+    object of a method call (`self.reload()`), and what is passed to a call (`helper(self)`)."""
+    if expr is None:
+        return []
+    bases: set[str] = set()
+    for node in ast.walk(expr):
+        if node.__class__ is not ast.Call:
+            continue
+        func = node.func
+        if func.__class__ is ast.Attribute:
+            if func.attr not in _READING_METHODS and not func.attr.startswith(("is_", "has_", "get_")):
+                chain = dotted(func.value)
+                if chain is not None:
+                    bases.add(chain)
+        elif func.__class__ is ast.Name and func.id in _READING_CALLS:
+            continue
+        for arg in (*node.args, *(k.value for k in node.keywords)):
+            chain = dotted(arg.value if arg.__class__ is ast.Starred else arg)
+            if chain is not None:
+                bases.add(chain)
+    if not bases:
+        return []
+    hidden = _Definition(stmt, [], None, hidden=True, inside=frozenset(bases))
+    hidden.cached_defines = hidden.cached_kills = set()
+    hidden.cached_uses = set()
+    return [hidden]
 
 
 def _may_bind(stmt: ast.stmt) -> list[_Definition]:
@@ -167,9 +215,10 @@ def _may_bind(stmt: ast.stmt) -> list[_Definition]:
             stack.extend(getattr(node, field, ()) or ())
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
         _targets(stmt.target, bound, filled)
-    if not bound and not filled:
+    inside = frozenset(b for d in _call_changes(stmt, stmt) for b in d.inside)   # calls in its blocks
+    if not bound and not filled and not inside:
         return []
-    hidden = _Definition(stmt, [], None, hidden=True, filled=frozenset(filled))
+    hidden = _Definition(stmt, [], None, hidden=True, filled=frozenset(filled), inside=inside)
     hidden.cached_defines = bound | filled   # so the slice stops at it; it ends only what it binds
     hidden.cached_kills = bound
     hidden.cached_uses = set()
@@ -385,6 +434,10 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
     for definitions, count in reversed(_dominating_groups(scope, path)):
         for position in range(count - 1, -1, -1):   # the last definition first
             definition = definitions[position]
+            if definition.inside:   # a call may change these objects' attributes: what is inside them ends
+                dead = {n for n in need if n.startswith(tuple(b + "." for b in definition.inside))}
+                if dead:
+                    need = need - dead
             defines = definition.cached_defines
             if need.isdisjoint(definition.defines() if defines is None else defines):
                 continue

@@ -38,13 +38,24 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     site.condition_exact = cond.exact
     site.condition_reason = cond.reason
     site.condition_calls = list(cond.calls)
-    names = set(_NAME.findall(cond.guard))  # feed the site's own guard, not every earlier check
+    # Feed the site's own guard, not every earlier check: as expressions, so what they read is
+    # taken whole (`self.group_size` needs `self.group_size = ...`, not a local `group_size`).
+    names = set(_readable(cond.guard))
     for seg in site.message.segments:
         if isinstance(seg, Placeholder):
-            names.update(_NAME.findall(seg.expr))
+            names.update(_readable(seg.expr))
     if names:
         site.feeding = feeding_values(scope, path, names)
     site.loops = _loops(path)
+
+
+def _readable(expr: str) -> list[str]:
+    """`[expr]` when it parses as an expression (the slice takes what it reads), else its identifiers."""
+    try:
+        ast.parse(expr, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return _NAME.findall(expr)
+    return [expr] if expr.strip() else []
 
 
 def _loops(path: list) -> list[str]:
