@@ -741,3 +741,42 @@ def g(cfg):
     got = _condition(source.replace("        from m.util import supported\n        assert cfg.size",
                                     "        from m.other import supported\n        assert cfg.size"), 1)
     assert not got.exact and "`supported` tested on the way" in got.reason
+
+
+def test_checks_inside_a_branch_that_goes_on_are_earlier_checks_not_the_sites_path():
+    """`if offsets is not None: assert offsets.shape[1] == 1; offsets = ...` only raises or goes on:
+    its test is an earlier check (in the condition), not part of the site's own path (the guard);
+    a caller guard built from that path would let calls through that fail the assert."""
+    got = _condition("""
+def g(topk, offsets):
+    group = budget(topk)
+    if offsets is not None and offsets.ndim == 2:
+        assert offsets.shape[1] == 1
+        offsets = offsets.squeeze(1)
+    if group not in (128, 256):
+        raise NotImplementedError("group")
+""", 1)
+    assert got.guard == "group != 128 and group != 256"
+    assert "offsets.shape[1] == 1" in got.expr
+
+
+def test_a_stale_test_left_out_keeps_the_earlier_checks_out_of_the_sites_path():
+    """When a test of a name bound again is left out, the site's own path still leaves out the
+    earlier raise-only checks (`isinstance(raw, dict)` raises on its own)."""
+    got = _condition("""
+def resolve(raw):
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ValueError("must be a dict")
+    unknown = set(raw) - KEYS
+    if unknown:
+        raise ValueError("unknown keys")
+    secondary = raw.get("secondary")
+    if secondary is not None:
+        unknown = set(secondary) - KNOBS
+        if unknown:
+            raise ValueError("unknown secondary keys")
+""", 2)
+    assert "isinstance(raw, dict)" in got.expr and "isinstance" not in got.guard
+    assert got.guard == "raw is not None and secondary is not None and unknown"

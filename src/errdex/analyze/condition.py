@@ -47,7 +47,7 @@ import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from errdex.analyze.flow import FlowAnalyzer, free_names, import_stable
+from errdex.analyze.flow import FlowAnalyzer, free_names, import_stable, statements
 from errdex.analyze.condexpr import analysing
 from errdex.analyze.conjunction import EMPTY, Conjunction
 from errdex.analyze.exprs import expr_key, expr_names, memo
@@ -89,7 +89,7 @@ class _PathWalk:
     """
 
     __slots__ = ("flow", "conjunction", "own", "guards", "guarded", "named", "reasons", "calls", "trail",
-                 "with_guards", "with_read", "stale")
+                 "with_guards", "with_read", "stale", "not_own")
 
     def __init__(self, flow: FlowAnalyzer) -> None:
         self.flow = flow
@@ -112,6 +112,8 @@ class _PathWalk:
         self.with_read: frozenset[str] | None = None
         #: (name, n): the first n guards read `name` before it was bound again (see `_result`).
         self.stale: tuple[tuple[str, int], ...] = ()
+        #: Positions in `guards` of the earlier raise-only checks' guards (not in `own`).
+        self.not_own: tuple[int, ...] = ()
 
     def note(self, *reasons: str) -> None:
         for reason in reasons:
@@ -132,6 +134,8 @@ class _PathWalk:
             self.conjunction = conjunction
             if own:
                 self.own = conjunction if shared else self.own.add(expr, epoch)
+            else:
+                self.not_own += (len(self.guards) - 1,)
 
     def ran(self, stmt: ast.AST) -> None:
         """`stmt` ran (nothing to keep before the first guard: no value was read yet)."""
@@ -267,11 +271,11 @@ class _PathWalk:
 
     def snapshot(self) -> tuple:
         return (self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own,
-                self.trail, self.with_guards, self.with_read, self.stale)
+                self.trail, self.with_guards, self.with_read, self.stale, self.not_own)
 
     def restore(self, state: tuple) -> None:
         (self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own,
-         self.trail, self.with_guards, self.with_read, self.stale) = state
+         self.trail, self.with_guards, self.with_read, self.stale, self.not_own) = state
 
     def dead(self) -> bool:
         return self.conjunction.false
@@ -487,7 +491,19 @@ def _raise_only_check(stmt: ast.stmt) -> bool:
     ends = []
     _branch_ends(stmt, ends)
     leaving = [e for e in ends if isinstance(e, (ast.Raise, ast.Return, ast.Break, ast.Continue))]
-    return bool(leaving) and all(isinstance(e, ast.Raise) for e in leaving)
+    if leaving:
+        return all(isinstance(e, ast.Raise) for e in leaving)
+    # `if t: assert x; y = f(y)`: checks inside a branch that otherwise always goes on
+    return _checks_and_steps(stmt.body) and _checks_and_steps(stmt.orelse) and any(
+        _raise_only_check(s) for s in (*stmt.body, *stmt.orelse))
+
+
+def _checks_and_steps(block: list[ast.stmt]) -> bool:
+    """Whether every statement of a block is a raise-only check or never leaves (no return,
+    break, continue, raise or assert in it)."""
+    return all(_raise_only_check(s) or not any(
+        isinstance(n, (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Assert)) for n in statements([s]))
+        for s in block)
 
 
 def _branch_ends(stmt: ast.If, out: list) -> None:
@@ -720,15 +736,17 @@ def render_key(expr: ast.expr, key: str) -> str:
     return key
 
 
-def _without_stale(walk: _PathWalk) -> Conjunction:
-    """The path's guards, less those that read a name before it was bound again."""
-    kept = EMPTY
+def _without_stale(walk: _PathWalk) -> tuple[Conjunction, Conjunction]:
+    """The path's guards, and the site's own ones, less those that read a name before it was bound again."""
+    kept = own = EMPTY
     for i, expr in enumerate(walk.guards):
         names = expr_names(expr)
         if any(i < before and name in names for name, before in walk.stale):
             continue
         kept = kept.add(expr)
-    return kept
+        if i not in walk.not_own:
+            own = own.add(expr)
+    return kept, own
 
 
 def _result(walk: _PathWalk) -> TriggerCondition:
@@ -741,10 +759,9 @@ def _result(walk: _PathWalk) -> TriggerCondition:
         # `if not s: return`, `s = s.strip()`, `if not s: raise`: the two tests read two values of
         # `s`; joined, they read as an impossible path. The guards read before the name was bound
         # again are left out (the condition is approximate already, for that reason).
-        kept = _without_stale(walk)
+        kept, own = _without_stale(walk)
         if not kept.false:
-            text = kept.text()
-            return TriggerCondition(text, False, reason, calls[:MAX_CALLS], text)
+            return TriggerCondition(kept.text(), False, reason, calls[:MAX_CALLS], own.text())
     full = conjunction.text()
     guard = full if conjunction.false else walk.own.text()
     return TriggerCondition(full, not walk.reasons, reason, calls[:MAX_CALLS], guard)

@@ -793,7 +793,7 @@ def import_stable(scope: ast.AST) -> frozenset[str]:
             if arg is not None:
                 targets[arg.arg] = {None}   # a parameter: bound by the call
     body = getattr(scope, "body", None)
-    for node in _statements(body if isinstance(body, list) else []):
+    for node in statements(body if isinstance(body, list) else []):
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 targets.setdefault(alias.asname or alias.name, set()).add((node.level, node.module, alias.name))
@@ -807,7 +807,7 @@ def import_stable(scope: ast.AST) -> frozenset[str]:
     return frozenset(n for n, found in targets.items() if len(found) == 1 and None not in found)
 
 
-def _statements(stmts: list[ast.stmt], nested_loops: bool = True) -> Iterator[ast.AST]:
+def statements(stmts: list[ast.stmt], nested_loops: bool = True) -> Iterator[ast.AST]:
     """The statements (handlers and cases too) of a block and those nested in it, nested
     definitions aside; `nested_loops=False` leaves out a nested loop's body (its `else` runs here)."""
     stack: list[ast.AST] = list(stmts)
@@ -829,7 +829,7 @@ def _leaves_function(stmts: list[ast.stmt]) -> bool:
     return any(isinstance(node, (ast.Return, ast.Raise, ast.Assert))
                or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
                    and dotted_source(node.value.func) in NO_RETURN_CALLS)
-               for node in _statements(stmts))
+               for node in statements(stmts))
 
 
 def _onlyleaves(exits: Exits) -> bool:
@@ -844,7 +844,7 @@ def _always_true(test: ast.expr) -> bool:
 
 def _breaks(stmts: list[ast.stmt]) -> bool:
     """Whether a `break` of this loop (not of a nested one) sits in the statements."""
-    return any(isinstance(node, ast.Break) for node in _statements(stmts, nested_loops=False))
+    return any(isinstance(node, ast.Break) for node in statements(stmts, nested_loops=False))
 
 
 def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
@@ -876,7 +876,7 @@ def leaves(block: list[ast.stmt]) -> bool:
 def _raises_in(stmts: list[ast.stmt]) -> bool:
     """Whether a `raise` or `assert` sits in the statements (not in nested definitions): a handler
     may have caught it, which `raised(call, E)` does not name."""
-    return any(isinstance(node, (ast.Raise, ast.Assert)) for node in _statements(stmts))
+    return any(isinstance(node, (ast.Raise, ast.Assert)) for node in statements(stmts))
 
 
 def _literal_value(node: ast.expr) -> bool:
