@@ -31,3 +31,16 @@ def test_names_an_f_string_reads_are_read():
     assert names_in('f"{cpath}.role" + "{not_read}"') == {"cpath"}
     assert feeding_for({"role"}, ['cpath = f"{path}[{i}]"', 'role = get(f"{cpath}.role")']) == \
         ['cpath = f"{path}[{i}]"', 'role = get(f"{cpath}.role")']
+
+
+def test_a_callers_guard_over_a_loops_element_checks_every_element():
+    """The caller has `reqs`, not one `req`: the guard says every element passes."""
+    from errdex.analyze.codegen import example_fix
+
+    cond = parse_condition("req.delimiters[0] < 0", "req.delimiters[0] < 0")
+    fix = example_fix(cond, "check_requests(...)", "ValueError", "m.check_requests", "skip",
+                      loops=["for req in reqs"])
+    assert "if all(req.delimiters[0] >= 0 for req in reqs):" in fix.splitlines()
+    inner = example_fix(parse_condition("x > n", "x > n"), "f(...)", "ValueError", "m.f", "skip",
+                        loops=["for row in rows", "for x in row"])
+    assert "if all(x <= n for row in rows for x in row):" in inner.splitlines()

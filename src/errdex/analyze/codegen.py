@@ -324,7 +324,7 @@ def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> st
 
 def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str,
                 exact: bool = True, reason: str | None = None, warning: bool = False,
-                feeding: list[str] | None = None) -> str | None:
+                feeding: list[str] | None = None, loops: list[str] | None = None) -> str | None:
     """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path.
 
     The "raises when" comment names the earlier checks when there are some and
@@ -342,6 +342,7 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
         guard, when = _SELF_FIELD.sub("", guard), _SELF_FIELD.sub("", when)
         names = f"# names: the fields given to {bare}"
     guard = with_values(guard, feeding) if feeding else guard
+    guard = _over_loops(guard, loops) if loops else guard
     after = (f"{names}\nif {guard}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")
     head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
@@ -399,6 +400,23 @@ def _dotted_text(node: ast.expr) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def _over_loops(guard: str, loops: list[str]) -> str:
+    """`all(<guard> for req in reqs)` when the guard reads what a loop around the site binds: the
+    caller has `reqs`, not one `req`, and the site checks every element (outer loops first)."""
+    names = set(names_in(guard))
+    chosen: list[str] = []
+    for header in reversed(loops):
+        if header.startswith("async "):
+            break   # no `async for` inside `all(...)`
+        targets = _loop_targets(header)
+        if targets and not targets.isdisjoint(names):
+            chosen.insert(0, header)
+            names |= _header_reads(header)
+    if not chosen:
+        return guard
+    return f"all({guard} {' '.join(chosen)})"
 
 
 def _plain_value(text: str) -> ast.expr | None:

@@ -111,7 +111,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
     site_call = codegen.call_text(qual, ex.get("siteClass"), ex.get("siteBinding"))
     _set(record, prov, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
-                                                             f.error_type == "warning", f.feeding),
+                                                             f.error_type == "warning", f.feeding, f.loops),
          from_condition)
 
 
