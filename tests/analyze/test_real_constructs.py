@@ -780,3 +780,17 @@ def resolve(raw):
 """, 2)
     assert "isinstance(raw, dict)" in got.expr and "isinstance" not in got.guard
     assert got.guard == "raw is not None and secondary is not None and unknown"
+
+
+def test_a_type_checking_block_never_runs():
+    """`if TYPE_CHECKING:` is True for a type checker only: an assert inside it never raises."""
+    source = """
+def f(x):
+    if TYPE_CHECKING:
+        assert isinstance(x, int)
+    if not typing.TYPE_CHECKING and x < 0:
+        raise ValueError("neg")
+"""
+    got = _condition(source, 0)
+    assert got.expr == "False" and got.exact
+    assert _condition(source, 1).expr == "x < 0"

@@ -172,7 +172,8 @@ _SIMPLIFIED = side_table()
 def simplify(node: ast.expr) -> ast.expr:
     """Simplify a whole expression tree (see the module docstring; memoised, results are shared)."""
     if node.__class__ not in _REWRITTEN:
-        return node   # what `_simplify` gives it, without a memo entry
+        # what `_simplify` gives it, without a memo entry
+        return FALSE if node.__class__ in _NAMED and _type_checking(node) else node
     hit = _SIMPLIFIED.get(id(node))
     return hit[1] if hit is not None else side_memo(_SIMPLIFIED, node, _simplify)
 
@@ -203,7 +204,17 @@ def _simplify_value(node: ast.expr) -> ast.expr:
         return _fold_unary(node.op, _simplify_value(node.operand))
     if kind is ast.Compare:
         return _simplify_compare(node)
+    if kind in _NAMED and _type_checking(node):
+        return FALSE
     return node
+
+
+_NAMED = (ast.Name, ast.Attribute)
+
+
+def _type_checking(node: ast.expr) -> bool:
+    """`TYPE_CHECKING` or `typing.TYPE_CHECKING`: True for a type checker only, False when the code runs."""
+    return (node.id if node.__class__ is ast.Name else node.attr) == "TYPE_CHECKING"
 
 
 def _fold_unary(op: ast.unaryop, operand: ast.expr) -> ast.expr:
