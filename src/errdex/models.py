@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "51"
+EXTRACTOR_VERSION = "52"
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +145,8 @@ class ErrorSite:
     feeding: list[str] = field(default_factory=list)
     condition_calls: list[str] = field(default_factory=list)
     loops: list[str] = field(default_factory=list)   # `for x in xs` headers around the site, outermost first
+    #: handlers of the trys of its own function around the site (`analyze.caught`), innermost first
+    handlers: list = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -10,6 +10,7 @@ import hashlib
 import re
 from collections import defaultdict
 
+from errdex.analyze.caught import caught_by
 from errdex.extract.link import ClassInfo
 from errdex.models import SCHEMA_VERSION, ErrorSite, SourceTree
 
@@ -98,7 +99,7 @@ def build_records(tree: SourceTree, sites: list[ErrorSite], classes: dict[str, C
 def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, slug: str, parts: tuple,
             info: ClassInfo | None, module: str, base: str | None, analyzed_sha: str, analyzed_at: str) -> dict:
     template, pattern, placeholders, groups, literal_length = parts
-    return {
+    record = {
         "id": rid,
         "repo": tree.repo,
         "slug": slug,
@@ -159,6 +160,12 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
             "provenance": {},
         },
     }
+    if site.handlers:   # a try of its own function catches it: what a caller sees instead
+        caught = caught_by(site.handlers, site.error_class or ("AssertionError" if site.error_type == "assertion"
+                                                                 else None), info.ancestors if info else [])
+        if caught is not None:
+            record["errdex"]["caughtBy"] = caught
+    return record
 
 
 def _tags(site: ErrorSite, test: bool) -> list[str]:

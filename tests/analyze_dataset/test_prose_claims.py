@@ -143,6 +143,24 @@ FILES = {
                 return cls()
 
 
+        def parse_count(text):
+            try:
+                if not text:
+                    raise ValueError("empty count text")
+                n = int(text)
+            except ValueError as exc:
+                raise AssertionError(f"bad count {text}") from exc
+            return n
+
+
+        def warm(x):
+            try:
+                if x < 0:
+                    raise RuntimeError("negative warmup")
+            except Exception:
+                log("warmup failed")
+
+
         class Frozen:
             def __setattr__(self, name, value):
                 raise AttributeError(f"Frozen.{name} cannot be set: the value is invalid here")
@@ -419,7 +437,7 @@ def test_every_number_in_the_prose_comes_from_the_code(recs):
     for r in recs.values():
         ex = r["errdex"]
         source = " ".join([ex["condition"] or "", r["errorMessage"] or "", *ex["feeding"], *ex["entryPoints"],
-                           ex["function"], r["filePath"]])
+                           ex["function"], r["filePath"], str((ex.get("caughtBy") or {}).get("line", ""))])
         for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", _texts(r)):
             assert number in source, (number, r["errorMessage"])
 
@@ -795,3 +813,19 @@ def test_a_class_method_is_called_on_its_class(recs):
     assert r["errdex"]["siteBinding"] == "class"
     assert r["tryCatchPattern"].splitlines()[1] == "    Plan.from_spec(...)"
     assert "Plan.from_spec(...)  # raises ValueError when spec.size < 1" in r["exampleFix"]
+
+
+def test_an_error_its_own_function_catches_says_what_a_caller_sees(recs):
+    """`raise ValueError` inside `try: ... except ValueError: raise AssertionError(...)` leaves the
+    function as AssertionError; under `except Exception: log(...)` it does not leave at all."""
+    r = recs["empty count text"]
+    caught = r["errdex"]["caughtBy"]
+    assert caught == {"line": r["lineNumber"] + 2, "handler": "except ValueError", "outcome": "converted",
+                      "into": "AssertionError"}
+    assert (f"It does not leave `parse_count` as `ValueError`: `except ValueError` at line {caught['line']} raises "
+            "`AssertionError` instead.") in r["documentation"]
+    assert "except AssertionError as exc:" in r["tryCatchPattern"]
+    r = recs["negative warmup"]
+    assert r["errdex"]["caughtBy"]["outcome"] == "handled" and not r.get("tryCatchPattern")
+    assert "catches it and the function goes on" in r["documentation"]
+    assert "caughtBy" not in recs["bad count {text}"]["errdex"]

@@ -84,6 +84,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.helper_check = unbound_helper_check(f.reason) if ex.get("helper") else None
     f.loops = ex.get("loops") or []
     f.site_class = ex.get("siteClass")
+    f.caught = ex.get("caughtBy")
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"
@@ -107,7 +108,10 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
         return   # a test's own assertion: wrapping or guarding the test's call would be no fix
     entry = f.entry_points[0] if f.entry_points else qual
     call = codegen.call_text(entry, ex.get("entryClass"), ex.get("entryBinding"))
-    _set(record, prov, "tryCatchPattern", codegen.try_catch(call, cls, f.error_type, strategy), by_rule)
+    caught = f.caught
+    if not caught or (caught["outcome"] == "converted" and caught.get("into")):   # handled inside: none reaches a caller
+        seen = caught["into"] if caught else cls   # converted: the class a caller sees
+        _set(record, prov, "tryCatchPattern", codegen.try_catch(call, seen, f.error_type, strategy), by_rule)
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
     site_call = codegen.call_text(qual, ex.get("siteClass"), ex.get("siteBinding"))
     _set(record, prov, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,

@@ -50,7 +50,7 @@ class SiteFacts:
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
-                 "helper_check", "loops", "site_class")
+                 "helper_check", "loops", "site_class", "caught")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -77,6 +77,7 @@ class SiteFacts:
         #: own values (`helper_guard`): that check decides, and the condition holds only the call's path
         self.helper_check: tuple[str, str] | None = None
         self.site_class: str | None = None   # the class whose method raises (`errdex.siteClass`)
+        self.caught: dict | None = None      # `errdex.caughtBy`: a handler of its own function that catches it
         self.loops: list[str] = []        # `errdex.loops`: the `for` headers around the site, outermost first
 
 
@@ -140,6 +141,8 @@ def documentation(f: SiteFacts) -> str:
     if f.cond.is_except and " raised `" not in f.said:
         for call, exc in raised_in(f.cond)[:1]:
             parts.append(f" It re-reports a failure: {call_words(call)} raised {exception_words(exc)}.")
+    if f.caught:
+        parts.append(caught_words(f))
     shown = [f"`{{{k}}}` is the value of `{v}`" for k, v in f.placeholders.items()][:4]
     if shown:
         parts.append(" In the message, " + "; ".join(shown) + ".")
@@ -147,6 +150,15 @@ def documentation(f: SiteFacts) -> str:
     if deps:
         parts.append(" Values it depends on: " + "; ".join(f"`{d}`" for d in deps) + ".")
     return "".join(parts)
+
+
+def caught_words(f: SiteFacts) -> str:
+    """What becomes of the error inside its own function (`errdex.caughtBy`)."""
+    c = f.caught
+    where = f"`{c['handler']}` at line {c['line']}"
+    if c["outcome"] == "converted" and c.get("into"):
+        return f" It does not leave `{f.short}` as `{f.error_class}`: {where} raises `{c['into']}` instead."
+    return f" It does not leave `{f.short}`: {where} catches it and the function goes on."
 
 
 def relevant_feeding(f: SiteFacts) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
+from errdex.analyze.caught import enclosing_handlers
 from errdex.analyze.condition import trigger_condition
 from errdex.analyze.feeding import feeding_values
 from errdex.analyze.source import analyzing, node_text
@@ -47,6 +48,7 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     if names:
         site.feeding = feeding_values(scope, path, names)
     site.loops = _loops(path)
+    site.handlers = enclosing_handlers(path)
 
 
 def _readable(expr: str) -> list[str]:
