@@ -829,3 +829,19 @@ def test_an_error_its_own_function_catches_says_what_a_caller_sees(recs):
     assert r["errdex"]["caughtBy"]["outcome"] == "handled" and not r.get("tryCatchPattern")
     assert "catches it and the function goes on" in r["documentation"]
     assert "caughtBy" not in recs["bad count {text}"]["errdex"]
+
+
+def test_writing_a_value_in_never_copies_what_shared_nodes_hold(monkeypatch):
+    """Every parsed tree shares one `Load` context object; a library that marks nodes with their
+    parent (`executing`, behind rich tracebacks) leaves it holding a whole tree: a deep copy of a
+    value followed it (a full-suite run hung in it). The value is parsed afresh instead."""
+    import copy
+
+    monkeypatch.setattr(copy, "deepcopy", lambda *a, **k: pytest.fail("a value was deep-copied"))
+    load = ast.parse("x").body[0].value.ctx
+    load.parent = ast.parse("\n".join(f"v{i} = [w{i}] * {i}" for i in range(300)))
+    try:
+        assert with_values("seq_lens.shape[0] == bs", ["seq_lens = meta.seq_lens_casual"]) == \
+            "meta.seq_lens_casual.shape[0] == bs"
+    finally:
+        del load.parent

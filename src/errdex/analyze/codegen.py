@@ -371,7 +371,8 @@ def with_values(guard: str, feeding: list[str]) -> str:
             continue
         seen.add(target)
         value = _plain_value(line[m.end():].strip())
-        if value is not None and (target.isidentifier() or _DOTTED_TARGET.fullmatch(target)):
+        if value is not None and target not in names_in(line[m.end():]) \
+                and (target.isidentifier() or _DOTTED_TARGET.fullmatch(target)):
             values[target] = value   # `n = len(x)`, or `self.n = n` (a constructor's argument)
     if not values or names_in(guard).isdisjoint(name.rpartition(".")[2] for name in values):
         return guard
@@ -379,13 +380,16 @@ def with_values(guard: str, feeding: list[str]) -> str:
         tree = ast.parse(guard, mode="eval")
     except SyntaxError:
         return guard
+    limit = 3 * len(guard) + 40
     for _ in range(3):   # a value written in terms of another local (`m = n + 1`, `n = len(x)`)
         changed = _Substitute(values).visit(tree)
         if not changed.__dict__.get("_errdex_changed"):
             break
         tree = changed
+        if sum(1 for _ in ast.walk(tree)) > limit:   # values nested in values: too long to read anyway
+            return guard
     text = ast.unparse(tree)
-    return text if len(text) <= 3 * len(guard) + 40 else guard
+    return text if len(text) <= limit else guard
 
 
 _DOTTED_TARGET = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
@@ -444,14 +448,14 @@ class _Substitute(ast.NodeTransformer):
         value = self.values.get(node.id)
         if value is None or not isinstance(node.ctx, ast.Load):
             return node
-        return copy.deepcopy(value)
+        return _fresh(value)
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         if isinstance(node.ctx, ast.Load):
             chain = _dotted_text(node)
             value = self.values.get(chain) if chain else None
             if value is not None:
-                return copy.deepcopy(value)
+                return _fresh(value)
         return self.generic_visit(node)
 
     def visit_Expression(self, node: ast.Expression) -> ast.AST:
@@ -459,6 +463,12 @@ class _Substitute(ast.NodeTransformer):
         node = self.generic_visit(node)
         node.__dict__["_errdex_changed"] = ast.dump(node) != before
         return node
+
+
+def _fresh(value: ast.expr) -> ast.expr:
+    """A new tree of `value` (parsed again: `copy.deepcopy` would follow whatever the analysis
+    memoised on shared nodes such as the `Load` context)."""
+    return ast.parse(ast.unparse(value), mode="eval").body
 
 
 #: Characters of the site's path a caller's guard writes out whole (else its nearest tests).
