@@ -9,7 +9,6 @@ would otherwise assume they exist at the call site.
 from __future__ import annotations
 
 import ast
-import copy
 import re
 from functools import lru_cache
 
