@@ -43,3 +43,8 @@ def test_a_static_or_class_method_is_called_on_its_class():
     assert call_text("pkg.mod.Box.from_config", "pkg.mod.Box", "class") == "Box.from_config(...)"
     assert call_text("pkg.mod.Box.merge", "pkg.mod.Box", "static") == "Box.merge(...)"
     assert call_text("pkg.mod.Box.merge", "pkg.mod.Box", None) == "obj.merge(...)  # obj: Box"
+
+
+def test_a_modules_getattr_is_run_by_reading_a_name_it_lacks():
+    assert call_text("pkg.platforms.__getattr__", None) == "getattr(pkg.platforms, name)"
+    ast.parse(try_catch(call_text("pkg.platforms.__getattr__", None), "AttributeError", "exception", "validate"))

@@ -15,7 +15,7 @@ from functools import lru_cache
 from errdex.analyze.condexpr import (
     Condition, and_operand, nearest_conjuncts, negated_source, type_tests, without_passed_calls,
 )
-from errdex.analyze.operations import operation
+from errdex.analyze.operations import module_operation, operation
 from errdex.analyze.purity import constant_display
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -306,7 +306,8 @@ def call_text(entry: str, method_of: str | None, binding: str | None = None) -> 
         if special is not None:   # `setattr(obj, name, value)`, not `obj.__setattr__(...)`
             return f"{special.code}  # obj: {cls}" if _OBJ.search(special.code) else special.code
         return f"obj.{short}(...)  # obj: {cls}"
-    return f"{short}(...)"
+    special = module_operation(short, module)
+    return special.code if special is not None else f"{short}(...)"
 
 
 def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> str | None:

@@ -81,6 +81,21 @@ OPERATIONS: dict[str, Operation] = {
 }
 
 
+#: A module's own special functions (PEP 562): run by reading a name it does not define, or `dir()`.
+MODULE_OPERATIONS: dict[str, Operation] = {
+    "__getattr__": Operation("getattr({module}, name)", "Reading a name module `{module}` does not define"),
+    "__dir__": Operation("dir({module})", "Listing module `{module}` with `dir()`"),
+}
+
+
+def module_operation(function: str, module: str) -> Operation | None:
+    """The operation that runs a module-level `__getattr__` or `__dir__` of `module`, or None."""
+    found = MODULE_OPERATIONS.get(function)
+    if found is None or not module:
+        return None
+    return Operation(found.code.format(module=module), found.words.format(module=module))
+
+
 def operation(method: str, cls: str) -> Operation | None:
     """The operation that runs special method `method` of class `cls` (its last name), or None
     for an ordinary method."""

@@ -18,7 +18,7 @@ from errdex.analyze.condexpr import (
     CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, exception_words, flag_named, negate_code,
     raised_in,
 )
-from errdex.analyze.operations import operation
+from errdex.analyze.operations import module_operation, operation
 
 _SITUATIONS = {
     "input-validation": "A value that {fn} checks and rejects: an argument, or state set before the call.",
@@ -192,7 +192,10 @@ def trigger_scenarios(f: SiteFacts) -> str:
 def _runs(f: SiteFacts) -> str:
     """What runs the function: "Calling `f`", or the operation behind a special method
     ("Assigning an attribute of a `ServerArgs` (`...ServerArgs.__setattr__`)")."""
-    special = operation(f.short, f.site_class.rpartition(".")[2]) if f.site_class else None
+    if f.site_class:
+        special = operation(f.short, f.site_class.rpartition(".")[2])
+    else:
+        special = module_operation(f.short, f.function.rpartition(".")[0])
     return f"{special.words} (`{f.function}`)" if special is not None else f"Calling `{f.function}`"
 
 
