@@ -47,7 +47,7 @@ import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from errdex.analyze.flow import FlowAnalyzer, free_names, import_stable, statements
+from errdex.analyze.flow import FlowAnalyzer, free_names, statements
 from errdex.analyze.condexpr import analysing
 from errdex.analyze.conjunction import EMPTY, Conjunction
 from errdex.analyze.exprs import expr_key, expr_names, memo
@@ -297,7 +297,7 @@ def _flow_for(scope: Scope) -> FlowAnalyzer:
     """
     flow = scope.__dict__.get(_FLOW)
     if flow is None:
-        flow = scope.__dict__[_FLOW] = FlowAnalyzer(import_stable(scope))
+        flow = scope.__dict__[_FLOW] = FlowAnalyzer(scope)
     return flow
 
 

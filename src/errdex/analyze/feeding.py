@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from keyword import kwlist
 
+from errdex.analyze.codegen import names_in
 from errdex.analyze.exprs import side_memo, side_table
 from errdex.analyze.flow import leaves
 from errdex.analyze.names import dotted, read_chains, shallow_walruses, target_names
@@ -170,26 +171,11 @@ _READING_METHODS = frozenset({
 
 
 def _call_changes(stmt: ast.stmt, expr: ast.expr | None) -> list[_Definition]:
-    """One hidden definition for the objects whose attributes the calls in `expr` may change: the
-    object of a method call (`self.reload()`), and what is passed to a call (`helper(self)`)."""
-    if expr is None:
-        return []
-    bases: set[str] = set()
-    for node in ast.walk(expr):
-        if node.__class__ is not ast.Call:
-            continue
-        func = node.func
-        if func.__class__ is ast.Attribute:
-            if func.attr not in _READING_METHODS and not func.attr.startswith(("is_", "has_", "get_")):
-                chain = dotted(func.value)
-                if chain is not None:
-                    bases.add(chain)
-        elif func.__class__ is ast.Name and func.id in _READING_CALLS:
-            continue
-        for arg in (*node.args, *(k.value for k in node.keywords)):
-            chain = dotted(arg.value if arg.__class__ is ast.Starred else arg)
-            if chain is not None:
-                bases.add(chain)
+    """One hidden definition for the objects whose attributes the call `expr` may change (the
+    statement's own call, not those nested in its arguments: a walk of every expression would cost
+    as much as the rest of the slice): the object of a method call (`self.reload()`), and what is
+    passed to it (`helper(self)`)."""
+    bases = _changed_by(expr)
     if not bases:
         return []
     hidden = _Definition(stmt, [], None, hidden=True, inside=frozenset(bases))
@@ -198,27 +184,52 @@ def _call_changes(stmt: ast.stmt, expr: ast.expr | None) -> list[_Definition]:
     return [hidden]
 
 
+def _changed_by(expr: ast.expr | None) -> set[str]:
+    """Chains whose attributes the call `expr` (awaited or not) may change; empty for anything else."""
+    if expr is not None and expr.__class__ is ast.Await:
+        expr = expr.value
+    if expr is None or expr.__class__ is not ast.Call:
+        return set()
+    bases: set[str] = set()
+    func = expr.func
+    if func.__class__ is ast.Attribute:
+        if func.attr not in _READING_METHODS and not func.attr.startswith(("is_", "has_", "get_")):
+            chain = dotted(func.value)
+            if chain is not None:
+                bases.add(chain)
+    elif func.__class__ is ast.Name and func.id in _READING_CALLS:
+        return bases
+    for arg in (*expr.args, *(k.value for k in expr.keywords)):
+        chain = dotted(arg.value if arg.__class__ is ast.Starred else arg)
+        if chain is not None:
+            bases.add(chain)
+    return bases
+
+
 def _may_bind(stmt: ast.stmt) -> list[_Definition]:
     """The names and attribute chains bound inside a compound statement's blocks, as one hidden
     definition (none when it binds nothing): `info = None` then `try: info = load()` does not
     give the site `info = None`."""
     bound: set[str] = set()
     filled: set[str] = set()
+    inside: set[str] = set()   # objects a call statement in its blocks may change (`self.reload()`)
     stack: list[ast.AST] = [stmt]
     while stack:
         node = stack.pop()
         if node is not stmt:
             _bound_by(node, bound, filled)
+            value = getattr(node, "value", None)
+            if value is not None and value.__class__ in (ast.Call, ast.Await):
+                inside |= _changed_by(value)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for field in _NESTED_BLOCKS:
             stack.extend(getattr(node, field, ()) or ())
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
         _targets(stmt.target, bound, filled)
-    inside = frozenset(b for d in _call_changes(stmt, stmt) for b in d.inside)   # calls in its blocks
     if not bound and not filled and not inside:
         return []
-    hidden = _Definition(stmt, [], None, hidden=True, filled=frozenset(filled), inside=inside)
+    hidden = _Definition(stmt, [], None, hidden=True, filled=frozenset(filled), inside=frozenset(inside))
     hidden.cached_defines = bound | filled   # so the slice stops at it; it ends only what it binds
     hidden.cached_kills = bound
     hidden.cached_uses = set()
@@ -378,11 +389,8 @@ def _needed(names: Iterable[str]) -> set[str]:
     plain = {name for name in names if name.isidentifier()}
     need = plain - _KEYWORDS   # no definition binds a keyword: it could never feed anything
     if len(plain) < len(names):
-        for name in names - plain:
-            try:
-                need |= read_chains(ast.parse(name, mode="eval"))
-            except SyntaxError:
-                continue
+        for name in names - plain:   # an expression: its names and attribute chains (a regex, cached per text)
+            need |= names_in(name) - _KEYWORDS
     return need
 
 

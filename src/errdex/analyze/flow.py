@@ -315,10 +315,11 @@ def _bind_target(target: ast.expr, value: ast.expr) -> dict[str, ast.expr] | Non
 class FlowAnalyzer:
     """Exit conditions of the statements of one scope, cached by node identity."""
 
-    def __init__(self, same_value: frozenset[str] = frozenset()) -> None:
-        #: Names every binding of which imports one and the same module attribute: binding one again
-        #: gives the value it had (`from m import f` in two branches), so no test of it goes stale.
-        self.same_value = same_value
+    def __init__(self, scope: ast.AST | None = None) -> None:
+        #: The scope's parameters and body (not the scope node: no reference cycle through its
+        #: `__dict__`), for `same_value`, worked out when a binding first asks.
+        self._scope_parts = (getattr(scope, "args", None), getattr(scope, "body", None)) if scope is not None else None
+        self._same_value: frozenset[str] | None = None if scope is not None else frozenset()
         self._stmt_cache: dict[int, Exits] = {}
         self._block_cache: dict[int, Exits] = {}
         self.bound_cache: dict[int, frozenset[str]] = {}
@@ -345,7 +346,7 @@ class FlowAnalyzer:
         leaves (`if flag: for flag in xs: ...; return`) binds nothing the code after sees."""
         if not isinstance(stmt, ast.If):
             found = self.bound(stmt)
-            return found - self.same_value if self.same_value and found else found
+            return found - self.same_value() if found and _imports_in(stmt) else found
         found = self._on_the_way.get(id(stmt))
         if found is None:
             names = {n.target.id for n in ast.walk(stmt.test) if isinstance(n, ast.NamedExpr)}
@@ -353,7 +354,19 @@ class FlowAnalyzer:
                 if block and not _onlyleaves(self.block_exits(block)):
                     for child in block:
                         names |= self.bound(child)
-            found = self._on_the_way[id(stmt)] = frozenset(names) - self.same_value
+            found = frozenset(names)
+            if found and _imports_in(stmt):
+                found -= self.same_value()
+            self._on_the_way[id(stmt)] = found
+        return found
+
+    def same_value(self) -> frozenset[str]:
+        """Names every binding of which imports one and the same module attribute: binding one again
+        gives the value it had (`from m import f` in two branches), so no test of it goes stale."""
+        found = self._same_value
+        if found is None:
+            args, body = self._scope_parts
+            found = self._same_value = import_stable(args, body)
         return found
 
     def block_exits(self, stmts: list[ast.stmt]) -> Exits:
@@ -783,16 +796,22 @@ def _read_once(name: str, stmts: list[ast.stmt], assign: ast.stmt, value: ast.ex
     return reads <= 1 or not expr_may_change_state(value)
 
 
-def import_stable(scope: ast.AST) -> frozenset[str]:
-    """Names of a scope that only imports bind, each always to the same module attribute
-    (`from m import f` twice, in two branches): binding one again changes nothing."""
+def _imports_in(stmt: ast.stmt) -> bool:
+    """Whether `stmt` is an import, or a compound statement with one among its blocks' own statements."""
+    if stmt.__class__ is ast.Import or stmt.__class__ is ast.ImportFrom:
+        return True
+    return any(s.__class__ is ast.Import or s.__class__ is ast.ImportFrom
+               for name in ("body", "orelse", "finalbody") for s in getattr(stmt, name, ()) or ())
+
+
+def import_stable(args: ast.arguments | None, body: list | None) -> frozenset[str]:
+    """Names of a scope (its parameters and body) that only imports bind, each always to the same
+    module attribute (`from m import f` twice, in two branches): binding one again changes nothing."""
     targets: dict[str, set] = {}
-    args = getattr(scope, "args", None)
     if isinstance(args, ast.arguments):
         for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
             if arg is not None:
                 targets[arg.arg] = {None}   # a parameter: bound by the call
-    body = getattr(scope, "body", None)
     for node in statements(body if isinstance(body, list) else []):
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:

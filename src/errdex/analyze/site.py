@@ -8,7 +8,6 @@ on records.
 from __future__ import annotations
 
 import ast
-import re
 
 from errdex.analyze.caught import enclosing_handlers
 from errdex.analyze.condition import trigger_condition
@@ -16,7 +15,6 @@ from errdex.analyze.feeding import feeding_values
 from errdex.analyze.source import analyzing, node_text
 from errdex.models import ErrorSite, Placeholder
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def analyze_site(scope: ast.AST, path: list, site: ErrorSite, lines: list[str] | None = None) -> None:
@@ -41,23 +39,14 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     site.condition_calls = list(cond.calls)
     # Feed the site's own guard, not every earlier check: as expressions, so what they read is
     # taken whole (`self.group_size` needs `self.group_size = ...`, not a local `group_size`).
-    names = set(_readable(cond.guard))
+    names = {cond.guard} if cond.guard else set()   # `feeding._needed` parses each once
     for seg in site.message.segments:
-        if isinstance(seg, Placeholder):
-            names.update(_readable(seg.expr))
+        if isinstance(seg, Placeholder) and seg.expr:
+            names.add(seg.expr)
     if names:
         site.feeding = feeding_values(scope, path, names)
     site.loops = _loops(path)
     site.handlers = enclosing_handlers(path)
-
-
-def _readable(expr: str) -> list[str]:
-    """`[expr]` when it parses as an expression (the slice takes what it reads), else its identifiers."""
-    try:
-        ast.parse(expr, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return _NAME.findall(expr)
-    return [expr] if expr.strip() else []
 
 
 def _loops(path: list) -> list[str]:
