@@ -696,7 +696,7 @@ def test_a_name_bound_once_in_a_block_with_a_loop_is_read_as_its_tests_left_it()
     """`with open(p) as f: meta = f.meta(); if meta.get("q") != "fp8": raise ...; for name in f: ...`:
     the loop binds other names, so after the block `meta` is what its test read (exact); a loop
     that binds `meta` again makes the test speak of an earlier value."""
-    got = _condition("""
+    source = """
 def f(path):
     layers = []
     with open(path) as fh:
@@ -707,21 +707,10 @@ def f(path):
             layers.append(name)
     if not layers:
         raise ValueError("no layers")
-""", 1)
-    assert got.exact and got.expr == "meta.get('q') == 'fp8' and not layers"
-    got = _condition("""
-def f(path):
-    layers = []
-    with open(path) as fh:
-        meta = fh.meta()
-        if meta.get("q") != "fp8":
-            raise ValueError("not fp8")
-        for meta in fh.keys():
-            layers.append(meta)
-    if not layers:
-        raise ValueError("no layers")
-""", 1)
-    assert not got.exact and "`meta` tested on the way" in got.reason
+"""
+    _exact_until_changed(source, "meta.get('q') == 'fp8' and not layers", "meta",
+                         "for name in fh.keys():\n            layers.append(name)",
+                         "for meta in fh.keys():\n            layers.append(meta)")
 
 
 def test_importing_the_same_name_again_changes_nothing():
@@ -736,11 +725,18 @@ def g(cfg):
         from m.util import supported
         assert cfg.size > 1, "b needs size"
 """
+    _exact_until_changed(source, "(not cfg.a or supported()) and cfg.b and cfg.size <= 1", "supported",
+                         "        from m.util import supported\n        assert cfg.size",
+                         "        from m.other import supported\n        assert cfg.size")
+
+
+def _exact_until_changed(source: str, expected: str, name: str, old: str, new: str) -> None:
+    """The second site's condition is `expected`, exact; with `old` replaced by `new` (which changes
+    `name` after its test) it is approximate, saying so."""
     got = _condition(source, 1)
-    assert got.exact and got.expr == "(not cfg.a or supported()) and cfg.b and cfg.size <= 1"
-    got = _condition(source.replace("        from m.util import supported\n        assert cfg.size",
-                                    "        from m.other import supported\n        assert cfg.size"), 1)
-    assert not got.exact and "`supported` tested on the way" in got.reason
+    assert got.exact and got.expr == expected
+    got = _condition(source.replace(old, new), 1)
+    assert not got.exact and f"`{name}` tested on the way" in got.reason
 
 
 def test_checks_inside_a_branch_that_goes_on_are_earlier_checks_not_the_sites_path():

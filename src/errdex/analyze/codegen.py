@@ -15,6 +15,7 @@ from functools import lru_cache
 from errdex.analyze.condexpr import (
     Condition, and_operand, nearest_conjuncts, negated_source, type_tests, without_passed_calls,
 )
+from errdex.analyze.names import dotted
 from errdex.analyze.operations import module_operation, operation
 from errdex.analyze.purity import constant_display
 
@@ -395,17 +396,6 @@ def with_values(guard: str, feeding: list[str]) -> str:
 _DOTTED_TARGET = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
-def _dotted_text(node: ast.expr) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def _over_loops(guard: str, loops: list[str]) -> str:
     """`all(<guard> for req in reqs)` when the guard reads what a loop around the site binds: the
     caller has `reqs`, not one `req`, and the site checks every element (outer loops first)."""
@@ -452,7 +442,7 @@ class _Substitute(ast.NodeTransformer):
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         if isinstance(node.ctx, ast.Load):
-            chain = _dotted_text(node)
+            chain = dotted(node)
             value = self.values.get(chain) if chain else None
             if value is not None:
                 return _fresh(value)
