@@ -49,7 +49,7 @@ class _Definition:
     filled: frozenset[str] = frozenset()
     #: objects whose attributes a call may change (`self` of `self.reload()` or `helper(self)`): what
     #: the slice needs inside them (`self.limit`) ends here; the names themselves stay
-    inside: frozenset[str] = frozenset()
+    inside: tuple[str, ...] = ()   # as prefixes, `self.`: what `str.startswith` is given
     #: defines/kills/uses/text, computed once: definitions are kept on their statement
     #: and reused by every later site of the function.
     cached_defines: set[str] | None = None
@@ -178,7 +178,7 @@ def _call_changes(stmt: ast.stmt, expr: ast.expr | None) -> list[_Definition]:
     bases = _changed_by(expr)
     if not bases:
         return []
-    hidden = _Definition(stmt, [], None, hidden=True, inside=frozenset(bases))
+    hidden = _Definition(stmt, [], None, hidden=True, inside=tuple(sorted(b + "." for b in bases)))
     hidden.cached_defines = hidden.cached_kills = set()
     hidden.cached_uses = set()
     return [hidden]
@@ -229,7 +229,8 @@ def _may_bind(stmt: ast.stmt) -> list[_Definition]:
         _targets(stmt.target, bound, filled)
     if not bound and not filled and not inside:
         return []
-    hidden = _Definition(stmt, [], None, hidden=True, filled=frozenset(filled), inside=frozenset(inside))
+    hidden = _Definition(stmt, [], None, hidden=True, filled=frozenset(filled),
+                         inside=tuple(sorted(b + "." for b in inside)))
     hidden.cached_defines = bound | filled   # so the slice stops at it; it ends only what it binds
     hidden.cached_kills = bound
     hidden.cached_uses = set()
@@ -442,8 +443,9 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
     for definitions, count in reversed(_dominating_groups(scope, path)):
         for position in range(count - 1, -1, -1):   # the last definition first
             definition = definitions[position]
-            if definition.inside:   # a call may change these objects' attributes: what is inside them ends
-                dead = {n for n in need if n.startswith(tuple(b + "." for b in definition.inside))}
+            inside = definition.inside
+            if inside:   # a call may change these objects' attributes: what is inside them ends
+                dead = {n for n in need if n.startswith(inside)}
                 if dead:
                     need = need - dead
             defines = definition.cached_defines
