@@ -35,7 +35,7 @@ def test_names_an_f_string_reads_are_read():
 
 def test_a_callers_guard_over_a_loops_element_checks_every_element():
     """The caller has `reqs`, not one `req`: the guard says every element passes."""
-    from errdex.analyze.codegen import example_fix
+    from errdex.analyze.fixes import example_fix
 
     cond = parse_condition("req.delimiters[0] < 0", "req.delimiters[0] < 0")
     fix = example_fix(cond, "check_requests(...)", "ValueError", "m.check_requests", "skip",

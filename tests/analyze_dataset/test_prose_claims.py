@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from errdex.analyze.codegen import with_values
+from errdex.analyze.fixes import with_values
 from errdex.analyze.condexpr import describe, parse_condition
 from errdex.analyze.flow import NON_LITERAL_LOOP
 from errdex.analyze.prose import SiteFacts, common_situations, documentation, solutions, trigger_scenarios

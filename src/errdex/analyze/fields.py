@@ -14,7 +14,7 @@ older index, or a catalog without analysis) and is left as it is.
 
 from __future__ import annotations
 
-from errdex.analyze import codegen, prose
+from errdex.analyze import codegen, fixes, prose
 from errdex.analyze.condexpr import Condition, describe_own, parse_condition, unbound_helper_check
 
 #: The record fields `fill_text` writes.
@@ -114,7 +114,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
         _set(record, prov, "tryCatchPattern", codegen.try_catch(call, seen, f.error_type, strategy), by_rule)
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
     site_call = codegen.call_text(qual, ex.get("siteClass"), ex.get("siteBinding"))
-    _set(record, prov, "exampleFix", codegen.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
+    _set(record, prov, "exampleFix", fixes.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
                                                              f.error_type == "warning", f.feeding, f.loops),
          from_condition)
 
