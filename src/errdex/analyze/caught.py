@@ -13,7 +13,6 @@ import ast
 
 #: Classes a handler for `Exception` does not catch.
 _BASE_ONLY = frozenset({"BaseException", "SystemExit", "KeyboardInterrupt", "GeneratorExit"})
-_GENERIC = ("Exception", "BaseException")
 
 
 def enclosing_handlers(path: list) -> list[tuple[int, tuple[str, ...], str, str | None]]:
@@ -54,9 +53,10 @@ def caught_by(handlers: list, error_class: str | None, ancestors: list[str]) -> 
         return None
     own = error_class.rpartition(".")[2]
     names = {own, *(a.rpartition(".")[2] for a in ancestors)}
+    # `except Exception` catches all but BaseException itself, SystemExit, KeyboardInterrupt and GeneratorExit
+    under_exception = own != "BaseException" and names.isdisjoint(_BASE_ONLY - {"BaseException"})
     for line, caught, outcome, into in handlers:
-        generic = any(c in _GENERIC for c in caught) and own not in _BASE_ONLY and not names & _BASE_ONLY - {"BaseException"}
-        if not (names.intersection(caught) or generic or "BaseException" in caught):
+        if names.isdisjoint(caught) and "BaseException" not in caught and not ("Exception" in caught and under_exception):
             continue
         if outcome == "reraised":
             return None

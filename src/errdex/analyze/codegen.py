@@ -71,15 +71,15 @@ def feeding_for(names: set[str] | frozenset[str], feeding: list[str], loops: boo
     needed: set[str] | frozenset[str] = names
     picked = []
     for line in reversed(feeding):
-        header = loops and _is_header(line)
-        targets = _loop_targets(line) if header else _ASSIGNED.get(line)
+        header = loops and is_header(line)
+        targets = loop_targets(line) if header else _ASSIGNED.get(line)
         if targets is None:
             targets = _assigned(line)
         if not targets.isdisjoint(needed):
             if not header and _initial_value(line):
                 continue   # `d = {"k": []}`, usually filled later (in place, or by a call it is passed to): shown, it would claim `d` stays empty
             picked.append(line.strip())
-            needed = needed | (_header_reads(line) if header else _reads(line))
+            needed = needed | (header_reads(line) if header else _reads(line))
     picked.reverse()
     return picked
 
@@ -152,26 +152,35 @@ def _assigned(line: str) -> frozenset[str]:
     return found
 
 
-def _is_header(line: str) -> bool:
+def plain_assignment(line: str) -> tuple[str, str] | None:
+    """(target, value) of a feeding line `target = value`; None for an augmented assignment or a
+    block header."""
+    m = _ASSIGN.match(line)
+    if m is None or is_header(line) or line[m.end() - 2] in _AUG_OPS:
+        return None
+    return m.group(1).strip(), line[m.end():].strip()
+
+
+def is_header(line: str) -> bool:
     """A feeding line that opens a block: a `for` header, or a `with` binding a name (`as f`)."""
     return line.startswith(("for ", "async for ", "with ", "async with "))
 
 
-def _header_reads(header: str) -> frozenset[str]:
+def header_reads(header: str) -> frozenset[str]:
     """Names a `for` header's iterable reads (its targets are bound, not read)."""
-    return names_in(header) - _loop_targets(header)
+    return names_in(header) - loop_targets(header)
 
 
 def binding_loop(loops: list[str], names: set[str] | frozenset[str]) -> str | None:
     """The innermost of the `for` headers around a site (`errdex.loops`) that binds one of `names`."""
     for header in reversed(loops):
-        if not _loop_targets(header).isdisjoint(names):
+        if not loop_targets(header).isdisjoint(names):
             return header
     return None
 
 
 @lru_cache(maxsize=4096)
-def _loop_targets(header: str) -> frozenset[str]:
+def loop_targets(header: str) -> frozenset[str]:
     """The names a `for` header (or a `with ... as` line) binds (read on every page of a record in a
     loop: parsed once)."""
     try:
@@ -227,8 +236,8 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
     pad = ""
     for line in nest:
-        lines.append(pad + line + (":" if _is_header(line) else ""))
-        if _is_header(line):
+        lines.append(pad + line + (":" if is_header(line) else ""))
+        if is_header(line):
             pad += "    "
     lines += [pad + line for line in before] if context else []
     if context:   # the site's own path: the test holds only there
@@ -248,7 +257,7 @@ def _in_loops(used: frozenset[str], context: frozenset[str], feeding: list[str]
     for_own = feeding_for(used, feeding, loops=True)
     wanted = set(for_context) | set(for_own)
     ordered = [line.strip() for line in feeding if line.strip() in wanted]
-    headers = [i for i, line in enumerate(ordered) if _is_header(line)]
+    headers = [i for i, line in enumerate(ordered) if is_header(line)]
     if not headers:
         return [], [], []
     nest, rest = ordered[:headers[-1] + 1], ordered[headers[-1] + 1:]

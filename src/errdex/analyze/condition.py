@@ -51,7 +51,7 @@ from errdex.analyze.flow import FlowAnalyzer, free_names, statements
 from errdex.analyze.condexpr import analysing
 from errdex.analyze.conjunction import EMPTY, Conjunction
 from errdex.analyze.exprs import expr_key, expr_names, memo
-from errdex.analyze.names import own_bindings, target_names
+from errdex.analyze.names import bound_names, own_bindings, target_names
 from errdex.analyze.patterns import case_condition
 from errdex.analyze.purity import is_pure, may_change_state, state_atoms
 from errdex.analyze.raised import NO_CALL, outer_call_texts, raised_condition
@@ -447,26 +447,17 @@ def _rebound_after_read(stmt: ast.stmt, names: frozenset[str], guard: ast.expr) 
             reads[node.id] = min(reads.get(node.id, at), at)
     bound: dict[str, tuple[int, int]] = {}
     for node in ast.walk(stmt):
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.NamedExpr)) and _binds_any(node, names):
-            return names   # bound in a loop (or by a walrus): source order says nothing
+        if node.__class__ is ast.NamedExpr:
+            if node.target.id in names:
+                return names   # bound by a walrus: source order says nothing
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and not names.isdisjoint(bound_names(node)):
+            return names   # bound in a loop: source order says nothing
         if isinstance(node, (ast.stmt, ast.ExceptHandler)) and node is not stmt:
             for name in own_bindings(node):
                 if name in names:
                     end = (node.end_lineno or 0, node.end_col_offset or 0)
                     bound[name] = max(bound.get(name, end), end)
     return frozenset(n for n in names if n not in bound or n not in reads or bound[n] >= reads[n])
-
-
-def _binds_any(node: ast.AST, names: frozenset[str]) -> bool:
-    """Whether a loop (its target or any statement in it) or a walrus binds one of `names`."""
-    if isinstance(node, ast.NamedExpr):
-        return isinstance(node.target, ast.Name) and node.target.id in names
-    if isinstance(node, (ast.For, ast.AsyncFor)) and not names.isdisjoint(target_names(node.target)):
-        return True
-    return any(not names.isdisjoint(own_bindings(inner)) for inner in ast.walk(node)
-               if isinstance(inner, (ast.stmt, ast.ExceptHandler)) and inner is not node) or \
-        any(isinstance(inner, ast.NamedExpr) and isinstance(inner.target, ast.Name) and inner.target.id in names
-            for inner in ast.walk(node))
 
 
 _COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,

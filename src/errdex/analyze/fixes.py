@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.analyze.codegen import _ASSIGN, _AUG_OPS, _header_reads, _is_header, _loop_targets, names_in
+from errdex.analyze.codegen import header_reads, loop_targets, names_in, plain_assignment
 from errdex.analyze.condexpr import Condition, and_operand, nearest_conjuncts, negated_source
 from errdex.analyze.names import dotted
 
@@ -27,17 +27,17 @@ def with_values(guard: str, feeding: list[str]) -> str:
     values: dict[str, ast.expr] = {}
     seen: set[str] = set()
     for line in feeding:
-        m = _ASSIGN.match(line)
-        if m is None or _is_header(line) or line[m.end() - 2] in _AUG_OPS:
+        parts = plain_assignment(line)
+        if parts is None:
             continue
-        target = m.group(1).strip()
+        target, text = parts
         if target in seen:
             values.pop(target, None)   # bound twice: which value the test reads depends on the path
             continue
         seen.add(target)
-        value = _plain_value(line[m.end():].strip())
-        if value is not None and target not in names_in(line[m.end():]) \
-                and (target.isidentifier() or _DOTTED_TARGET.fullmatch(target)):
+        value = _plain_value(text)
+        if value is not None and target not in names_in(text) \
+                and all(part.isidentifier() for part in target.split(".")):
             values[target] = value   # `n = len(x)`, or `self.n = n` (a constructor's argument)
     if not values or names_in(guard).isdisjoint(name.rpartition(".")[2] for name in values):
         return guard
@@ -57,9 +57,6 @@ def with_values(guard: str, feeding: list[str]) -> str:
     return text if len(text) <= limit else guard
 
 
-_DOTTED_TARGET = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
-
-
 def over_loops(guard: str, loops: list[str]) -> str:
     """`all(<guard> for req in reqs)` when the guard reads what a loop around the site binds: the
     caller has `reqs`, not one `req`, and the site checks every element (outer loops first)."""
@@ -68,10 +65,10 @@ def over_loops(guard: str, loops: list[str]) -> str:
     for header in reversed(loops):
         if header.startswith("async "):
             break   # no `async for` inside `all(...)`
-        targets = _loop_targets(header)
+        targets = loop_targets(header)
         if targets and not targets.isdisjoint(names):
             chosen.insert(0, header)
-            names |= _header_reads(header)
+            names |= header_reads(header)
     if not chosen:
         return guard
     return f"all({guard} {' '.join(chosen)})"
@@ -177,8 +174,3 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     once = " (once the earlier checks in it pass)" if cond.guards else ""
     verb = "warns with" if warning else "raises"
     return f"{head}# before\n{bare}  # {verb} {error_class} when {when}{once}\n# after\n{after}"
-
-
-#: `self` read other than as `self.<field>` (passed on, compared): no field stands for it.
-_BARE_SELF = re.compile(r"\bself\b(?!\.[A-Za-z_])")
-_SELF_FIELD = re.compile(r"\bself\.(?=[A-Za-z_])")

@@ -18,7 +18,7 @@ from errdex.analyze.condexpr import (
     CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, exception_words, flag_named, negate_code,
     raised_in,
 )
-from errdex.analyze.operations import module_operation, operation
+from errdex.analyze.operations import OPERATIONS, module_operation, operation
 
 _SITUATIONS = {
     "input-validation": "A value that {fn} checks and rejects: an argument, or state set before the call.",
@@ -202,7 +202,7 @@ def _runs(f: SiteFacts) -> str:
 def _shown(f: SiteFacts) -> str:
     """The function as prose names it: its last name part, with its class for a special method
     (`ServerArgs.__setattr__`, where a bare `__setattr__` says little)."""
-    if f.site_class and operation(f.short, "") is not None:
+    if f.site_class and f.short in OPERATIONS:
         return f"`{f.site_class.rpartition('.')[2]}.{f.short}`"
     return f"`{f.short}`"
 
