@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "53"
+EXTRACTOR_VERSION = "54"
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +199,10 @@ class FunctionFacts:
     public: bool
     cls: str | None = None        # owning class qualname for methods
     binding: str = ""             # "static" or "class" for a staticmethod or classmethod: called on the class
+    # Callees called only inside `try` bodies: name -> the handler chains around its calls (one per
+    # place, innermost try first; `extract.handlers.Handler`). An error the chains all stop never
+    # reaches this function's callers through that call.
+    guarded: dict[str, tuple[tuple[tuple[tuple[str, ...], bool], ...], ...]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -113,6 +113,104 @@ def test_constructing_a_class_reaches_its_post_init(tmp_path):
     assert recs["never dataclass"]["errdex"]["callers"] == ["shop.items.order"]
 
 
+def test_callers_that_stop_the_error_are_not_climbed(tmp_path):
+    """A caller whose handlers stop the site's class around every call of it is no way up for
+    that class: not an entry point, nor is what calls it only through it. A handler that re-raises
+    (always or on some path), a call outside the try, and another class all keep the way open."""
+    recs = _index(tmp_path, {
+        "svc/__init__.py": "",
+        "svc/core.py": """
+            import logging
+
+
+            class LimitError(ValueError):
+                pass
+
+
+            def _check(n):
+                if n > 512:
+                    raise LimitError(f"n={n} over 512")
+
+
+            def _lookup(key):
+                if key is None:
+                    raise KeyError("no key")
+
+
+            def quiet(n):
+                try:
+                    _check(n)
+                except ValueError:
+                    logging.exception("bad")
+                    return None
+
+
+            def converts(n):
+                try:
+                    _check(n)
+                    _lookup(n)
+                except LimitError as exc:
+                    raise RuntimeError("limit") from exc
+                except Exception:
+                    raise
+
+
+            def sometimes(n, strict):
+                try:
+                    _check(n)
+                except Exception:
+                    if strict:
+                        raise
+                    return 0
+
+
+            def twice(n):
+                try:
+                    _check(n)
+                except ValueError:
+                    pass
+                return _check(n + 1)
+
+
+            def serve(n):
+                return quiet(n)
+            """,
+    })
+    limit = recs["n={n} over 512"]["errdex"]
+    assert limit["callers"] == ["svc.core.converts", "svc.core.quiet", "svc.core.sometimes", "svc.core.twice"]
+    assert limit["entryPoints"] == ["svc.core.sometimes", "svc.core.twice"]
+    lookup = recs["no key"]["errdex"]
+    assert lookup["entryPoints"] == ["svc.core.converts"]
+
+
+def test_guarded_calls_keep_the_handler_chain_innermost_first(tmp_path):
+    from errdex.extract.files import extract_file
+
+    (tmp_path / "m.py").write_text(textwrap.dedent("""
+        def g():
+            pass
+
+        def h():
+            pass
+
+        def f():
+            try:
+                try:
+                    g()
+                except KeyError:
+                    return 1
+                h()
+            except (ValueError, TypeError):
+                raise
+            except OSError:
+                pass
+            h()
+        """))
+    fn = {f.qualname: f for f in extract_file(str(tmp_path), "m.py", "m").functions}["m.f"]
+    outer = ((("ValueError", "TypeError"), False), (("OSError",), True))
+    assert fn.guarded == {"m.g": (((("KeyError",), True), *outer),)}   # h is also called outside any try
+
+
 @pytest.mark.parametrize("cond", [
     "a > 3", "a != 2 and b", "not b", "a in (1, 2)", "a is None or b", "not (a < 1 or b)",
     "c and (a >= 2 or not b)", "(a == 1) == b", "a % 2 != 0 and a > 0",

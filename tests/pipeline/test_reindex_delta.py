@@ -176,3 +176,34 @@ def test_in_place_update_shows_the_new_message(tmp_path, run_cli):
     assert "no item was given" in shown
     out = run_cli("index", str(src), "--db", db, "--repo", "acme/shop", "--version", "1", "-q", "--full").stdout
     assert out.startswith("indexed acme/shop@1")
+
+
+def test_a_new_class_past_a_handler_on_the_way_up_is_found_by_the_full_path(tmp_path):
+    """Entry points past a `try` around a call hold for the classes that try lets through: a
+    class new to the function cannot reuse them, so the re-index takes the full path (and gives
+    what a full rebuild gives); a function whose way up meets no handler reuses them in place."""
+    files = dict(FILES)
+    files["shop/api.py"] = '''
+        from .core import buy
+
+        def checkout(item):
+            try:
+                return buy(item, 1)
+            except LookupError:
+                return None
+    '''
+    src = write_sample(tmp_path / "src", files)
+    db = tmp_path / "a.db"
+    _index(src, db)
+    before = {r["errorMessage"]: r["errdex"] for r in _records(db).values()}
+    assert before["no item given"]["entryPoints"] == ["shop.core.buy", "shop.api.checkout"]
+    assert before["no item given"]["provenance"]["entryPoints"] == "fact:handlers"
+    shutil.copy(db, tmp_path / "b.db")
+    _edit(src / CORE, "    return item", "    if qty > 99:\n        raise KeyError('too many')\n    return item")
+    report = _index(src, db)
+    assert not report.in_place
+    _index(src, tmp_path / "b.db", full=True)
+    assert _records(db) == _records(tmp_path / "b.db")
+    after = {r["errorMessage"]: r["errdex"] for r in _records(db).values()}
+    assert after["too many"]["entryPoints"] == ["shop.core.buy"]   # checkout handles a LookupError
+    assert after["no item given"]["entryPoints"] == ["shop.core.buy", "shop.api.checkout"]

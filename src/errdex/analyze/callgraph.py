@@ -5,13 +5,16 @@ each file's imports and `self`); here they are resolved across files:
 re-exports through `Codebase.resolve`, methods through the class hierarchy,
 and a call to a class means its `__init__` and `__post_init__`. Calls that resolve to nothing in
 the dataset (library code, dynamic attributes) are dropped: an edge is only
-recorded when the code names its target.
+recorded when the code names its target. An edge whose calls all sit in `try`
+bodies keeps the handlers around them (`FunctionFacts.guarded`): the errors
+those handlers stop do not climb it, so a site's entry points depend on its class.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from errdex.extract.handlers import chain_stops
 from errdex.extract.link import Codebase
 from errdex.models import FileFacts
 from errdex.records import is_test_path
@@ -28,38 +31,56 @@ class CallGraph:
     callers_of: dict[str, set[str]] = field(default_factory=dict)
     public: set[str] = field(default_factory=set)
     test_functions: set[str] = field(default_factory=set)
+    # (callee, caller) -> handler chains around every call of that edge (`FunctionFacts.guarded`)
+    guarded: dict[tuple[str, str], tuple] = field(default_factory=dict)
 
     def callers(self, qualname: str) -> list[str]:
         """Direct callers, sorted, capped at MAX_CALLERS."""
         return sorted(self.callers_of.get(qualname, ()))[:MAX_CALLERS]
 
-    def entry_points(self, qualname: str, *, depth: int = ENTRY_DEPTH, include_tests: bool = False) -> list[str]:
+    def entry_points(self, qualname: str, *, depth: int = ENTRY_DEPTH, include_tests: bool = False,
+                     error: tuple[frozenset[str], bool] | None = None) -> list[str]:
         """Public functions that reach `qualname` within `depth` calls, nearest first.
 
         The function itself counts (depth 0) when it is public. Test functions
-        are left out unless the site is itself test code.
+        are left out unless the site is itself test code. `error` (`handlers.error_names`
+        of the site's class): a caller whose handlers stop that error around every call
+        on the way is not climbed, nor what lies above it.
         """
+        return self.climb(qualname, depth=depth, include_tests=include_tests, error=error)[0]
+
+    def climb(self, qualname: str, *, depth: int = ENTRY_DEPTH, include_tests: bool = False,
+              error: tuple[frozenset[str], bool] | None = None) -> tuple[list[str], bool]:
+        """`entry_points`, and whether the way up met a guarded edge: when it met none, the
+        answer is the same for every class (a re-index may reuse it for a new one)."""
         out: list[str] = []
         seen = {qualname}
         frontier = [qualname]
+        guarded = self.guarded
+        met = False
         for level in range(depth + 1):
             for q in sorted(frontier):
                 if q in self.public and (include_tests or q not in self.test_functions):
                     out.append(q)
                     if len(out) >= MAX_ENTRY_POINTS:
-                        return out
+                        return out, met
             if level == depth:
                 break
             nxt = []
             for q in frontier:
                 for c in self.callers_of.get(q, ()):
                     if c not in seen:
+                        chains = guarded.get((q, c)) if guarded else None
+                        if chains is not None:
+                            met = True
+                            if error is not None and all(chain_stops(chain, *error) for chain in chains):
+                                continue   # not seen: another way up may still reach it
                         seen.add(c)
                         nxt.append(c)
             frontier = nxt
             if not frontier:
                 break
-        return out
+        return out, met
 
 
 def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> CallGraph:
@@ -72,20 +93,26 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
     resolver = _CalleeResolver(cb, functions)
     callers_of = graph.callers_of
     known = resolver.cache   # looked up inline: most of the calls name a callee seen before
+    guarded: dict[tuple[str, str], tuple] = {}
+    open_edges: set[tuple[str, str]] = set()   # edges with a call no handler stops anything around
     for fn in functions.values():
         caller = fn.qualname
+        chains_of = fn.guarded
         for call in fn.calls:
             target = known.get(call, False)
             if target is False:
                 target = known[call] = resolver.callee(call)
             if target is None:
                 continue
-            if target.__class__ is tuple:   # a class call: its `__init__` and `__post_init__`
-                for one in target:
-                    if one != caller:
-                        callers_of.setdefault(one, set()).add(caller)
-            elif target != caller:
-                callers_of.setdefault(target, set()).add(caller)
+            for one in target if target.__class__ is tuple else (target,):   # a class: `__init__`, `__post_init__`
+                if one == caller:
+                    continue
+                callers_of.setdefault(one, set()).add(caller)
+                if chains_of and call in chains_of:
+                    guarded[(one, caller)] = guarded.get((one, caller), ()) + chains_of[call]
+                else:
+                    open_edges.add((one, caller))
+    graph.guarded = {edge: chains for edge, chains in guarded.items() if edge not in open_edges}
     return graph
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import ast
 
-#: Classes a handler for `Exception` does not catch.
-_BASE_ONLY = frozenset({"BaseException", "SystemExit", "KeyboardInterrupt", "GeneratorExit"})
+from errdex.extract.handlers import catches, caught_names, error_names, outcome
 
 
 def enclosing_handlers(path: list) -> list[tuple[int, tuple[str, ...], str, str | None]]:
@@ -24,26 +23,8 @@ def enclosing_handlers(path: list) -> list[tuple[int, tuple[str, ...], str, str 
         if not isinstance(node, (ast.Try, ast.TryStar)) or not any(inner is s for s in node.body):
             continue
         for handler in node.handlers:
-            out.append((handler.lineno, _caught(handler), *_outcome(handler)))
+            out.append((handler.lineno, caught_names(handler), *outcome(handler)))
     return out
-
-
-def _caught(handler: ast.ExceptHandler) -> tuple[str, ...]:
-    if handler.type is None:
-        return ("BaseException",)
-    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return tuple(k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else "?" for k in kinds)
-
-
-def _outcome(handler: ast.ExceptHandler) -> tuple[str, str | None]:
-    last = handler.body[-1] if handler.body else None
-    if isinstance(last, ast.Raise):
-        if last.exc is None or (isinstance(last.exc, ast.Name) and last.exc.id == handler.name):
-            return "reraised", None
-        exc = last.exc.func if isinstance(last.exc, ast.Call) else last.exc
-        name = exc.id if isinstance(exc, ast.Name) else exc.attr if isinstance(exc, ast.Attribute) else None
-        return "converted", name
-    return "handled", None
 
 
 def caught_by(handlers: list, error_class: str | None, ancestors: list[str]) -> dict | None:
@@ -51,15 +32,12 @@ def caught_by(handlers: list, error_class: str | None, ancestors: list[str]) -> 
     it is: {"line", "handler", "outcome", "into"}; None when the error leaves the function."""
     if not handlers or not error_class:
         return None
-    own = error_class.rpartition(".")[2]
-    names = {own, *(a.rpartition(".")[2] for a in ancestors)}
-    # `except Exception` catches all but BaseException itself, SystemExit, KeyboardInterrupt and GeneratorExit
-    under_exception = own != "BaseException" and names.isdisjoint(_BASE_ONLY - {"BaseException"})
-    for line, caught, outcome, into in handlers:
-        if names.isdisjoint(caught) and "BaseException" not in caught and not ("Exception" in caught and under_exception):
+    names, under_exception = error_names(error_class, ancestors)
+    for line, caught, outcome_, into in handlers:
+        if not catches(caught, names, under_exception):
             continue
-        if outcome == "reraised":
+        if outcome_ == "reraised":
             return None
         shown = caught[0] if len(caught) == 1 else "(" + ", ".join(caught) + ")"
-        return {"line": line, "handler": f"except {shown}", "outcome": outcome, "into": into}
+        return {"line": line, "handler": f"except {shown}", "outcome": outcome_, "into": into}
     return None

@@ -24,6 +24,7 @@ from errdex.analyze.related import RelatedIndex, RelatedKey
 from errdex.analyze.setters import merged_setters, setters_for
 from errdex.analyze.tags import background_tag, tags_for
 from errdex.collector import collector_paused
+from errdex.extract.handlers import error_names
 from errdex.extract.link import Codebase
 from errdex.models import FileFacts
 
@@ -131,17 +132,34 @@ def fill_record(record: dict, calls: CallFacts, reach: dict) -> None:
     fill_own(record, qual, calls.method_of, calls.setters, calls.cb, calls.bindings)
 
 
-def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[list[str], list[str]]:
-    """Callers and entry points: the only fields that need the whole call graph. Returns the shared pair."""
+def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[list[str], list[str], str]:
+    """Callers and entry points: the only fields that need the whole call graph. Returns the shared
+    (callers, entry points, entry points' provenance)."""
     ex = record["errdex"]
     prov = ex["provenance"]
-    key = (qual, bool(ex.get("test")))
+    key = reach_key(record, qual)
     found = reach.get(key)
     if found is None:
-        found = reach[key] = (graph.callers(qual), graph.entry_points(qual, include_tests=key[1]))
+        callers = graph.callers(qual)
+        entry, met = graph.climb(qual, include_tests=key[1], error=error_names(key[2], key[3]) if key[2] else None)
+        found = reach[key] = (callers, entry, BY_HANDLERS if met else "fact")
     ex["callers"], ex["entryPoints"] = found[0][:], found[1][:]   # each record its own lists
-    prov["callers"] = prov["entryPoints"] = "fact"
+    prov["callers"] = "fact"
+    prov["entryPoints"] = found[2]
     return found
+
+
+#: Provenance of entry points found past `try` blocks around calls: they hold for this class only.
+BY_HANDLERS = "fact:handlers"
+
+
+def reach_key(record: dict, qual: str) -> tuple:
+    """What a record's callers and entry points depend on: its function, whether it is test
+    code, and the class it raises with its ancestors (a warning, which does not climb as an
+    exception, none): handlers on the way up may stop one class and not another."""
+    ex = record["errdex"]
+    cls = record.get("errorClass") if record.get("errorType") != "warning" else None
+    return qual, bool(ex.get("test")), cls or "", tuple(ex.get("classAncestors") or ()) if cls else ()
 
 
 def fill_own(record: dict, qual: str, method_of: dict, setters: dict, cb: Codebase,

@@ -220,15 +220,29 @@ class _NoGraph:
     def callers(self, qualname: str) -> list[str]:
         raise NeedFull(f"no previous record in {qualname}")
 
-    entry_points = callers
+    entry_points = climb = callers
+
+
+class _AnyClass(dict):
+    """Reach by `reach_key`; a class the function did not raise before takes the reach of its
+    (function, test) pair when that met no handler on the way up."""
+
+    def get(self, key, default=None):
+        found = super().get(key)
+        return found if found is not None else super().get(key[:2], default)
 
 
 def _fill_analysis(records: list[dict], old: list[dict], loader: FactsLoader) -> None:
     """The dataset-analysis fields but `related`; callers and entry points from the function's previous records."""
-    from errdex.analyze.dataset import CallFacts, fill_record, site_qualname
+    from errdex.analyze.dataset import BY_HANDLERS, CallFacts, fill_record, reach_key, site_qualname
 
-    reach = {(site_qualname(r), bool(r["errdex"].get("test"))): (r["errdex"]["callers"], r["errdex"]["entryPoints"])
-             for r in old}
+    reach: dict[tuple, tuple] = {}
+    for r in old:
+        key, ex = reach_key(r, site_qualname(r)), r["errdex"]
+        found = reach[key] = (ex["callers"], ex["entryPoints"], ex["provenance"].get("entryPoints", "fact"))
+        if found[2] != BY_HANDLERS:   # met no handler on the way up: the same for any class
+            reach.setdefault(key[:2], found)
+    reach = _AnyClass(reach)
     calls = CallFacts(_NoGraph(), loader.method_of, loader.setters, loader.cb, loader.bindings)  # type: ignore[arg-type]
     for r in records:
         fill_record(r, calls, reach)

@@ -13,6 +13,7 @@ import ast
 import re
 from typing import Callable
 
+from errdex.extract.handlers import Handler, caught_names, stops
 from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal, whole
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, resolve_dotted
 from errdex.extract.unparse import simple_unparse
@@ -52,7 +53,7 @@ SiteAnalyzer = Callable[[ast.AST, list, ErrorSite, list[str]], None]
 
 
 class _Scope:
-    __slots__ = ("node", "qualname", "kind", "cls", "locals", "caught", "params", "calls")
+    __slots__ = ("node", "qualname", "kind", "cls", "locals", "caught", "params", "calls", "tries")
 
     def __init__(self, node: ast.AST, qualname: str, kind: str, cls: str | None, params: list[str]):
         self.node = node
@@ -62,6 +63,7 @@ class _Scope:
         self.locals: dict[str, Template | ast.Call] = {}
         self.caught: set[str] = set()
         self.params = params
+        self.tries: list[tuple[int, int, tuple[Handler, ...]]] = []   # try bodies' lines and handlers (calls only)
 
 
 class ModuleWalker:
@@ -194,6 +196,31 @@ class ModuleWalker:
                 out.add(resolved)
         return sorted(out)
 
+    def _guarded_calls(self, node: ast.AST, scope: _Scope, calls: set[str]) -> dict[str, tuple]:
+        """`FunctionFacts.guarded`: the callees this function calls only inside `try` bodies whose
+        handlers stop some error, with the handler chains around each place it is called.
+
+        Lines are grouped by the tries around them (innermost first) and each group is read
+        with `_calls_in`'s regex; a callee also called on a line outside every such try, or
+        under handlers that stop nothing, is left out: its errors reach the callers."""
+        tries = scope.tries
+        groups: dict[tuple[Handler, ...], list[str]] = {}
+        for number in range(node.lineno + 1, node.end_lineno + 1):
+            around = sorted((t for t in tries if t[0] <= number <= t[1]), key=lambda t: -t[0])
+            chain = tuple(h for t in around for h in t[2])
+            groups.setdefault(chain if any(stopping for _, stopping in chain) else (), []).append(
+                self.lines[number - 1])
+        if len(groups) == 1 and () in groups:
+            return {}
+        cache, cls = self._call_cache, scope.cls
+        places: dict[str, list[tuple[Handler, ...]]] = {}
+        for chain, lines in groups.items():
+            for reversed_name in set(_CALL_REVERSED.findall("\n".join(lines)[::-1])):
+                resolved = cache.get((reversed_name, cls), None)
+                if resolved in calls:
+                    places.setdefault(resolved, []).append(chain)
+        return {name: tuple(chains) for name, chains in sorted(places.items()) if () not in chains}
+
     def _resolve_call(self, name: str) -> str | None:
         head = name.partition(".")[0]
         if head in ("self", "cls"):
@@ -257,6 +284,10 @@ class ModuleWalker:
         self._walk(stmt.body)
 
     def _try(self, stmt: ast.Try | ast.TryStar) -> None:
+        scope = self.scopes[-1]
+        if self.want_calls and scope.kind == "function" and stmt.body and stmt.handlers:
+            scope.tries.append((stmt.body[0].lineno, stmt.body[-1].end_lineno,
+                                tuple((caught_names(h), stops(h)) for h in stmt.handlers)))
         self._walk(stmt.body)
         if stmt.orelse:
             self._walk(stmt.orelse)
@@ -283,16 +314,20 @@ class ModuleWalker:
         cls = outer.qualname if outer.kind == "class" else None
         scope = _Scope(stmt, qual, "function", cls, params)
         self.scopes.append(scope)
+        function = None
         if self.want_calls:   # only the call graph (analysis) reads functions
-            self.facts.functions.append(FunctionFacts(
+            function = FunctionFacts(
                 f"{self.module}.{qual}", stmt.lineno, self._calls_in(stmt),
                 not any(part.startswith("_") for part in qual.split(".")),
-                f"{self.module}.{cls}" if cls else None, _binding(stmt) if cls else ""))
+                f"{self.module}.{cls}" if cls else None, _binding(stmt) if cls else "")
+            self.facts.functions.append(function)
         saved = self.path
         self.path = []
         self._walk(stmt.body)
         self.path = saved
         self.scopes.pop()
+        if scope.tries and function is not None:
+            function.guarded = self._guarded_calls(stmt, scope, set(function.calls))
 
     def _class(self, stmt: ast.ClassDef) -> None:
         outer = self.scopes[-1]
