@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .analyze_support import site_path
 from errdex.analyze import feeding_values, trigger_condition
 
@@ -66,16 +68,30 @@ def f(x):
 """, {"r", "limit"}) == ["q, r = divmod(x, 3)", "limit: int = q * 2"]
 
 
-def test_assignments_in_a_preceding_branch_end_the_slice():
-    """`n = 5` in the branch may replace `n = 0`: showing `n = 0` would claim the site reads it."""
+def test_a_short_branch_that_only_assigns_is_shown_whole():
+    """`n = 5` in the branch may replace `n = 0`: both are shown, the `if` as one entry, and the
+    slice goes on through it (to what its test and blocks read), so replaying them gives the site's `n`."""
     assert feed("""
-def f(c):
+def f(c, w):
+    k = w.k
     n = 0
     if c:
-        n = 5
+        n = 5 + k
+    else:
+        n = w.n
     if n:
         raise ValueError
-""", {"n"}) == []
+""", {"n"}) == ["k = w.k", "n = 0", "if c:\n    n = 5 + k\nelse:\n    n = w.n"]
+
+
+@pytest.mark.parametrize("branch", [
+    "    if c:\n        n = 5\n        return None",   # it leaves
+    "    if c:\n        for x in c:\n            n += x",   # it loops
+    "    if c:\n" + "        n += 1\n" * 6,   # too long to read as one entry
+])
+def test_other_branches_that_assign_end_the_slice(branch):
+    """Such a branch is not shown: `n = 0` alone would claim the site reads it."""
+    assert feed("def f(c):\n    n = 0\n" + branch + "\n    if n:\n        raise ValueError\n", {"n"}) == []
 
 
 def test_a_value_set_in_a_try_or_loop_is_not_its_initial_value():

@@ -797,7 +797,26 @@ def test_the_callers_guard_lets_through_every_call_off_the_sites_path(recs):
     fix = recs["no item {i}"]["exampleFix"].splitlines()
     assert fix[4] == "if not items or (i is not None and i < len(items)):"
     fix = recs["short conv models are not supported on NPU"]["exampleFix"].splitlines()
-    assert fix[4] == "if not isinstance(runner.model_config.mamba2, ShortConvConfig) or not is_npu():"
+    assert fix[4] == ("if (runner.model_config.hf_text_config is not None and runner.model_config.hf_text_config.kind"
+                      " == 'dots') or not isinstance(runner.model_config.mamba2, ShortConvConfig) or not is_npu():")
+
+
+def test_a_long_path_gives_its_nearest_tests_or_its_last_one():
+    """Past `_GUARD_PATH` characters the guard is off the path's nearest tests that fit in a
+    line, or off its last test alone when even that is long: never its own test alone, which
+    would turn away every call off the path."""
+    from errdex.analyze.condexpr import parse_condition
+    from errdex.analyze.fixes import off_path
+
+    names = [f"option_number_{k}_of_the_config" for k in range(12)]
+    long_test = " or ".join(f"{n} > {k}" for k, n in enumerate(names[:6]))
+    context = " and ".join(f"{n} is not None" for n in names[6:]) + f" and ({long_test})"
+    cond = parse_condition(f"{context} and x < 0", f"{context} and x < 0")
+    assert len(cond.context) > 320
+    assert off_path(cond) == f"not ({long_test}) or x >= 0"
+    short_last = " and ".join(f"{n} is not None" for n in names) + " and flag"
+    cond = parse_condition(f"{short_last} and x < 0", f"{short_last} and x < 0")
+    assert off_path(cond).endswith("option_number_11_of_the_config is None or not flag or x >= 0")
 
 
 def test_the_callers_guard_writes_a_locals_plain_value():

@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 
 from errdex.analyze.condexpr import Condition, type_tests, without_passed_calls
+from errdex.analyze.names import dotted
 from errdex.analyze.operations import module_operation, operation
 from errdex.analyze.purity import constant_display
 
@@ -74,7 +75,7 @@ def feeding_for(names: set[str] | frozenset[str], feeding: list[str], loops: boo
         header = loops and is_header(line)
         targets = loop_targets(line) if header else _ASSIGNED.get(line)
         if targets is None:
-            targets = _assigned(line)
+            targets = assigned(line)
         if not targets.isdisjoint(needed):
             if not header and _initial_value(line):
                 continue   # `d = {"k": []}`, usually filled later (in place, or by a call it is passed to): shown, it would claim `d` stays empty
@@ -86,7 +87,7 @@ def feeding_for(names: set[str] | frozenset[str], feeding: list[str], loops: boo
 
 def _initial_value(line: str) -> bool:
     """`x = []`, `d = {"a": [], "b": 0}`, `s = set()`, `out = [None] * n`: a container of constants, which the
-    function usually fills in place before it is read (cached per line, like `_assigned`: a record
+    function usually fills in place before it is read (cached per line, like `assigned`: a record
     is read on every page, export and hook answer)."""
     found = _INITIAL.get(line)
     if found is None:
@@ -117,7 +118,7 @@ def _reads(line: str) -> frozenset[str]:
     if m is None:
         return names_in(line)
     rhs = names_in(line[m.end():])
-    return rhs | _assigned(line) if line[m.end() - 2] in _AUG_OPS else rhs
+    return rhs | assigned(line) if line[m.end() - 2] in _AUG_OPS else rhs
 
 
 _AUG_OPS = frozenset("-+*/%&|^@<>")
@@ -134,13 +135,15 @@ _TARGET_NAME = re.compile(r"(?<![\w.\[])[A-Za-z_]\w*(?![\w(\[.])")
 _TARGET_CHAIN = re.compile(r"(?<![\w.\[])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(\[.])")
 
 
-def _assigned(line: str) -> frozenset[str]:
+def assigned(line: str) -> frozenset[str]:
     """Names a feeding line assigns: the bare names left of its `=`, and attribute chains
     (`self.n` of `self.n = n`), not subscripts.
 
     A regex, not a parse: a dataset holds tens of thousands of feeding lines.
     """
     found = _ASSIGNED.get(line)
+    if found is None and is_block(line):
+        found = _ASSIGNED[line] = _block_assigned(line)
     if found is None:
         first = line.lstrip().partition(" ")[0].rstrip(":")
         plain = "=" in line and ":=" not in line and not line.rstrip().endswith(":")
@@ -152,11 +155,45 @@ def _assigned(line: str) -> frozenset[str]:
     return found
 
 
+def is_block(line: str) -> bool:
+    """A feeding entry that is a whole `if` statement (`feeding.shown_block`), several lines long."""
+    return "\n" in line and line.startswith("if ")
+
+
+def one_line(entry: str) -> str:
+    """A feeding entry for prose: a block on one line (`if s.ndim == 1: s = s[:, None]`, then `...`
+    for any further line)."""
+    if not is_block(entry):
+        return entry
+    lines = entry.split("\n")
+    return f"{lines[0]} {lines[1].strip()}" + (" ..." if len(lines) > 2 else "")
+
+
+def _block_assigned(entry: str) -> frozenset[str]:
+    """Names and attribute chains an `if` entry's blocks assign (what it may rebind)."""
+    try:
+        tree = ast.parse(entry)
+    except SyntaxError:
+        return frozenset()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            chain = dotted(node)
+            if chain is not None:
+                found.add(chain)
+    return frozenset(found)
+
+
+def indented(entry: str, pad: str) -> str:
+    """A feeding entry at `pad`, every line of a block too."""
+    return pad + entry.replace("\n", "\n" + pad) if pad else entry
+
+
 def plain_assignment(line: str) -> tuple[str, str] | None:
     """(target, value) of a feeding line `target = value`; None for an augmented assignment or a
     block header."""
     m = _ASSIGN.match(line)
-    if m is None or is_header(line) or line[m.end() - 2] in _AUG_OPS:
+    if m is None or is_header(line) or is_block(line) or line[m.end() - 2] in _AUG_OPS:
         return None
     return m.group(1).strip(), line[m.end():].strip()
 
@@ -236,14 +273,14 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
     pad = ""
     for line in nest:
-        lines.append(pad + line + (":" if is_header(line) else ""))
+        lines.append(indented(line, pad) + (":" if is_header(line) else ""))
         if is_header(line):
             pad += "    "
-    lines += [pad + line for line in before] if context else []
+    lines += [indented(line, pad) for line in before] if context else []
     if context:   # the site's own path: the test holds only there
         lines.append(f"{pad}if {context}:")
         pad += "    "
-    lines += [pad + line for line in inside]
+    lines += [indented(line, pad) for line in inside]
     lines.append(f"{pad}assert {cond.neg}{message}")
     return "\n".join(lines)
 

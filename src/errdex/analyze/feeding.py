@@ -15,6 +15,9 @@ visited; statements nested in a preceding `if` (loop, `try`, `with`) do not
 dominate the site and are left out, and a name they may rebind ends its
 slice there: the earlier value is then not what the site reads. Nor is an
 initial container (`found = {}`) they fill in place (`found[k] = v`).
+A short `if` that only assigns (`if s.ndim == 1: s = s[:, None]`) is shown
+whole instead, as one multi-line entry, and the slice goes on through it:
+code that replays the lines then reads what the site reads.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ class _Definition:
     cached_kills: set[str] | None = None
     cached_uses: set[str] | None = None
     cached_text: str | None = None
+    #: of a hidden `if`: itself as a shown definition (`shown_block`), False when it cannot be shown
+    cached_block: object = None
 
     def defines(self) -> set[str]:
         found = self.cached_defines
@@ -119,6 +124,42 @@ class _Definition:
             kind = node_text(node.type) if node.type is not None else "BaseException"
             return f"except {kind} as {node.name}"
         return node_text(node)
+
+
+#: Lines an `if` shown whole as one feeding entry may span.
+BLOCK_LINES = 6
+#: Statements that make an `if` more than assignments (it leaves, loops, or defines).
+_NOT_SHOWN = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr,
+              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Global, ast.Nonlocal, ast.For,
+              ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match, ast.Delete,
+              ast.Import, ast.ImportFrom, ast.Assert)
+
+
+def shown_block(definition: _Definition) -> _Definition | None:
+    """A hidden `if` as a definition shown whole: short, its blocks only plain assignments and
+    calls (no `return`, loop, `try` or nested definition). None for anything else."""
+    found = definition.cached_block
+    if found is None:
+        found = definition.cached_block = _block_of(definition.text_of) or False
+    return found or None
+
+
+def _block_of(stmt: ast.AST) -> _Definition | None:
+    if stmt.__class__ is not ast.If or stmt.end_lineno - stmt.lineno >= BLOCK_LINES:
+        return None
+    for node in ast.walk(stmt):
+        if isinstance(node, _NOT_SHOWN):
+            return None
+    block = _Definition(stmt, [], None)
+    block.cached_text = ast.unparse(stmt)
+    bound: set[str] = set()
+    filled: set[str] = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.stmt) and node is not stmt:
+            _bound_by(node, bound, filled)
+    block.cached_defines, block.cached_kills = bound | filled, set()
+    block.cached_uses = set(read_chains(stmt))
+    return block
 
 
 def _walrus_definitions(expr: ast.expr | None) -> list[_Definition]:
@@ -452,7 +493,15 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
             if need.isdisjoint(definition.defines() if defines is None else defines):
                 continue
             if definition.hidden:   # may have rebound them: what the site reads is not shown
-                need = _surviving(need, need & definition.kills())
+                killed = need & definition.kills()
+                block = shown_block(definition) if killed else None
+                if block is not None:   # ... unless it is a short `if` that only assigns: shown whole
+                    kept.append(block)
+                    if len(kept) >= MAX_FEEDING:
+                        return [d.text() for d in reversed(kept)]
+                    need |= block.uses()   # the names stay needed: the branch may not run
+                    continue
+                need = _surviving(need, killed)
                 if definition.filled:
                     filled |= definition.filled
                 continue

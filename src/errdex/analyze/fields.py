@@ -113,8 +113,11 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
         seen = caught["into"] if caught else cls   # converted: the class a caller sees
         _set(record, prov, "tryCatchPattern", codegen.try_catch(call, seen, f.error_type, strategy), by_rule)
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
+    if caught and caught["outcome"] == "handled":
+        return   # the function goes on: a caller never sees this error, so there is nothing to guard
     site_call = codegen.call_text(qual, ex.get("siteClass"), ex.get("siteBinding"))
-    _set(record, prov, "exampleFix", fixes.example_fix(cond, site_call, cls, qual, alternative, exact, f.reason,
+    seen = caught["into"] if caught and caught.get("into") else cls
+    _set(record, prov, "exampleFix", fixes.example_fix(cond, site_call, seen, qual, alternative, exact, f.reason,
                                                              f.error_type == "warning", f.feeding, f.loops),
          from_condition)
 

@@ -1,6 +1,7 @@
 """The example fix: the call unguarded, then guarded at the caller, with a test a caller can write.
 
-The guard lets through every call off the site's path (`off_path`), checks every element when the test
+The guard lets through every call off the site's path (`off_path`; of a long path, every call off its tests
+nearest the site, so it may turn away some calls that would not raise), checks every element when the test
 reads what a loop around the site binds (`over_loops`), and writes a local bound once to a plain
 value as that value (`with_values`): a caller has the function's arguments, not its locals.
 It never lets a call through that raises at the site.
@@ -11,9 +12,18 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.analyze.codegen import header_reads, loop_targets, names_in, plain_assignment
-from errdex.analyze.condexpr import Condition, and_operand, nearest_conjuncts, negated_source
-from errdex.analyze.names import dotted
+from errdex.analyze.codegen import (
+    assigned,
+    feeding_for,
+    header_reads,
+    is_block,
+    is_header,
+    loop_targets,
+    names_in,
+    plain_assignment,
+)
+from errdex.analyze.condexpr import Condition, and_operand, nearest_conjuncts, negated_source, split_conjuncts
+from errdex.analyze.names import dotted, read_chains
 
 
 #: Calls a value may make and still be written into a caller's guard: they read, and answer the same.
@@ -23,22 +33,33 @@ _PLAIN_CALLS = frozenset({"len", "int", "float", "str", "bool", "abs", "min", "m
 def with_values(guard: str, feeding: list[str]) -> str:
     """`guard` with each local name a feeding line binds once to a plain value written as that value
     (`n != len(kv_indices)` -> `len(token_ids) != len(kv_indices)`, with `n = len(token_ids)`): a
-    caller has the function's arguments, not its locals. Unchanged when there is no such name."""
+    caller has the function's arguments, not its locals. Unchanged when there is no such name.
+
+    Unpacking binds each name to its part (`t, h = q.shape[0], q.shape[1]`; `b, n = x.shape` gives
+    `x.shape[1]` for `n`). A value read before a loop header that binds one of its names is kept
+    out of the `all(... for ...)` that header opens (the names would mean the loop's)."""
     values: dict[str, ast.expr] = {}
     seen: set[str] = set()
+    later_loops: set[str] = set()   # names bound by the `for` headers still to come
     for line in feeding:
-        parts = plain_assignment(line)
-        if parts is None:
+        if is_header(line):
+            later_loops |= loop_targets(line)
+    for line in feeding:
+        if is_header(line):
+            later_loops -= loop_targets(line)
             continue
-        target, text = parts
-        if target in seen:
-            values.pop(target, None)   # bound twice: which value the test reads depends on the path
+        if is_block(line):   # an `if` that may rebind: which value the test reads depends on the path
+            for target in assigned(line):
+                seen.add(target)
+                values.pop(target, None)
             continue
-        seen.add(target)
-        value = _plain_value(text)
-        if value is not None and target not in names_in(text) \
-                and all(part.isidentifier() for part in target.split(".")):
-            values[target] = value   # `n = len(x)`, or `self.n = n` (a constructor's argument)
+        for target, value in _bound_values(line):
+            if target in seen:
+                values.pop(target, None)   # bound twice: which value the test reads depends on the path
+                continue
+            seen.add(target)
+            if value is not None and not (_reads(value) & ({target} | later_loops)):
+                values[target] = value   # `n = len(x)`, or `self.n = n` (a constructor's argument)
     if not values or names_in(guard).isdisjoint(name.rpartition(".")[2] for name in values):
         return guard
     try:
@@ -53,8 +74,62 @@ def with_values(guard: str, feeding: list[str]) -> str:
         tree = changed
         if sum(1 for _ in ast.walk(tree)) > limit:   # values nested in values: too long to read anyway
             return guard
-    text = ast.unparse(tree)
+    text = _unparsed(tree.body)
     return text if len(text) <= limit else guard
+
+
+def _guard_reads(guard: str) -> frozenset[str]:
+    """Names and attribute chains a guard reads (`batch.spec_info` reads no local `spec_info`)."""
+    try:
+        return frozenset(read_chains(ast.parse(guard, mode="eval").body))
+    except SyntaxError:
+        return names_in(guard)
+
+
+def _unparsed(node: ast.expr) -> str:
+    """`ast.unparse`, without the second brackets it writes around a lone generator argument."""
+    text = ast.unparse(node)
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], ast.GeneratorExp) and text.endswith("))"):
+        head = ast.unparse(node.func)
+        if text.startswith(head + "(("):
+            return f"{head}({text[len(head) + 2:-2]})"
+    return text
+
+
+def _bound_values(line: str) -> list[tuple[str, ast.expr | None]]:
+    """(target, plain value or None) for each name a feeding line `target = value` binds."""
+    parts = plain_assignment(line)
+    if parts is None:
+        return []
+    target, text = parts
+    if "," not in target:
+        ok = all(part.isidentifier() for part in target.split("."))
+        return [(target, _plain_value(text) if ok else None)]
+    names = [n.strip() for n in target.strip("()[] ").split(",") if n.strip()]
+    if not all(n.isidentifier() for n in names):   # starred or nested: not one value per name
+        return [(n.lstrip("*"), None) for n in names]
+    value = _plain_value(text)
+    if isinstance(value, ast.Tuple) and len(value.elts) == len(names) \
+            and not any(isinstance(e, ast.Starred) for e in value.elts):
+        return list(zip(names, value.elts))
+    if isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):   # `b, n = x.shape`: a sequence read
+        return [(n, ast.Subscript(value=value, slice=ast.Constant(i), ctx=ast.Load())) for i, n in enumerate(names)]
+    return [(n, None) for n in names]
+
+
+def _reads(value: ast.expr) -> set[str]:
+    """The names and attribute chains a value reads (`batch.spec_info` reads `batch` and the chain,
+    not a local `spec_info`)."""
+    out: set[str] = set()
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            chain = dotted(node)
+            if chain:
+                out.add(chain)
+    return out
 
 
 def over_loops(guard: str, loops: list[str]) -> str:
@@ -123,7 +198,7 @@ def _fresh(value: ast.expr) -> ast.expr:
 
 
 #: Characters of the site's path a caller's guard writes out whole (else its nearest tests).
-_GUARD_PATH = 120
+_GUARD_PATH = 320
 
 
 def off_path(cond: Condition) -> str:
@@ -132,7 +207,8 @@ def off_path(cond: Condition) -> str:
     the site's `if isinstance(p, list):` branch."""
     context = cond.context
     if context and len(context) > _GUARD_PATH:   # its tests nearest the site: the guard skips fewer calls
-        context = nearest_conjuncts(context)
+        last = split_conjuncts(context)[-1]
+        context = nearest_conjuncts(context) or (last if len(last) <= 2 * _GUARD_PATH else "")
     if not context or "raised(" in context or ":=" in context or "lambda" in context:
         return cond.neg
     off = negated_source(context)
@@ -167,8 +243,13 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
         guard, when = _SELF_FIELD.sub("", guard), _SELF_FIELD.sub("", when)
         names = f"# names: the fields given to {bare}"
     guard = with_values(guard, feeding) if feeding else guard
-    guard = over_loops(guard, loops) if loops else guard
-    after = (f"{names}\nif {guard}:\n    {bare}\n"
+    if loops:   # then the locals of the loop headers it opens (`range(bs)`)
+        guard = over_loops(guard, loops)
+        guard = with_values(guard, feeding) if feeding else guard
+    # Locals the guard still reads (bound on a branch, or by a call): their lines first, as in the function.
+    fed = [] if loops or not feeding else feeding_for(_guard_reads(guard), feeding)
+    lines = "".join(f"{line}\n" for line in fed)
+    after = (f"{names}\n{lines}if {guard}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")
     head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
     once = " (once the earlier checks in it pass)" if cond.guards else ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.analyze.codegen import binding_loop, feeding_for, names_in
+from errdex.analyze.codegen import binding_loop, feeding_for, names_in, one_line
 from errdex.analyze.advice import message_advice
 from errdex.analyze.condexpr import (
     CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, exception_words, flag_named, negate_code,
@@ -148,7 +148,7 @@ def documentation(f: SiteFacts) -> str:
         parts.append(" In the message, " + "; ".join(shown) + ".")
     deps = relevant_feeding(f)[:3]
     if deps:
-        parts.append(" Values it depends on: " + "; ".join(f"`{d}`" for d in deps) + ".")
+        parts.append(" Values it depends on: " + "; ".join(f"`{one_line(d)}`" for d in deps) + ".")
     return "".join(parts)
 
 
@@ -365,7 +365,7 @@ def prevention_tips(f: SiteFacts) -> list[str]:
     fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] if checked and f.cond.own_text \
         else []
     if fed:
-        tips.append(f"The check reads a derived value (`{fed[-1]}`): check the inputs it is computed from.")
+        tips.append(f"The check reads a derived value (`{one_line(fed[-1])}`): check the inputs it is computed from.")
     tip = _TAG_TIPS.get(f.tag)
     if tip:
         tips.append(tip)

@@ -1,0 +1,112 @@
+"""The caller's guard of the example fix: locals written as their values, and what it cannot write so."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from errdex.analyze.fixes import over_loops, with_values
+from errdex.pipeline import index_source
+from errdex.store import Store
+
+
+@pytest.mark.parametrize("guard, feeding, expected", [
+    # unpacking: each name is its part of the value
+    ("h % m == 0", ["t, h = q.shape[0], q.shape[1]"], "q.shape[1] % m == 0"),
+    ("n % 8 == 0", ["b, n = x.shape"], "x.shape[1] % 8 == 0"),
+    ("n > 0", ["b, *n = x.shape"], "n > 0"),   # starred: not one value per name
+    # a local named like the attribute it reads is no self-reference
+    ("isinstance(spec_info, dict)", ["spec_info = batch.spec_info"], "isinstance(batch.spec_info, dict)"),
+    ("n > 0", ["n = n + 1"], "n > 0"),   # a real one
+    # a branch that may rebind the name: its value depends on the path
+    ("s.shape == (n, 2)", ["s = w.scale", "if s.ndim == 1:\n    s = s[:, None]"], "s.shape == (n, 2)"),
+])
+def test_locals_written_as_their_values(guard, feeding, expected):
+    assert with_values(guard, feeding) == expected
+
+
+def test_a_loop_headers_locals_are_written_as_values_but_not_into_the_loop():
+    feeding = ["bs = len(recv.rids)", "for i in range(bs)", "rid = recv.rids[i]"]
+    guard = over_loops(with_values("rid is not None", feeding), ["for i in range(bs)"])
+    assert with_values(guard, feeding) == "all(recv.rids[i] is not None for i in range(len(recv.rids)))"
+    # `m` read before the loop that binds `x`: inside `all(... for x in xs)` `x` would be the loop's
+    feeding = ["m = len(x)", "for x in xs"]
+    assert with_values("all(x.n < m for x in xs)", feeding) == "all(x.n < m for x in xs)"
+
+
+def _records(tmp_path, source: str) -> dict[str, dict]:
+    src = tmp_path / "src" / "pkg"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "mod.py").write_text(textwrap.dedent(source))
+    index_source(str(tmp_path / "src"), tmp_path / "e.db", jobs=1, repo="o/fixes", version="1")
+    with Store.open(tmp_path / "e.db", readonly=True) as store:
+        return {r["errorMessage"]: r for r in store.iter_records(limit=100)}
+
+
+def test_a_branch_rebinding_the_tested_name_is_replayed(tmp_path):
+    """`s` may be rebound by a short `if`: the validation code and the caller's guard replay the
+    lines (the `if` whole) and so read what the site reads; both run."""
+    recs = _records(tmp_path, """
+        def pairs(w, n):
+            s = w.scale
+            if s.ndim == 1:
+                s = s[:, None].expand(-1, 2)
+            if s.shape != (n, 2):
+                raise ValueError("one pair per expert")
+            return s
+        """)
+    r = recs["one pair per expert"]
+    lines = ["s = w.scale", "if s.ndim == 1:", "    s = s[:, None].expand(-1, 2)"]
+    assert r["errdex"]["feeding"] == ["s = w.scale", "if s.ndim == 1:\n    s = s[:, None].expand(-1, 2)"]
+    assert r["validationCode"].splitlines()[1:] == [*lines, "assert s.shape == (n, 2)"]
+    assert r["exampleFix"].splitlines()[4:8] == [*lines, "if s.shape == (n, 2):"]
+    assert "`if s.ndim == 1: s = s[:, None].expand(-1, 2)`" in r["documentation"]
+
+    class Scale:   # the code runs: an input of each kind
+        def __init__(self, shape):
+            self.ndim, self.shape = len(shape), shape
+
+        def __getitem__(self, key):
+            return self
+
+        def expand(self, *sizes):
+            return Scale((self.shape[0], 2))
+
+    for scale, n, fails in ((Scale((4,)), 4, False), (Scale((4, 2)), 4, False), (Scale((3,)), 4, True)):
+        env = {"w": type("W", (), {"scale": scale})(), "n": n}
+        code = "\n".join(r["validationCode"].splitlines()[1:])
+        if fails:
+            with pytest.raises(AssertionError):
+                exec(code, env)
+        else:
+            exec(code, env)
+
+
+def test_an_error_its_own_function_handles_gets_no_callers_fix(tmp_path):
+    recs = _records(tmp_path, """
+        import logging
+
+        def listen(sock):
+            while True:
+                try:
+                    msg = sock.recv()
+                    if not isinstance(msg, str):
+                        raise ValueError("invalid message")
+                except ValueError as e:
+                    logging.warning("bad message: %s", e)
+
+        def load(path):
+            try:
+                if not path:
+                    raise KeyError("no path")
+            except KeyError as e:
+                raise RuntimeError("cannot load") from e
+        """)
+    handled = recs["invalid message"]
+    assert handled["errdex"]["caughtBy"]["outcome"] == "handled"
+    assert handled["exampleFix"] is None and handled["tryCatchPattern"] is None
+    assert handled["validationCode"]   # when the raise runs is still a fact worth checking
+    converted = recs["no path"]
+    assert "raises RuntimeError when not path" in converted["exampleFix"]
