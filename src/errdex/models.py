@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "55"
+EXTRACTOR_VERSION = "56"
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +198,8 @@ class FunctionFacts:
     calls: list[str]              # callee names as resolved through imports ("pkg.mod.f", "self.g", "x.y")
     public: bool
     cls: str | None = None        # owning class qualname for methods
-    binding: str = ""             # "static" or "class" for a staticmethod or classmethod: called on the class
+    binding: str = ""             # words: "static"/"class" (a staticmethod/classmethod: called on the class),
+                                  # "async", "generator" (how a caller runs it); "" for a plain call
     # Callees called only inside `try` bodies: name -> the handler chains around its calls (one per
     # place, innermost try first; `extract.handlers.Handler`). An error the chains all stop never
     # reaches this function's callers through that call.

@@ -110,3 +110,49 @@ def test_an_error_its_own_function_handles_gets_no_callers_fix(tmp_path):
     assert handled["validationCode"]   # when the raise runs is still a fact worth checking
     converted = recs["no path"]
     assert "raises RuntimeError when not path" in converted["exampleFix"]
+
+
+def test_code_runs_a_generator_awaits_a_coroutine_and_reaches_a_closure_through_its_owner(tmp_path):
+    """A generator's body, and so its raise, runs only as it is consumed: the code fields consume
+    it; a coroutine is awaited; a function defined inside another is reached through the one that
+    calls it by its bare name, and no caller guard is written for it."""
+    recs = _records(tmp_path, """
+        class Loader:
+            def load(self, weights):
+                for name, w in weights:
+                    if not name:
+                        raise ValueError("empty name")
+                    yield name, w
+
+
+        async def fetch(url):
+            if not url:
+                raise ValueError("no url")
+            return url
+
+
+        async def stream(url):
+            if not url:
+                raise ValueError("no stream url")
+            yield url
+
+
+        def remap(weights):
+            def mapped():
+                for name, w in weights:
+                    if not name.startswith("mtp."):
+                        raise KeyError("unexpected weight")
+                    yield name, w
+            return dict(mapped())
+        """)
+    gen = recs["empty name"]
+    assert gen["errdex"]["siteRuns"] == "generator" and "siteBinding" not in gen["errdex"]
+    assert gen["tryCatchPattern"].splitlines()[1] == "    list(obj.load(...))  # obj: Loader"
+    assert gen["exampleFix"].splitlines()[1] == "list(obj.load(...))  # raises ValueError when not name"
+    assert recs["no url"]["tryCatchPattern"].splitlines()[1] == "    await fetch(...)"
+    assert recs["no stream url"]["tryCatchPattern"].splitlines()[1] == "    [item async for item in stream(...)]"
+    closure = recs["unexpected weight"]
+    assert closure["errdex"]["entryPoints"] == ["pkg.mod.remap"]
+    assert closure["errdex"]["callers"] == ["pkg.mod.remap"]
+    assert closure["tryCatchPattern"].splitlines()[1] == "    remap(...)"
+    assert closure["exampleFix"] is None and closure["validationCode"]

@@ -336,9 +336,23 @@ def type_guard(cond: Condition) -> str | None:
     return _parsed(text)
 
 
-def call_text(entry: str, method_of: str | None, binding: str | None = None) -> str:
+def call_text(entry: str, method_of: str | None, binding: str | None = None, runs: str | None = None) -> str:
     """How code calls a function: `f(...)`, `Cls(...)` for a constructor, `obj.meth(...)` for a method,
-    the operation for any other special method (`obj[key]`, `setattr(obj, name, value)`)."""
+    the operation for any other special method (`obj[key]`, `setattr(obj, name, value)`); `runs`
+    (`errdex.siteRuns`): a coroutine is awaited, a generator consumed (`list(gen(...))`: its body,
+    and so the raise, runs only as it is iterated)."""
+    text = _call_text(entry, method_of, binding)
+    if not runs:
+        return text
+    call, sep, note = text.partition("  # ")
+    if "generator" in runs:
+        call = f"[item async for item in {call}]" if "async" in runs else f"list({call})"
+    elif "async" in runs:
+        call = f"await {call}"
+    return call + sep + note
+
+
+def _call_text(entry: str, method_of: str | None, binding: str | None) -> str:
     module, _, short = entry.rpartition(".")
     if short == "<module>":
         return f"import {module}" if module and all(p.isidentifier() for p in module.split(".")) else "..."

@@ -37,7 +37,7 @@ class CallFacts:
     method_of: dict[str, str]
     setters: dict[str, dict[str, list[str]]]   # `FileFacts.setters` of every file
     cb: Codebase                               # its classes' bases, for the setters of ancestors
-    bindings: dict[str, str] = field(default_factory=dict)   # qualname -> "static" / "class"
+    bindings: dict[str, str] = field(default_factory=dict)   # qualname -> `FunctionFacts.binding` words
 
 
 @dataclass(slots=True)

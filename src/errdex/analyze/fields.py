@@ -32,12 +32,15 @@ def set_owners(record: dict, qual: str, method_of: dict[str, str], bindings: dic
     entry = ex["entryPoints"][0] if ex["entryPoints"] else qual
     ex["siteClass"] = method_of.get(qual)
     ex["entryClass"] = method_of.get(entry)
-    for key, name in (("siteBinding", qual), ("entryBinding", entry)):   # a static or class method
-        found = bindings.get(name) if bindings else None
-        if found:
-            ex[key] = found
-        else:
-            ex.pop(key, None)
+    for prefix, name in (("site", qual), ("entry", entry)):
+        words = (bindings.get(name) or "").split() if bindings else []
+        method = [w for w in words if w in ("static", "class")]   # a static or class method
+        runs = " ".join(w for w in words if w not in ("static", "class"))   # "async", "generator", both
+        for key, value in ((f"{prefix}Binding", method[0] if method else ""), (f"{prefix}Runs", runs)):
+            if value:
+                ex[key] = value
+            else:
+                ex.pop(key, None)
 
 
 def fill_prose(record: dict) -> None:
@@ -107,7 +110,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     if f.test and f.error_type == "assertion":
         return   # a test's own assertion: wrapping or guarding the test's call would be no fix
     entry = f.entry_points[0] if f.entry_points else qual
-    call = codegen.call_text(entry, ex.get("entryClass"), ex.get("entryBinding"))
+    call = codegen.call_text(entry, ex.get("entryClass"), ex.get("entryBinding"), ex.get("entryRuns"))
     caught = f.caught
     if not caught or (caught["outcome"] == "converted" and caught.get("into")):   # handled inside: none reaches a caller
         seen = caught["into"] if caught else cls   # converted: the class a caller sees
@@ -115,7 +118,9 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
     if caught and caught["outcome"] == "handled":
         return   # the function goes on: a caller never sees this error, so there is nothing to guard
-    site_call = codegen.call_text(qual, ex.get("siteClass"), ex.get("siteBinding"))
+    if ex.get("siteClass") is None and "." in (ex.get("function") or ""):
+        return   # defined inside another function: no caller names it, its enclosing function calls it
+    site_call = codegen.call_text(qual, ex.get("siteClass"), ex.get("siteBinding"), ex.get("siteRuns"))
     seen = caught["into"] if caught and caught.get("into") else cls
     _set(record, prov, "exampleFix", fixes.example_fix(cond, site_call, seen, qual, alternative, exact, f.reason,
                                                              f.error_type == "warning", f.feeding, f.loops),

@@ -34,7 +34,7 @@ class FactsLoader:
         self.loaded: set[str] = set()
         self.cb = Codebase(_LazyTable(self), _LazyTable(self), _LazyTable(self), _LazyTable(self), _LazyTable(self))
         self.method_of = _LazyTable(self)
-        self.bindings = _LazyTable(self)   # qualname -> "static" / "class"
+        self.bindings = _LazyTable(self)   # qualname -> `FunctionFacts.binding` ("class", "async generator")
         self.setters = _LazyTable(self)   # class qualname -> `FileFacts.setters` entry
 
     def facts(self, rel: str) -> FileFacts:

@@ -42,6 +42,7 @@ _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exceptio
 # dropped by `_DOTTED`, which makes the result that of
 # `(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*\(` on the forward text.
 _CALL_REVERSED = re.compile(r"\(\s*([\w.]++)")
+_LOCAL_DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)
 _DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*")
 #: Positional arguments of a call read as possible helper messages (`raise_error_or_warn(obj, strict,
 #: counter_name, message)` passes its message fourth).
@@ -64,6 +65,7 @@ class _Scope:
         self.caught: set[str] = set()
         self.params = params
         self.tries: list[tuple[int, int, tuple[Handler, ...]]] = []   # try bodies' lines and handlers (calls only)
+        self.calls: dict[str, str] = {}   # reversed names of the functions defined inside it -> qualnames
 
 
 class ModuleWalker:
@@ -184,9 +186,17 @@ class ModuleWalker:
         """
         segment = "\n".join(self.lines[node.lineno:node.end_lineno])
         cache = self._call_cache
-        cls = self.scopes[-1].cls
+        scope = self.scopes[-1]
+        cls = scope.cls
         out: set[str] = set()
+        # Functions defined inside this one, called by their bare names (`list(mapped())`).
+        local = {name[::-1]: f"{self.module}.{scope.qualname}.{name}" for name in _LOCAL_DEF.findall(segment)} \
+            if "def " in segment else {}
+        scope.calls = local
         for reversed_name in set(_CALL_REVERSED.findall(segment[::-1])):
+            if reversed_name in local:
+                out.add(local[reversed_name])
+                continue
             key = (reversed_name, cls)
             resolved = cache.get(key, False)
             if resolved is False:
@@ -216,7 +226,7 @@ class ModuleWalker:
         places: dict[str, list[tuple[Handler, ...]]] = {}
         for chain, lines in groups.items():
             for reversed_name in set(_CALL_REVERSED.findall("\n".join(lines)[::-1])):
-                resolved = cache.get((reversed_name, cls), None)
+                resolved = scope.calls.get(reversed_name) or cache.get((reversed_name, cls), None)
                 if resolved in calls:
                     places.setdefault(resolved, []).append(chain)
         return {name: tuple(chains) for name, chains in sorted(places.items()) if () not in chains}
@@ -319,7 +329,7 @@ class ModuleWalker:
             function = FunctionFacts(
                 f"{self.module}.{qual}", stmt.lineno, self._calls_in(stmt),
                 not any(part.startswith("_") for part in qual.split(".")),
-                f"{self.module}.{cls}" if cls else None, _binding(stmt) if cls else "")
+                f"{self.module}.{cls}" if cls else None, _binding(stmt, cls is not None, self.lines))
             self.facts.functions.append(function)
         saved = self.path
         self.path = []
@@ -676,10 +686,31 @@ _HANDLERS: dict[type, Callable] = {
 }
 
 
-def _binding(stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """"static" or "class" for a method decorated `@staticmethod` or `@classmethod`, else ""."""
-    for deco in stmt.decorator_list:
-        name = deco.id if isinstance(deco, ast.Name) else deco.attr if isinstance(deco, ast.Attribute) else ""
-        if name in ("staticmethod", "classmethod"):
-            return name[:-6]
-    return ""
+def _binding(stmt: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, lines: list[str]) -> str:
+    """How code calls the function, as words (`FunctionFacts.binding`): "static" or "class" for a
+    method decorated `@staticmethod` or `@classmethod`; "async" for a coroutine function and
+    "generator" for one that yields (its body runs only as the result is iterated)."""
+    words = []
+    if method:
+        for deco in stmt.decorator_list:
+            name = deco.id if isinstance(deco, ast.Name) else deco.attr if isinstance(deco, ast.Attribute) else ""
+            if name in ("staticmethod", "classmethod"):
+                words.append(name[:-6])
+                break
+    if isinstance(stmt, ast.AsyncFunctionDef):
+        words.append("async")
+    if "yield" in "\n".join(lines[stmt.lineno - 1:stmt.end_lineno]) and _yields(stmt):
+        words.append("generator")
+    return " ".join(words)
+
+
+def _yields(stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A `yield` in the function's own body (not in a nested function, lambda or class)."""
+    stack: list[ast.AST] = list(stmt.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
