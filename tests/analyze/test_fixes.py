@@ -156,3 +156,38 @@ def test_code_runs_a_generator_awaits_a_coroutine_and_reaches_a_closure_through_
     assert closure["errdex"]["callers"] == ["pkg.mod.remap"]
     assert closure["tryCatchPattern"].splitlines()[1] == "    remap(...)"
     assert closure["exampleFix"] is None and closure["validationCode"]
+
+
+def test_a_type_dispatch_accepts_every_type_its_branches_take(tmp_path):
+    """`if isinstance(img, str): ...; if isinstance(img, bytes): ...; raise`: the last test alone is not
+    the requirement. The typeGuard accepts every handled type and the solution names them; where the
+    branches test pairs, no single-type guard is claimed and the solution is the whole path failing."""
+    recs = _records(tmp_path, """
+        def size(img):
+            if isinstance(img, str):
+                return len(img)
+            if isinstance(img, (bytes, bytearray)):
+                return 0
+            if not isinstance(img, memoryview):
+                raise TypeError("unsupported image")
+            return img.nbytes
+
+
+        def copy(out, buf):
+            if isinstance(out, int) and isinstance(buf, int):
+                return
+            if not isinstance(out, list) or not isinstance(buf, list):
+                raise TypeError("unsupported pair")
+        """)
+    r = recs["unsupported image"]
+    guard = r["typeGuard"]
+    assert "TypeGuard[str | bytes | bytearray | memoryview]" in guard
+    scope = {}
+    exec(guard, scope)
+    is_valid = scope["is_valid_img"]
+    assert all(is_valid(v) for v in ("a", b"a", bytearray(), memoryview(b""))) and not is_valid(1)
+    assert r["solutions"][0] == "Pass `img` as one of the types `size` handles: `str`, `bytes`, `bytearray`, `memoryview`."
+    pair = recs["unsupported pair"]
+    assert pair["typeGuard"] is None
+    assert pair["solutions"][0] == ("Make sure `isinstance(out, int) and isinstance(buf, int) or (isinstance(out, list)"
+                                    " and isinstance(buf, list))` holds where `copy` checks it.")

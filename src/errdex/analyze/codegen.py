@@ -12,7 +12,13 @@ import ast
 import re
 from functools import lru_cache
 
-from errdex.analyze.condexpr import Condition, type_tests, without_passed_calls
+from errdex.analyze.condexpr import (
+    Condition,
+    dispatch_types,
+    tests_types_on_the_way,
+    type_tests,
+    without_passed_calls,
+)
 from errdex.analyze.names import dotted
 from errdex.analyze.operations import module_operation, operation
 from errdex.analyze.purity import constant_display
@@ -309,6 +315,16 @@ def type_guard(cond: Condition) -> str | None:
     own = cond.own
     tests = type_tests(own)
     if not tests or cond.is_except:
+        return None
+    dispatch = dispatch_types(cond)
+    if dispatch is not None:   # earlier branches take other types: any of them passes
+        subject, types = dispatch
+        name = "is_valid_" + ("_".join(_IDENT.findall(subject)).lower() or "value")
+        text = (f"from typing import TypeGuard\n\n\ndef {name}(value: object) -> TypeGuard[{' | '.join(types)}]:\n"
+                f"    \"\"\"True when `{subject}` is of a type the code handles; for any other, the site raises.\"\"\"\n"
+                f"    return isinstance(value, ({', '.join(types)}))\n")
+        return _parsed(text)
+    if tests_types_on_the_way(cond):   # other types take earlier branches: this test's alone says too little
         return None
     part_of_or = isinstance(own, ast.BoolOp)
     if part_of_or:

@@ -439,6 +439,52 @@ def type_tests(node: ast.expr | None) -> list[tuple[str, str, bool]]:
     return []
 
 
+def dispatch_types(cond: Condition) -> tuple[str, list[str]] | None:
+    """(subject, every type the code handles) when the site ends a type dispatch: its own test is
+    `not isinstance(x, T)` and the rest of its path holds `not isinstance(x, U)` for earlier
+    branches (`if isinstance(x, str): return ...; if isinstance(x, bytes): ...; raise`). Any of
+    the types passes; None for anything else."""
+    if cond.own is None or "isinstance" not in (cond.context or ""):
+        return None
+    own = _negated_type_test(cond.own)
+    if own is None:
+        return None
+    subject, types = own[0], [own[1]]
+    for part in split_conjuncts(cond.context):
+        try:
+            found = _negated_type_test(ast.parse(part, mode="eval").body)
+        except SyntaxError:
+            continue
+        if found is not None and found[0] == subject:
+            types.insert(-1, found[1])
+    if len(types) < 2:
+        return None
+    flat: list[str] = []
+    for t in types:   # `(int, float)` contributes both
+        for one in (t[1:-1].split(",") if t.startswith("(") and t.endswith(")") else [t]):
+            if one.strip() and one.strip() not in flat:
+                flat.append(one.strip())
+    return subject, flat
+
+
+def tests_types_on_the_way(cond: Condition) -> bool:
+    """The rest of the site's path type-tests a value its own test type-tests too: earlier
+    branches take other types, so the own test's types alone are not what the code accepts."""
+    context = cond.context or ""
+    return "isinstance(" in context and any(f"isinstance({subject}," in context for subject, _, _ in type_tests(cond.own))
+
+
+def _negated_type_test(node: ast.expr) -> tuple[str, str] | None:
+    """(subject, types) of `not isinstance(subject, types)`, written as `ast.unparse` writes them."""
+    if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return None
+    call = node.operand
+    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance"
+            and len(call.args) == 2 and not call.keywords):
+        return ast.unparse(call.args[0]), ast.unparse(call.args[1])
+    return None
+
+
 def raised_calls(node: ast.expr | None) -> list[tuple[str, str]]:
     """(call, exception) of each `raised(call, E)` fact: the failure an except-site re-reports.
 

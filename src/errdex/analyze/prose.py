@@ -15,9 +15,12 @@ import re
 from errdex.analyze.codegen import binding_loop, feeding_for, names_in, one_line
 from errdex.analyze.advice import message_advice
 from errdex.analyze.condexpr import (
-    CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, exception_words, flag_named, negate_code,
+    CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, dispatch_types, exception_words, flag_named,
+    negate_code,
     raised_in,
+    tests_types_on_the_way,
 )
+from errdex.analyze.fixes import off_path
 from errdex.analyze.operations import OPERATIONS, module_operation, operation
 
 _SITUATIONS = {
@@ -252,7 +255,15 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         # Advice to "call the test differently" would be nonsense: the test's expectation failed.
         return [f"The test expects `{f.neg}`{approx(f)}: find which change in the code it exercises"
                 " broke that."], f.exact
-    if own is not None and f.cond.constant is None:
+    dispatch = dispatch_types(f.cond) if own is not None else None
+    if dispatch is not None:   # a type dispatch: the earlier branches' types pass too
+        subject, types = dispatch
+        out.append(f"Pass `{subject}` as one of the types `{f.short}` handles: "
+                   + ", ".join(f"`{t}`" for t in types) + f"{approx(f)}.")
+    elif own is not None and f.cond.constant is None and tests_types_on_the_way(f.cond):
+        # earlier branches take other types: what passes is the whole path failing, not the own test
+        out.append(f"Make sure `{off_path(f.cond)}` holds where `{f.short}` checks it{approx(f)}.")
+    elif own is not None and f.cond.constant is None:
         route = _route(own)
         if not route:
             out.append(_keep(f, own))
