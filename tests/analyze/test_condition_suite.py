@@ -905,6 +905,29 @@ def setup(cls):
     assert got.reason == "`cls` tested on the way, then assigned again or changed, so that test may speak of an earlier value"
 
 
+def test_names_rebound_after_several_tests_are_told_in_one_reason():
+    """Each test read before a rebinding adds its names; the reason says them once, together,
+    rather than repeating the sentence per test (the prose quotes the reason in every field)."""
+    func, path = site_path("""
+def step(a, b, c):
+    if a < 0:
+        return
+    a = a + 1
+    if b < 0:
+        return
+    b = b + 1
+    if c < 0 or a > b:
+        return
+    c = c + 1
+    if c > 9:
+        raise ValueError("too far")
+""")
+    got = trigger_condition(func, path)
+    assert not got.exact
+    assert got.reason == ("`a`, `b` and `c` tested on the way, then assigned again or changed, so those tests"
+                          " may speak of earlier values")
+
+
 @pytest.mark.parametrize(("source", "exact"), [
     # another attribute of the object is set between the check and the site: the check still holds
     ("""

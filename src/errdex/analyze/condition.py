@@ -43,6 +43,7 @@ once the function's earlier validations pass; `expr` stays the whole truth.
 from __future__ import annotations
 
 import ast
+import re
 import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -282,6 +283,33 @@ class _PathWalk:
 
 
 _FLOW = "_errdex_flow"
+
+
+def joined_reasons(reasons: tuple[str, ...]) -> str | None:
+    """The reasons as one text; the names of every `REBOUND` reason told once, in one of them (a
+    long path rebinding four names would otherwise repeat the sentence four times)."""
+    if not reasons:
+        return None
+    rebound: list[str] = []
+    others: list[str] = []
+    first = None
+    for reason in reasons:
+        if reason.endswith(_REBOUND_TAIL):
+            first = len(others) if first is None else first
+            rebound.extend(n for n in _TICKED.findall(reason[:-len(_REBOUND_TAIL)]) if n not in rebound)
+        else:
+            others.append(reason)
+    if rebound:
+        names = _named(rebound)
+        told = REBOUND.format(names=names) if len(rebound) == 1 else \
+            REBOUND_MANY.format(names=names)
+        others.insert(first, told)
+    return "; ".join(others)
+
+
+_REBOUND_TAIL = REBOUND.partition("}")[2]
+REBOUND_MANY = "{names} tested on the way, then assigned again or changed, so those tests may speak of earlier values"
+_TICKED = re.compile(r"`([^`]+)`")
 
 
 def _named(names, keep_order: bool = False) -> str:
@@ -745,7 +773,7 @@ def _result(walk: _PathWalk) -> TriggerCondition:
     calls = list(walk.calls)
     if not conjunction.false:
         calls.extend(c for c in conjunction.calls if c not in calls)
-    reason = "; ".join(walk.reasons) if walk.reasons else None
+    reason = joined_reasons(walk.reasons)
     if conjunction.false and walk.stale:
         # `if not s: return`, `s = s.strip()`, `if not s: raise`: the two tests read two values of
         # `s`; joined, they read as an impossible path. The guards read before the name was bound
