@@ -958,3 +958,54 @@ def test_setting_an_attribute_stales_only_guards_that_read_it(source, exact):
     func, path = site_path(source, 1)
     got = trigger_condition(func, path)
     assert got.exact is exact, (got.expr, got.reason)
+
+
+@pytest.mark.parametrize(("source", "expected", "exact"), [
+    # a statement after the pass's last way out cannot decide that pass: the loop is still told,
+    # not exactly (it may change what a later pass tests)
+    ("""
+def f(comps, tag, flag):
+    out = []
+    for c in comps:
+        t = c.build(tag)
+        if t is None:
+            return 0
+        out.append((c, t))
+    if flag:
+        raise ValueError("after the loop")
+""", "all(c.build(tag) is not None for c in comps) and flag", False),
+    # a name bound on both branches of an `if` is that `if`'s value in the test after it
+    ("""
+def f(items, n, flag):
+    for i in range(n):
+        part = items[i]
+        if part is None:
+            chunk = None
+        else:
+            chunk = [part]
+        if chunk is None:
+            return None
+    if flag:
+        raise ValueError("after the loop")
+""", "all(items[i] is not None for i in range(n)) and flag", True),
+])
+def test_a_loop_whose_test_reads_what_its_pass_computed(source, expected, exact):
+    """Before, the loop's condition was dropped whole (`flag` alone). Compared by evaluation on
+    every list of up to three elements, each None or not."""
+    func, path = site_path(source)
+    got = trigger_condition(func, path)
+    assert got.exact is exact
+    built = type("C", (), {"build": lambda self, tag: None if self.v is None else [self.v]})
+
+    def make(v):
+        one = built()
+        one.v = v
+        return one
+
+    import itertools
+    for size in range(4):
+        for values in itertools.product([None, 1], repeat=size):
+            for flag in (False, True):
+                env = {"comps": [make(v) for v in values], "tag": 0, "items": list(values), "n": size,
+                       "flag": flag}
+                assert eval(got.expr, env) == eval(expected, env), (got.expr, values, flag)

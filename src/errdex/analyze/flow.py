@@ -530,10 +530,13 @@ class FlowAnalyzer:
         clash = read_names(passes) & body_bound
         if clash:   # names only bound inside the test's own comprehensions do not count
             clash = free_names(passes) & body_bound
-        if clash and is_const(body.brk, False) and _tests_and_exits(stmt.body, assignments=True):
+        head, tail = _exits_then_rest(stmt.body) if clash else (stmt.body, [])
+        if clash and is_const(body.brk, False) and _tests_and_exits(head, assignments=True):
             # `found = detect()` then `if found is not None: return found`: each pass's value
             # written into the test, which then reads only the target and names the body leaves alone.
-            forwarded = self._forwarded_exits(stmt.body, body_bound, any_value=True)
+            # Statements after the last way out (`out.append(found)`) cannot decide this pass; what
+            # they change may decide a later one, so with them the loop is not told exactly.
+            forwarded = self._forwarded_exits(head, body_bound, any_value=True)
             tested = disjoin([forwarded.next, forwarded.cont])
             if is_const(forwarded.brk, False) and not (free_names(tested) & body_bound) \
                     and _per_element(stmt.target, tested):
@@ -542,7 +545,8 @@ class FlowAnalyzer:
                     args=[ast.GeneratorExp(tested, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],
                     keywords=[],
                 )
-                return LoopOutcome(every, FALSE, forwarded.approx)
+                return LoopOutcome(every, FALSE, _merge(forwarded.approx, (NON_LITERAL_LOOP,)) if tail
+                                   else forwarded.approx)
         if is_const(body.brk, False) and not clash:
             every = ast.Call(
                 func=ast.Name("all"),
@@ -639,8 +643,11 @@ class FlowAnalyzer:
                 known = {name: value for name, value in known.items()
                          if name not in bound and not (read_names(value) & bound)}
             target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+            given = stmt.value if target is not None else None
+            if target is None and isinstance(stmt, ast.If):   # `if t: x = a` / `else: x = b` is `x = a if t else b`
+                target, given = _branch_assignment(stmt) or (None, None)
             if isinstance(target, ast.Name):
-                value = replace_names(stmt.value, known) if known else stmt.value
+                value = replace_names(given, known) if known else given
                 if (reads_only(value) or (any_value and _read_once(target.id, stmts, stmt, value))) \
                         and not (read_names(value) & body_bound):
                     known[target.id] = value
@@ -866,6 +873,37 @@ def _breaks(stmts: list[ast.stmt]) -> bool:
     return any(isinstance(node, ast.Break) for node in statements(stmts, nested_loops=False))
 
 
+def _branch_assignment(stmt: ast.If) -> tuple[ast.Name, ast.IfExp] | None:
+    """`if t: x = a` / `else: x = b` as (x, `a if t else b`): one name bound on both branches,
+    each a plain assignment (no walrus, comprehension or lambda); None for any other `if`."""
+    if len(stmt.body) != 1 or len(stmt.orelse) != 1:
+        return None
+    first, second = stmt.body[0], stmt.orelse[0]
+    for one in (first, second):
+        if not (isinstance(one, ast.Assign) and len(one.targets) == 1 and isinstance(one.targets[0], ast.Name)):
+            return None
+    if first.targets[0].id != second.targets[0].id:
+        return None
+    for node in (stmt.test, first.value, second.value):
+        if any(isinstance(n, (ast.NamedExpr, *_COMPREHENSIONS, ast.Lambda)) for n in ast.walk(node)):
+            return None
+    value = ast.IfExp(test=stmt.test, body=first.value, orelse=second.value)
+    return first.targets[0], ast.copy_location(value, stmt)
+
+
+def _exits_then_rest(stmts: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.stmt]]:
+    """A loop body split after its last statement that may leave the pass (`return`, `raise`,
+    `break`, `continue`, `assert`): the rest runs only once the pass has gone on."""
+    last = -1
+    for index, stmt in enumerate(stmts):
+        if any(isinstance(node, _WAYS_OUT) for node in statements([stmt])):
+            last = index
+    return stmts[:last + 1], stmts[last + 1:]
+
+
+_WAYS_OUT = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Assert)
+
+
 def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
     """Whether a block holds only `if` tests (no walrus) around `return`, `raise`, `continue`,
     `pass` and branches that leave (`leaves`): running it changes nothing a later pass of the loop
@@ -877,6 +915,8 @@ def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
         if assignments and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], ast.Name) \
                 and not any(isinstance(n, (ast.NamedExpr, *_COMPREHENSIONS, ast.Lambda)) for n in ast.walk(stmt.value)):
+            continue
+        if assignments and isinstance(stmt, ast.If) and _branch_assignment(stmt) is not None:
             continue
         if isinstance(stmt, ast.If) and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test)) \
                 and all(leaves(b) or _tests_and_exits(b) for b in (stmt.body, stmt.orelse)):
