@@ -191,3 +191,25 @@ def test_a_type_dispatch_accepts_every_type_its_branches_take(tmp_path):
     assert pair["typeGuard"] is None
     assert pair["solutions"][0] == ("Make sure `isinstance(out, int) and isinstance(buf, int) or (isinstance(out, list)"
                                     " and isinstance(buf, list))` holds where `copy` checks it.")
+
+
+def test_a_flag_that_excuses_the_rest_of_the_path_is_not_advised_to_flip(tmp_path):
+    """`if end % n != 0 and not is_final_stage: raise`: setting the flag would silence the check
+    on a stage it describes wrongly; the advice is the whole path failing. A value that must be
+    given (`not self.name`) is still advised as such."""
+    recs = _records(tmp_path, """
+        def chunks(start, end, n, is_final_stage):
+            if end % n != 0 and not is_final_stage:
+                raise ValueError("only the final stage may end short")
+            return [start, end]
+
+
+        class Tool:
+            def validate(self):
+                if self.kind == "function" and not self.name:
+                    raise ValueError("function tools need a name")
+        """)
+    r = recs["only the final stage may end short"]
+    assert r["solutions"][0] == "Make sure `end % n == 0 or is_final_stage` holds where `chunks` checks it."
+    assert r["preventionTips"][0].startswith("Validate `end % n == 0 or is_final_stage` where")
+    assert recs["function tools need a name"]["solutions"][0].startswith("Make sure `self.name` is truthy")

@@ -332,8 +332,24 @@ def _keep(f: SiteFacts, own) -> str:
     neg = f.neg if own is f.cond.own else negate_code(own)
     truthy = isinstance(own, ast.UnaryOp) and isinstance(own.op, ast.Not) and \
         isinstance(own.operand, (ast.Name, ast.Attribute, ast.Subscript))
+    excused = _flag_excuse(f) if own is f.cond.own else None
+    if excused:
+        return f"Make sure `{excused}` holds where `{f.short}` checks it{approx(f)}."
     what = ("is True" if flag_named(own.operand) else "is truthy (not empty, zero or None)") if truthy else "holds"
     return f"Make sure `{neg}` {what} where `{f.short}` checks it{approx(f)}."
+
+
+def _flag_excuse(f: SiteFacts) -> str | None:
+    """The whole path failing (`end_layer % n == 0 or is_final_stage`) when the own test is a flag
+    (`not is_final_stage`) after other tests: such a flag states a fact that only excuses the rest
+    of the path, and advice to flip it would silence the check."""
+    own = f.cond.own
+    if own is None or not f.cond.context:
+        return None
+    tested = own.operand if isinstance(own, ast.UnaryOp) and isinstance(own.op, ast.Not) else own
+    if isinstance(tested, (ast.Name, ast.Attribute)) and flag_named(tested):
+        return off_path(f.cond)
+    return None
 
 
 def _route(own) -> str | None:
@@ -372,7 +388,7 @@ def prevention_tips(f: SiteFacts) -> list[str]:
     tips = []
     checked = f.cond.own is not None and not f.cond.is_except and f.cond.constant is None and not f.helper_check
     if checked:
-        tips.append(f"Validate `{f.neg}` where the values are produced, not only in `{f.short}`.")
+        tips.append(f"Validate `{_flag_excuse(f) or f.neg}` where the values are produced, not only in `{f.short}`.")
     fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] if checked and f.cond.own_text \
         else []
     if fed:
