@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "58"
+EXTRACTOR_VERSION = "59"
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +147,8 @@ class ErrorSite:
     loops: list[str] = field(default_factory=list)   # `for x in xs` headers around the site, outermost first
     #: handlers of the trys of its own function around the site (`analyze.caught`), innermost first
     handlers: list = field(default_factory=list)
+    #: parameters (or chains on them) the function changes before the site that its guard reads
+    changed: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

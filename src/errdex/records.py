@@ -165,6 +165,8 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
                                                                  else None), info.ancestors if info else [])
         if caught is not None:
             record["errdex"]["caughtBy"] = caught
+    if site.changed:   # what the check reads is not what the caller passed
+        record["errdex"]["changedBefore"] = list(site.changed)
     return record
 
 

@@ -213,3 +213,41 @@ def test_a_flag_that_excuses_the_rest_of_the_path_is_not_advised_to_flip(tmp_pat
     assert r["solutions"][0] == "Make sure `end % n == 0 or is_final_stage` holds where `chunks` checks it."
     assert r["preventionTips"][0].startswith("Validate `end % n == 0 or is_final_stage` where")
     assert recs["function tools need a name"]["solutions"][0].startswith("Make sure `self.name` is truthy")
+
+
+def test_an_input_the_function_changes_before_its_check_gets_no_caller_guard(tmp_path):
+    """`d` filled by the function before `k not in d` is checked: a caller's `all(k in d ...)` would
+    turn away exactly the calls it fills for. No caller guard; the validation code says it checks
+    the value as the function leaves it. A change the code replays (`self.n = n`) needs no word,
+    and a guard written over the argument itself (`n >= 0`) stays."""
+    recs = _records(tmp_path, """
+        def fill(d, keys):
+            for k in keys:
+                if k not in d:
+                    d[k] = 0
+            for k in keys:
+                if k not in d:
+                    raise RuntimeError("evicted")
+
+
+        class Counter:
+            def __init__(self, n):
+                self.n = n
+                if self.n < 0:
+                    raise ValueError("negative")
+
+            def bump(self):
+                self.count += 1
+                if self.count > 5:
+                    raise RuntimeError("too many bumps")
+        """)
+    evicted = recs["evicted"]
+    assert evicted["errdex"]["changedBefore"] == ["d"]
+    assert evicted["exampleFix"] is None
+    assert evicted["validationCode"].startswith("# pkg.mod.fill changes `d` before the check")
+    bumped = recs["too many bumps"]
+    assert bumped["errdex"]["changedBefore"] == ["self.count"] and bumped["exampleFix"] is None
+    assert "changes" not in bumped["validationCode"]   # `self.count += 1` is replayed
+    negative = recs["negative"]
+    assert negative["errdex"]["changedBefore"] == ["self.n"]
+    assert negative["exampleFix"].splitlines()[4] == "if n >= 0:"

@@ -239,7 +239,7 @@ def loop_targets(header: str) -> frozenset[str]:
 
 def validation_code(cond: Condition, feeding: list[str], placeholders: dict, function: str,
                     exact: bool, reason: str | None, fed: list[str] | None = None,
-                    loops: list[str] | None = None) -> str | None:
+                    loops: list[str] | None = None, changed: list[str] | None = None) -> str | None:
     """The feeding assignments, then `assert <the test negated>`: it fails exactly where the site raises."""
     if cond.own is None or cond.is_except or cond.constant is not None:
         return None
@@ -247,6 +247,11 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     lines = []
     if not exact:
         lines.append(f"# approximate: {reason or 'not every path was followed'}")
+    unshown = [c for c in changed or () if not any(c in assigned(line) for line in feeding)]
+    if unshown:   # the check reads them as the function leaves them, which the lines below do not replay
+        shown = ", ".join(f"`{c}`" for c in unshown[:4])
+        lines.append(f"# {function} changes {shown} before the check: run this where the check runs,"
+                     " not on what a caller passes")
     if cond.guards:
         lines.append(f"# assumes the earlier checks in {function} passed")
     context, passed = without_passed_calls(cond.context) if cond.context else ("", [])

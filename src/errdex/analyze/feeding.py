@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from keyword import kwlist
 
+from errdex.analyze.changed import MUTATORS
 from errdex.analyze.codegen import names_in
 from errdex.analyze.exprs import side_memo, side_table
 from errdex.analyze.flow import leaves
@@ -276,11 +277,6 @@ def _may_bind(stmt: ast.stmt) -> list[_Definition]:
     hidden.cached_kills = bound
     hidden.cached_uses = set()
     return [hidden]
-
-
-#: Methods that change their object in place (`seen.add(x)`; torch's `t.zero_()`).
-MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "pop", "popitem", "remove", "discard",
-                      "clear", "setdefault", "sort", "reverse", "appendleft", "extendleft", "popleft"})
 
 
 def _bound_by(stmt: ast.AST, out: set[str], filled: set[str]) -> None:

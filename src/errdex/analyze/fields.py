@@ -104,7 +104,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     if f.helper_check:   # the check that decides is the helper's: no code can be written for it here
         cond = parse_condition(None, None)
     _set(record, prov, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
-                                                                 f.reason, prose.relevant_feeding(f), f.loops),
+                                                                 f.reason, prose.relevant_feeding(f), f.loops,
+                                                                 ex.get("changedBefore")),
          from_condition)
     _set(record, prov, "typeGuard", codegen.type_guard(cond), from_condition)
     if f.test and f.error_type == "assertion":
@@ -123,7 +124,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     site_call = codegen.call_text(qual, ex.get("siteClass"), ex.get("siteBinding"), ex.get("siteRuns"))
     seen = caught["into"] if caught and caught.get("into") else cls
     _set(record, prov, "exampleFix", fixes.example_fix(cond, site_call, seen, qual, alternative, exact, f.reason,
-                                                             f.error_type == "warning", f.feeding, f.loops),
+                                                             f.error_type == "warning", f.feeding, f.loops,
+                                                             ex.get("changedBefore")),
          from_condition)
 
 

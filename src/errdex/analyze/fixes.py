@@ -23,6 +23,7 @@ from errdex.analyze.codegen import (
     plain_assignment,
 )
 from errdex.analyze.condexpr import Condition, and_operand, nearest_conjuncts, negated_source, split_conjuncts
+from errdex.analyze.changed import reads_changed
 from errdex.analyze.names import dotted, read_chains
 
 
@@ -84,6 +85,14 @@ def _guard_reads(guard: str) -> frozenset[str]:
         return frozenset(read_chains(ast.parse(guard, mode="eval").body))
     except SyntaxError:
         return names_in(guard)
+
+
+def _fed_reads(guard: str, feeding: list[str] | None) -> frozenset[str]:
+    """What the feeding lines the guard needs read (`n = len(d)` for a guard on `n`)."""
+    reads: set[str] = set()
+    for line in feeding_for(_guard_reads(guard), feeding) if feeding else []:
+        reads |= names_in(line)
+    return frozenset(reads)
 
 
 def _unparsed(node: ast.expr) -> str:
@@ -225,8 +234,12 @@ _SELF_FIELD = re.compile(r"\bself\.(?=[A-Za-z_])")
 
 def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str,
                 exact: bool = True, reason: str | None = None, warning: bool = False,
-                feeding: list[str] | None = None, loops: list[str] | None = None) -> str | None:
+                feeding: list[str] | None = None, loops: list[str] | None = None,
+                changed: list[str] | None = None) -> str | None:
     """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path.
+
+    None when the guard would read a value the function changes before its check (`changed`,
+    `errdex.changedBefore`): a caller's test of what it passes would not be that check.
 
     The "raises when" comment names the earlier checks when there are some and
     says "approximately" when the condition is not exact: it claims no more
@@ -246,6 +259,8 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     if loops:   # then the locals of the loop headers it opens (`range(bs)`)
         guard = over_loops(guard, loops)
         guard = with_values(guard, feeding) if feeding else guard
+    if changed and reads_changed(_guard_reads(guard) | _fed_reads(guard, feeding), changed):
+        return None
     # Locals the guard still reads (bound on a branch, or by a call): their lines first, as in the function.
     fed = [] if loops or not feeding else feeding_for(_guard_reads(guard), feeding)
     lines = "".join(f"{line}\n" for line in fed)

@@ -10,8 +10,11 @@ from __future__ import annotations
 import ast
 
 from errdex.analyze.caught import enclosing_handlers
+from errdex.analyze.changed import changed_inputs, reads_changed
+from errdex.analyze.codegen import names_in
 from errdex.analyze.condition import trigger_condition
 from errdex.analyze.feeding import feeding_values
+from errdex.analyze.names import read_chains
 from errdex.analyze.source import analyzing, node_text
 from errdex.models import ErrorSite, Placeholder
 
@@ -47,6 +50,20 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
         site.feeding = feeding_values(scope, path, names)
     site.loops = _loops(path)
     site.handlers = enclosing_handlers(path)
+    changed = changed_inputs(scope, site.line)
+    if changed and cond.guard:   # only those the own guard or its feeding values read
+        site.changed = reads_changed(_reads(cond.guard, site.feeding), changed)
+
+
+def _reads(guard: str, feeding: list[str]) -> frozenset[str]:
+    """Names and attribute chains the guard and its feeding lines read (`x.n` reads no `n`)."""
+    reads: set[str] = set()
+    for text in (guard, *feeding):
+        try:
+            reads |= read_chains(ast.parse(text))
+        except SyntaxError:   # a `for` header kept as a line: its names
+            reads |= names_in(text)
+    return frozenset(reads)
 
 
 def _loops(path: list) -> list[str]:
