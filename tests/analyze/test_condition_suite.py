@@ -1009,3 +1009,29 @@ def test_a_loop_whose_test_reads_what_its_pass_computed(source, expected, exact)
                 env = {"comps": [make(v) for v in values], "tag": 0, "items": list(values), "n": size,
                        "flag": flag}
                 assert eval(got.expr, env) == eval(expected, env), (got.expr, values, flag)
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("""
+def f(self):
+    if not self.mode:
+        return None
+    self.mode = self.mode.strip()
+    if not self.mode:
+        raise ValueError("blank mode")
+""", "not self.mode"),
+    ("""
+def g(self):
+    if self.n == 0:
+        return None
+    self.n -= 1
+    if self.n == 0:
+        raise ValueError("ran out")
+""", "self.n == 0"),
+])
+def test_an_attribute_tested_then_rebound_from_itself_does_not_contradict_itself(source, expected):
+    """As for a plain name (`s = s.strip()`), the guard read before the rebinding is left out: joined
+    with the later test of the same text it would read as a path no input takes."""
+    func, path = site_path(source)
+    got = trigger_condition(func, path)
+    assert (got.expr, got.exact) == (expected, False)

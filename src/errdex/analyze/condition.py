@@ -269,6 +269,8 @@ class _PathWalk:
                 if not _attribute_reads(expr, base, reads) or any(
                         _overlap(read, chain) for read in reads for chain in stored[base]):
                     self.note(REBOUND.format(names=_named([base])))
+                    if (base, len(self.guards)) not in self.stale:   # `_without_stale` may drop it
+                        self.stale += ((base, len(self.guards)),)
 
     def snapshot(self) -> tuple:
         return (self.guards, self.guarded, self.named, self.reasons, self.calls, self.conjunction, self.own,
@@ -768,13 +770,29 @@ def _without_stale(walk: _PathWalk) -> tuple[Conjunction, Conjunction]:
     return kept, own
 
 
+def _contradicts_itself(text: str) -> bool:
+    """`self.mode and not self.mode`: a test and its negation among the conjuncts, the same text
+    read before and after a rebinding the simplifier keeps apart (a call may change it between)."""
+    if " and " not in text or "not " not in text:
+        return False
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And)):
+        return False
+    seen = {ast.dump(v) for v in node.values}
+    return any(isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not) and ast.dump(v.operand) in seen
+               for v in node.values)
+
+
 def _result(walk: _PathWalk) -> TriggerCondition:
     conjunction = walk.conjunction
     calls = list(walk.calls)
     if not conjunction.false:
         calls.extend(c for c in conjunction.calls if c not in calls)
     reason = joined_reasons(walk.reasons)
-    if conjunction.false and walk.stale:
+    if walk.stale and (conjunction.false or _contradicts_itself(conjunction.text())):
         # `if not s: return`, `s = s.strip()`, `if not s: raise`: the two tests read two values of
         # `s`; joined, they read as an impossible path. The guards read before the name was bound
         # again are left out (the condition is approximate already, for that reason).
