@@ -1035,3 +1035,34 @@ def test_an_attribute_tested_then_rebound_from_itself_does_not_contradict_itself
     func, path = site_path(source)
     got = trigger_condition(func, path)
     assert (got.expr, got.exact) == (expected, False)
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    # the table search: `else` raises when no cell fits
+    ("""
+def pick(m, cells):
+    for c in cells:
+        if m <= c:
+            break
+    else:
+        raise ValueError(f"M={m} outside [1, {cells[-1]}]")
+    return c
+""", "all(m > c for c in cells)"),
+    # go on only when some pattern matches (`else: return`), then the site
+    ("""
+def k(name, patterns, table):
+    for p in patterns:
+        if p in name:
+            break
+    else:
+        return None
+    if name not in table:
+        raise KeyError(name)
+""", "any(p in name for p in patterns) and name not in table"),
+])
+def test_a_search_loop_with_an_else_is_told_exactly(source, expected):
+    """A `for` whose passes only test their element and break: it ends at its end exactly when no
+    element breaks (`all`), by `break` exactly when one does (`any`)."""
+    func, path = site_path(source)
+    got = trigger_condition(func, path)
+    assert (got.expr, got.exact) == (expected, True)

@@ -558,6 +558,16 @@ class FlowAnalyzer:
                 # nothing changed, so the loop goes on past its end exactly when every element passes.
                 approx = body.approx
             return LoopOutcome(every, FALSE, approx)
+        if not is_const(body.brk, False) and not clash and _tests_and_exits(stmt.body, breaks=True) \
+                and not _leaves_function(stmt.body) \
+                and _per_element(stmt.target, body.brk) and _per_element(stmt.target, passes):
+            # A search (`for p in patterns: if p in name: break`, then `else:`): each pass only tests
+            # its element and goes on or breaks, so the loop ends at its end exactly when every
+            # element goes on, and by `break` exactly when some element breaks (the first such).
+            comprehension = [ast.comprehension(stmt.target, stmt.iter, [], 0)]
+            every = ast.Call(func=ast.Name("all"), args=[ast.GeneratorExp(passes, comprehension)], keywords=[])
+            some = ast.Call(func=ast.Name("any"), args=[ast.GeneratorExp(body.brk, comprehension)], keywords=[])
+            return LoopOutcome(every, some, body.approx)
         broke = FALSE if is_const(body.brk, False) else TRUE
         return LoopOutcome(TRUE, broke, approx)
 
@@ -904,13 +914,13 @@ def _exits_then_rest(stmts: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.st
 _WAYS_OUT = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Assert)
 
 
-def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
+def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False, breaks: bool = False) -> bool:
     """Whether a block holds only `if` tests (no walrus) around `return`, `raise`, `continue`,
     `pass` and branches that leave (`leaves`): running it changes nothing a later pass of the loop
     reads. `assignments`: plain `name = value` statements too, at the block's top level (each
-    pass binds them afresh)."""
+    pass binds them afresh). `breaks`: `break` too."""
     for stmt in stmts:
-        if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Pass)):
+        if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Pass)) or (breaks and isinstance(stmt, ast.Break)):
             continue
         if assignments and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], ast.Name) \
@@ -919,7 +929,7 @@ def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False) -> bool:
         if assignments and isinstance(stmt, ast.If) and _branch_assignment(stmt) is not None:
             continue
         if isinstance(stmt, ast.If) and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test)) \
-                and all(leaves(b) or _tests_and_exits(b) for b in (stmt.body, stmt.orelse)):
+                and all(leaves(b) or _tests_and_exits(b, breaks=breaks) for b in (stmt.body, stmt.orelse)):
             continue
         return False
     return True
