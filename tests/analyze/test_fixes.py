@@ -251,3 +251,72 @@ def test_an_input_the_function_changes_before_its_check_gets_no_caller_guard(tmp
     negative = recs["negative"]
     assert negative["errdex"]["changedBefore"] == ["self.n"]
     assert negative["exampleFix"].splitlines()[4] == "if n >= 0:"
+
+
+def test_code_enters_a_context_manager_and_applies_an_autograd_function(tmp_path):
+    """`list(cm(...))` would raise TypeError: a `@contextmanager` runs as a `with` block enters; a
+    torch.autograd.Function runs through `Cls.apply(...)`, never `Cls.forward(ctx, ...)`."""
+    recs = _records(tmp_path, """
+        import contextlib
+        import torch
+
+
+        @contextlib.contextmanager
+        def staged(device):
+            if device == "meta":
+                raise ValueError("device cannot be meta")
+            yield device
+
+
+        class Fused(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                if k != 1:
+                    raise ValueError("only k=1")
+                return x
+        """)
+    staged = recs["device cannot be meta"]
+    assert staged["errdex"]["siteRuns"] == "context"
+    assert staged["tryCatchPattern"].splitlines()[1] == "    with staged(...): ..."
+    fused = recs["only k=1"]
+    assert fused["tryCatchPattern"].splitlines()[1] == "    Fused.apply(...)"
+    assert fused["exampleFix"].splitlines()[1].startswith("Fused.apply(...)  # raises ValueError")
+
+
+def test_caller_code_keeps_the_path_and_the_instance_apart(tmp_path):
+    """Lines that only run on the site's path (after `if selected:`) are not run before the guard;
+    a method's guard reads the instance the call names (`obj.page`), and a constructor's own state
+    gets no caller guard. A file the code found missing is fixed, not retried."""
+    recs = _records(tmp_path, """
+        import os
+
+
+        def resolve(registry):
+            selected = os.environ.get("PLAT")
+            if selected:
+                result = registry[selected]()
+                if result is None:
+                    raise RuntimeError("plugin returned None")
+                return result
+
+
+        class Owner:
+            def __init__(self, allocator):
+                self.cache = allocator.get_cache()
+                if not isinstance(self.cache, list):
+                    raise ValueError("unsupported cache")
+
+            def finalize(self, n):
+                final = int(n)
+                if final < self.page:
+                    raise ValueError("too small")
+
+            def load(self):
+                if not os.path.isfile(self.path):
+                    raise FileNotFoundError("source file is missing")
+        """)
+    after = recs["plugin returned None"]["exampleFix"].split("# after\n")[1].splitlines()
+    assert after[1] == "if not selected or result is not None:"   # `result = registry[...]()` not run first
+    assert recs["unsupported cache"]["exampleFix"] is None
+    assert recs["too small"]["exampleFix"].splitlines()[4] == "if int(n) >= obj.page:"
+    assert recs["source file is missing"]["handlingStrategy"] == "fix-configuration"

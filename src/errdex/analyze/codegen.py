@@ -361,12 +361,17 @@ def call_text(entry: str, method_of: str | None, binding: str | None = None, run
     """How code calls a function: `f(...)`, `Cls(...)` for a constructor, `obj.meth(...)` for a method,
     the operation for any other special method (`obj[key]`, `setattr(obj, name, value)`); `runs`
     (`errdex.siteRuns`): a coroutine is awaited, a generator consumed (`list(gen(...))`: its body,
-    and so the raise, runs only as it is iterated)."""
+    and so the raise, runs only as it is iterated), a context manager entered (`with cm(...): ...`)."""
+    if runs and "autograd" in runs and method_of:   # a torch.autograd.Function: run through `apply`
+        cls, short = method_of.rpartition(".")[2], entry.rpartition(".")[2]
+        return f"{cls}.apply(...)" + (".backward(...)" if short == "backward" else "")
     text = _call_text(entry, method_of, binding)
     if not runs:
         return text
     call, sep, note = text.partition("  # ")
-    if "generator" in runs:
+    if "context" in runs:
+        call = f"{'async with' if 'async' in runs else 'with'} {call}: ..."
+    elif "generator" in runs:
         call = f"[item async for item in {call}]" if "async" in runs else f"list({call})"
     elif "async" in runs:
         call = f"await {call}"

@@ -35,7 +35,7 @@ def set_owners(record: dict, qual: str, method_of: dict[str, str], bindings: dic
     for prefix, name in (("site", qual), ("entry", entry)):
         words = (bindings.get(name) or "").split() if bindings else []
         method = [w for w in words if w in ("static", "class")]   # a static or class method
-        runs = " ".join(w for w in words if w not in ("static", "class"))   # "async", "generator", both
+        runs = " ".join(w for w in words if w not in ("static", "class"))   # "async", "generator", "context"
         for key, value in ((f"{prefix}Binding", method[0] if method else ""), (f"{prefix}Runs", runs)):
             if value:
                 ex[key] = value

@@ -227,6 +227,8 @@ def off_path(cond: Condition) -> str:
     return f"{off} or {own}"
 
 
+_SELF_WORD = re.compile(r"\bself\b")
+_OBJ_WORD = re.compile(r"\bobj\b")
 #: `self` read other than as `self.<field>` (passed on, compared): no field stands for it.
 _BARE_SELF = re.compile(r"\bself\b(?!\.[A-Za-z_])")
 _SELF_FIELD = re.compile(r"\bself\.(?=[A-Za-z_])")
@@ -261,8 +263,17 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
         guard = with_values(guard, feeding) if feeding else guard
     if changed and reads_changed(_guard_reads(guard) | _fed_reads(guard, feeding), changed):
         return None
-    # Locals the guard still reads (bound on a branch, or by a call): their lines first, as in the function.
-    fed = [] if loops or not feeding else feeding_for(_guard_reads(guard), feeding)
+    reads = _guard_reads(guard)
+    if "self" in reads:   # the instance: `obj` of `obj.meth(...)`; a constructor's own state no caller can test
+        if not _OBJ_WORD.search(bare):
+            return None
+        guard = _SELF_WORD.sub("obj", guard)
+    # Locals the guard still reads (bound on a branch, or by a call): their lines first, as in the
+    # function, when nothing on the path comes before them (an early return, an enclosing `if`, an
+    # earlier check would be skipped: the lines could fail on calls the guard lets through).
+    fed = [] if loops or not feeding or cond.context or cond.guards else feeding_for(reads, feeding)
+    if any("self" in names_in(line) for line in fed):
+        fed = []   # the function's own instance state: a caller would not replay it
     lines = "".join(f"{line}\n" for line in fed)
     after = (f"{names}\n{lines}if {guard}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")

@@ -90,7 +90,14 @@ def handling_strategy(f: SiteFacts) -> tuple[str, str]:
         return "propagate", "strategy:except-site"
     if _unchecked(f):   # no input passes: nothing to validate at the caller
         return "propagate", "strategy:always-raises"
+    if f.error_class.rpartition(".")[2] in _PATH_ERRORS:   # a path the code found missing or wrong: not transient
+        return "fix-configuration", "strategy:path"
     return _STRATEGY.get(f.tag, "propagate"), f"strategy:{f.tag}"
+
+
+#: Errors the code raises about a path it checked: a retry finds the same file system.
+_PATH_ERRORS = frozenset({"FileNotFoundError", "NotADirectoryError", "IsADirectoryError", "PermissionError",
+                          "FileExistsError"})
 
 
 def approx(f: SiteFacts) -> str:

@@ -54,7 +54,7 @@ SiteAnalyzer = Callable[[ast.AST, list, ErrorSite, list[str]], None]
 
 
 class _Scope:
-    __slots__ = ("node", "qualname", "kind", "cls", "locals", "caught", "params", "calls", "tries")
+    __slots__ = ("node", "qualname", "kind", "cls", "locals", "caught", "params", "calls", "tries", "bases")
 
     def __init__(self, node: ast.AST, qualname: str, kind: str, cls: str | None, params: list[str]):
         self.node = node
@@ -66,6 +66,7 @@ class _Scope:
         self.params = params
         self.tries: list[tuple[int, int, tuple[Handler, ...]]] = []   # try bodies' lines and handlers (calls only)
         self.calls: dict[str, str] = {}   # reversed names of the functions defined inside it -> qualnames
+        self.bases: list[str] = []        # a class's bases as resolved dotted names
 
 
 class ModuleWalker:
@@ -329,7 +330,8 @@ class ModuleWalker:
             function = FunctionFacts(
                 f"{self.module}.{qual}", stmt.lineno, self._calls_in(stmt),
                 not any(part.startswith("_") for part in qual.split(".")),
-                f"{self.module}.{cls}" if cls else None, _binding(stmt, cls is not None, self.lines))
+                f"{self.module}.{cls}" if cls else None,
+                _binding(stmt, cls is not None, self.lines, any(b.endswith(_AUTOGRAD) for b in outer.bases)))
             self.facts.functions.append(function)
         saved = self.path
         self.path = []
@@ -355,6 +357,7 @@ class ModuleWalker:
                 code = str(s.value.value)
         self.facts.classes.append(ClassFacts(f"{self.module}.{qual}", bases, code))
         scope = _Scope(stmt, qual, "class", None, [])
+        scope.bases = bases
         self.scopes.append(scope)
         saved = self.path
         self.path = []
@@ -686,20 +689,31 @@ _HANDLERS: dict[type, Callable] = {
 }
 
 
-def _binding(stmt: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, lines: list[str]) -> str:
+#: A `torch.autograd.Function` subclass: its `forward` runs through `Cls.apply(...)`.
+_AUTOGRAD = ("autograd.Function", "autograd.function.Function")
+
+
+def _binding(stmt: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, lines: list[str],
+             autograd: bool = False) -> str:
     """How code calls the function, as words (`FunctionFacts.binding`): "static" or "class" for a
-    method decorated `@staticmethod` or `@classmethod`; "async" for a coroutine function and
-    "generator" for one that yields (its body runs only as the result is iterated)."""
+    method decorated `@staticmethod` or `@classmethod`; "async" for a coroutine function,
+    "generator" for one that yields (its body runs only as the result is iterated) and "context"
+    for a `@contextmanager` (it runs as a `with` block enters and leaves)."""
     words = []
+    decorators = [deco.id if isinstance(deco, ast.Name) else deco.attr if isinstance(deco, ast.Attribute) else ""
+                  for deco in stmt.decorator_list]
     if method:
-        for deco in stmt.decorator_list:
-            name = deco.id if isinstance(deco, ast.Name) else deco.attr if isinstance(deco, ast.Attribute) else ""
+        for name in decorators:
             if name in ("staticmethod", "classmethod"):
                 words.append(name[:-6])
                 break
+    if autograd and stmt.name in ("forward", "backward"):
+        words.append("autograd")   # `Cls.apply(...)` runs forward; the output's `.backward()` runs backward
     if isinstance(stmt, ast.AsyncFunctionDef):
         words.append("async")
-    if "yield" in "\n".join(lines[stmt.lineno - 1:stmt.end_lineno]) and _yields(stmt):
+    if "contextmanager" in decorators or "asynccontextmanager" in decorators:
+        words.append("context")   # `with f(...):` runs its body up to the `yield`
+    elif "yield" in "\n".join(lines[stmt.lineno - 1:stmt.end_lineno]) and _yields(stmt):
         words.append("generator")
     return " ".join(words)
 
