@@ -31,38 +31,46 @@ def changed_inputs(scope: ast.AST, site_line: int) -> list[str]:
 
 
 def _writes(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[int, str], ...]:
-    """(line, chain) of every write to a parameter or an attribute chain on one, once per function."""
+    """(line, chain) of every write to a parameter or an attribute chain on one, once per function.
+
+    Statements only (as `feeding` reads them): a walk of every expression would cost as much as
+    parsing the file, and a write hidden in one (a walrus, a mutator call as an argument) is rare."""
+    from errdex.analyze.flow import statements   # analysis only: the code fields read `reads_changed`
+
     args = scope.args
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     out: list[tuple[int, str]] = []
-    stack: list[ast.AST] = list(scope.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
+    for node in statements(scope.body):
         for target in _written(node):
             chain = _base_chain(target)
             if chain is not None and chain.partition(".")[0] in params:
                 out.append((node.lineno, chain))
-        stack.extend(ast.iter_child_nodes(node))
     return tuple(out)
 
 
 def _written(node: ast.AST) -> list[ast.expr]:
-    """What a node writes: assignment and loop targets, deleted names, a mutating method's object."""
-    if isinstance(node, ast.Assign):
-        return [t for target in node.targets for t in _unpacked(target)]
-    if isinstance(node, (ast.AugAssign, ast.AnnAssign)) and getattr(node, "value", None) is not None:
-        return [node.target]
-    if isinstance(node, (ast.For, ast.AsyncFor)):
+    """What a statement writes: assignment and loop targets, deleted names, the object of a
+    mutating method it calls (`d.update(...)`, `x = d.pop(k)`)."""
+    kind = node.__class__
+    if kind is ast.Assign:
+        return [t for target in node.targets for t in _unpacked(target)] + _mutated(node.value)
+    if kind is ast.AugAssign or (kind is ast.AnnAssign and node.value is not None):
+        return [node.target] + _mutated(node.value)
+    if kind is ast.For or kind is ast.AsyncFor:
         return _unpacked(node.target)
-    if isinstance(node, ast.Delete):
+    if kind is ast.Delete:
         return list(node.targets)
-    if isinstance(node, ast.NamedExpr):
-        return [node.target]
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
-        return [node.func.value]
+    if kind is ast.Expr:
+        return _mutated(node.value)
+    return []
+
+
+def _mutated(value: ast.expr | None) -> list[ast.expr]:
+    if value.__class__ is ast.Await:
+        value = value.value
+    if value.__class__ is ast.Call and value.func.__class__ is ast.Attribute and value.func.attr in MUTATORS:
+        return [value.func.value]
     return []
 
 

@@ -770,20 +770,17 @@ def _without_stale(walk: _PathWalk) -> tuple[Conjunction, Conjunction]:
     return kept, own
 
 
-def _contradicts_itself(text: str) -> bool:
-    """`self.mode and not self.mode`: a test and its negation among the conjuncts, the same text
-    read before and after a rebinding the simplifier keeps apart (a call may change it between)."""
-    if " and " not in text or "not " not in text:
-        return False
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return False
-    if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And)):
-        return False
-    seen = {ast.dump(v) for v in node.values}
-    return any(isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not) and ast.dump(v.operand) in seen
-               for v in node.values)
+def _contradicts_itself(conjunction: Conjunction) -> bool:
+    """`self.mode and not self.mode`: a test and its negation among the terms, the same text read
+    before and after a rebinding the simplifier keeps apart (a call may change it between).
+    Compared as the terms are written: no parse per site."""
+    texts = {entry[0] for entry in conjunction.texts if entry is not None}
+    for text in texts:
+        if text.startswith("not "):
+            inner = text[4:]
+            if inner in texts or (inner.startswith("(") and inner.endswith(")") and inner[1:-1] in texts):
+                return True
+    return False
 
 
 def _result(walk: _PathWalk) -> TriggerCondition:
@@ -792,7 +789,7 @@ def _result(walk: _PathWalk) -> TriggerCondition:
     if not conjunction.false:
         calls.extend(c for c in conjunction.calls if c not in calls)
     reason = joined_reasons(walk.reasons)
-    if walk.stale and (conjunction.false or _contradicts_itself(conjunction.text())):
+    if walk.stale and (conjunction.false or _contradicts_itself(conjunction)):
         # `if not s: return`, `s = s.strip()`, `if not s: raise`: the two tests read two values of
         # `s`; joined, they read as an impossible path. The guards read before the name was bound
         # again are left out (the condition is approximate already, for that reason).

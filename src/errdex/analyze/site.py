@@ -50,9 +50,21 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
         site.feeding = feeding_values(scope, path, names)
     site.loops = _loops(path)
     site.handlers = enclosing_handlers(path)
-    changed = changed_inputs(scope, site.line)
-    if changed and cond.guard:   # only those the own guard or its feeding values read
-        site.changed = reads_changed(_reads(cond.guard, site.feeding), changed)
+    if cond.guard and _reads_a_parameter(scope, cond.guard, site.feeding):
+        changed = changed_inputs(scope, site.line)
+        if changed:   # only those the own guard or its feeding values read
+            site.changed = reads_changed(_reads(cond.guard, site.feeding), changed)
+
+
+def _reads_a_parameter(scope: ast.AST, guard: str, feeding: list[str]) -> bool:
+    """A cheap first look (names by regex, cached per text): most guards read no parameter the
+    function could have changed, and need no walk of its statements."""
+    args = getattr(scope, "args", None)
+    if args is None:
+        return False
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    return any(not params.isdisjoint(names_in(text)) for text in (guard, *feeding))
 
 
 def _reads(guard: str, feeding: list[str]) -> frozenset[str]:
