@@ -18,7 +18,8 @@ from errdex.store import Store
     ("n > 0", ["b, *n = x.shape"], "n > 0"),   # starred: not one value per name
     # a local named like the attribute it reads is no self-reference
     ("isinstance(spec_info, dict)", ["spec_info = batch.spec_info"], "isinstance(batch.spec_info, dict)"),
-    ("n > 0", ["n = n + 1"], "n > 0"),   # a real one
+    ("n > 0", ["n = n + 1"], "n + 1 > 0"),   # a parameter changed once from itself: over the argument
+    ("n > 0", ["n = n + 1", "for x in xs"], "n > 0"),   # ... but not where a loop may run it again
     # a branch that may rebind the name: its value depends on the path
     ("s.shape == (n, 2)", ["s = w.scale", "if s.ndim == 1:\n    s = s[:, None]"], "s.shape == (n, 2)"),
 ])
@@ -320,3 +321,32 @@ def test_caller_code_keeps_the_path_and_the_instance_apart(tmp_path):
     assert recs["unsupported cache"]["exampleFix"] is None
     assert recs["too small"]["exampleFix"].splitlines()[4] == "if int(n) >= obj.page:"
     assert recs["source file is missing"]["handlingStrategy"] == "fix-configuration"
+
+
+def test_a_parameter_normalised_from_itself_is_guarded_as_passed(tmp_path):
+    """`tp_size = int(tp_size)` once, no loop: the guard reads `int(tp_size)` over the caller's
+    argument (and does not replay the line, which would apply it twice); a parameter changed twice,
+    or in a loop, gets no caller guard."""
+    recs = _records(tmp_path, """
+        def validate(tp_size, rank):
+            tp_size = int(tp_size)
+            if tp_size < 1:
+                raise ValueError("TP>=1")
+
+
+        def twice(n):
+            n = n * 2
+            n = n + 1
+            if n > 9:
+                raise ValueError("too big")
+
+
+        def looped(xs, n):
+            for x in xs:
+                n = n - x
+                if n < 0:
+                    raise ValueError("negative")
+        """)
+    after = recs["TP>=1"]["exampleFix"].split("# after\n")[1].splitlines()
+    assert after[1:3] == ["if int(tp_size) >= 1:", "    validate(...)"]
+    assert recs["too big"]["exampleFix"] is None and recs["negative"]["exampleFix"] is None

@@ -31,16 +31,22 @@ from errdex.analyze.names import dotted, read_chains
 _PLAIN_CALLS = frozenset({"len", "int", "float", "str", "bool", "abs", "min", "max", "tuple", "sorted", "round"})
 
 
-def with_values(guard: str, feeding: list[str]) -> str:
+def with_values(guard: str, feeding: list[str], restored: set[str] | None = None) -> str:
     """`guard` with each local name a feeding line binds once to a plain value written as that value
     (`n != len(kv_indices)` -> `len(token_ids) != len(kv_indices)`, with `n = len(token_ids)`): a
     caller has the function's arguments, not its locals. Unchanged when there is no such name.
 
     Unpacking binds each name to its part (`t, h = q.shape[0], q.shape[1]`; `b, n = x.shape` gives
     `x.shape[1]` for `n`). A value read before a loop header that binds one of its names is kept
-    out of the `all(... for ...)` that header opens (the names would mean the loop's)."""
+    out of the `all(... for ...)` that header opens (the names would mean the loop's).
+
+    A parameter normalised once from itself (`tp_size = int(tp_size)`, no loop around) is written
+    as that value over the argument, in a last pass; its name goes into `restored`: the guard then
+    reads what the caller passed, not what the function made of it."""
     values: dict[str, ast.expr] = {}
+    own: dict[str, ast.expr] = {}   # `x = f(x)`: substituted once, last
     seen: set[str] = set()
+    headers = any(is_header(line) for line in feeding)
     later_loops: set[str] = set()   # names bound by the `for` headers still to come
     for line in feeding:
         if is_header(line):
@@ -57,11 +63,16 @@ def with_values(guard: str, feeding: list[str]) -> str:
         for target, value in _bound_values(line):
             if target in seen:
                 values.pop(target, None)   # bound twice: which value the test reads depends on the path
+                own.pop(target, None)
                 continue
             seen.add(target)
-            if value is not None and not (_reads(value) & ({target} | later_loops)):
+            if value is None or _reads(value) & later_loops:
+                continue
+            if target not in _reads(value):
                 values[target] = value   # `n = len(x)`, or `self.n = n` (a constructor's argument)
-    if not values or names_in(guard).isdisjoint(name.rpartition(".")[2] for name in values):
+            elif not headers and target.isidentifier():
+                own[target] = value
+    if not (values or own) or names_in(guard).isdisjoint(name.rpartition(".")[2] for name in (*values, *own)):
         return guard
     try:
         tree = ast.parse(guard, mode="eval")
@@ -75,6 +86,10 @@ def with_values(guard: str, feeding: list[str]) -> str:
         tree = changed
         if sum(1 for _ in ast.walk(tree)) > limit:   # values nested in values: too long to read anyway
             return guard
+    if own:
+        tree = _Substitute(own).visit(tree)
+        if tree.__dict__.get("_errdex_changed") and restored is not None:
+            restored.update(name for name in own if name in _guard_reads(guard) or name in names_in(guard))
     text = _unparsed(tree.body)
     return text if len(text) <= limit else guard
 
@@ -257,10 +272,12 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
         # A dataclass's fields are what its constructor is given: `self.frames` is the `frames=` passed.
         guard, when = _SELF_FIELD.sub("", guard), _SELF_FIELD.sub("", when)
         names = f"# names: the fields given to {bare}"
-    guard = with_values(guard, feeding) if feeding else guard
+    restored: set[str] = set()   # parameters the guard now reads as the caller passed them
+    guard = with_values(guard, feeding, restored) if feeding else guard
     if loops:   # then the locals of the loop headers it opens (`range(bs)`)
         guard = over_loops(guard, loops)
         guard = with_values(guard, feeding) if feeding else guard
+    changed = [c for c in changed or () if c not in restored]
     if changed and reads_changed(_guard_reads(guard) | _fed_reads(guard, feeding), changed):
         return None
     reads = _guard_reads(guard)
@@ -271,7 +288,7 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     # Locals the guard still reads (bound on a branch, or by a call): their lines first, as in the
     # function, when nothing on the path comes before them (an early return, an enclosing `if`, an
     # earlier check would be skipped: the lines could fail on calls the guard lets through).
-    fed = [] if loops or not feeding or cond.context or cond.guards else feeding_for(reads, feeding)
+    fed = [] if loops or not feeding or cond.context or cond.guards else feeding_for(reads - restored, feeding)
     if any("self" in names_in(line) for line in fed):
         fed = []   # the function's own instance state: a caller would not replay it
     lines = "".join(f"{line}\n" for line in fed)
