@@ -183,6 +183,36 @@ def test_callers_that_stop_the_error_are_not_climbed(tmp_path):
     assert lookup["entryPoints"] == ["svc.core.converts"]
 
 
+def test_a_function_that_imports_its_callee_itself_is_a_caller(tmp_path):
+    """`from .target import checked` inside the function (often to avoid an import cycle, or a
+    heavy import): its call resolves through that import, absolute or relative, aliased or not."""
+    recs = _index(tmp_path, {
+        "app/__init__.py": "",
+        "app/target.py": """
+            def checked(x):
+                if x < 0:
+                    raise ValueError("negative")
+                return x
+            """,
+        "app/entry.py": """
+            def absolute(x):
+                from app.target import checked
+                return checked(x)
+
+
+            def relative(x):
+                if x:
+                    from .target import checked as chk
+                    from . import target
+                    chk(x)
+                    return target.checked(x + 1)
+            """,
+    })
+    r = recs["negative"]["errdex"]
+    assert r["callers"] == ["app.entry.absolute", "app.entry.relative"]
+    assert r["entryPoints"] == ["app.target.checked", "app.entry.absolute", "app.entry.relative"]
+
+
 def test_guarded_calls_keep_the_handler_chain_innermost_first(tmp_path):
     from errdex.extract.files import extract_file
 

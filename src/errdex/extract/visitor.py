@@ -193,8 +193,15 @@ class ModuleWalker:
         # Functions defined inside this one, called by their bare names (`list(mapped())`).
         local = {name[::-1]: f"{self.module}.{scope.qualname}.{name}" for name in _LOCAL_DEF.findall(segment)} \
             if "def " in segment else {}
+        reversed_names = set(_CALL_REVERSED.findall(segment[::-1]))
+        if "import " in segment:   # names it imports itself (`from .kernels import run` inside it)
+            imported = self._local_imports(node)
+            for reversed_name in reversed_names:
+                name = reversed_name[::-1]
+                if name.partition(".")[0] in imported and reversed_name not in local and _DOTTED.fullmatch(name):
+                    local[reversed_name] = resolve_dotted(name, self.module, imported, set())
         scope.calls = local
-        for reversed_name in set(_CALL_REVERSED.findall(segment[::-1])):
+        for reversed_name in reversed_names:
             if reversed_name in local:
                 out.add(local[reversed_name])
                 continue
@@ -206,6 +213,20 @@ class ModuleWalker:
             if resolved is not None:
                 out.add(resolved)
         return sorted(out)
+
+    def _local_imports(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+        """Local name -> dotted target of the imports in a function's own blocks (nested
+        definitions aside): a statement walk, run only when its text holds `import `."""
+        imported: dict[str, str] = {}
+        stack: list[ast.AST] = list(node.body)
+        while stack:
+            stmt = stack.pop()
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                collect_imports(stmt, self.module, self.is_package, imported)
+            elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    stack.extend(getattr(stmt, field, ()) or ())
+        return imported
 
     def _guarded_calls(self, node: ast.AST, scope: _Scope, calls: set[str]) -> dict[str, tuple]:
         """`FunctionFacts.guarded`: the callees this function calls only inside `try` bodies whose
