@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from errdex.analyze.exprs import memo
-from errdex.analyze.names import dotted
+from errdex.analyze.names import dotted, parameter_names
 
 #: Methods that change their object in place (`seen.add(x)`; torch's `t.zero_()`).
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "pop", "popitem", "remove", "discard",
@@ -37,9 +37,7 @@ def _writes(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[int, s
     parsing the file, and a write hidden in one (a walrus, a mutator call as an argument) is rare."""
     from errdex.analyze.flow import statements   # analysis only: the code fields read `reads_changed`
 
-    args = scope.args
-    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    params = parameter_names(scope)
     out: list[tuple[int, str]] = []
     for node in statements(scope.body):
         for target in _written(node):

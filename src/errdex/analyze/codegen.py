@@ -324,7 +324,7 @@ def type_guard(cond: Condition) -> str | None:
     dispatch = dispatch_types(cond)
     if dispatch is not None:   # earlier branches take other types: any of them passes
         subject, types = dispatch
-        name = "is_valid_" + ("_".join(_IDENT.findall(subject)).lower() or "value")
+        name = _guard_name(subject)
         text = (f"from typing import TypeGuard\n\n\ndef {name}(value: object) -> TypeGuard[{' | '.join(types)}]:\n"
                 f"    \"\"\"True when `{subject}` is of a type the code handles; for any other, the site raises.\"\"\"\n"
                 f"    return isinstance(value, ({', '.join(types)}))\n")
@@ -341,7 +341,7 @@ def type_guard(cond: Condition) -> str | None:
             return None
         tests = type_tests(negated_parts[0])
     subject, types, negated = tests[0]
-    name = "is_valid_" + ("_".join(_IDENT.findall(subject)).lower() or "value")
+    name = _guard_name(subject)
     if negated:
         shown = " | ".join(t.strip() for t in types.strip("()").split(",") if t.strip()) \
             if types.startswith("(") else types
@@ -404,6 +404,11 @@ def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> st
     else:
         text = f"try:\n    {call}\nexcept {error_class} as exc:\n{body}\n"
     return text
+
+
+def _guard_name(subject: str) -> str:
+    """`is_valid_img` for `img`, `is_valid_self_cfg` for `self.cfg`."""
+    return "is_valid_" + ("_".join(_IDENT.findall(subject)).lower() or "value")
 
 
 def _parsed(text: str) -> str | None:

@@ -48,7 +48,7 @@ import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from errdex.analyze.flow import FlowAnalyzer, free_names, statements
+from errdex.analyze.flow import FlowAnalyzer, free_names, may_leave
 from errdex.analyze.condexpr import analysing
 from errdex.analyze.conjunction import EMPTY, Conjunction
 from errdex.analyze.exprs import expr_key, expr_names, memo
@@ -522,9 +522,7 @@ def _raise_only_check(stmt: ast.stmt) -> bool:
 def _checks_and_steps(block: list[ast.stmt]) -> bool:
     """Whether every statement of a block is a raise-only check or never leaves (no return,
     break, continue, raise or assert in it)."""
-    return all(_raise_only_check(s) or not any(
-        isinstance(n, (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Assert)) for n in statements([s]))
-        for s in block)
+    return all(_raise_only_check(s) or not may_leave(s) for s in block)
 
 
 def _branch_ends(stmt: ast.If, out: list) -> None:

@@ -24,7 +24,7 @@ from errdex.analyze.codegen import (
 )
 from errdex.analyze.condexpr import Condition, and_operand, nearest_conjuncts, negated_source, split_conjuncts
 from errdex.analyze.changed import reads_changed
-from errdex.analyze.names import dotted, read_chains
+from errdex.analyze.names import dotted, read_chains, text_reads
 
 
 #: Calls a value may make and still be written into a caller's guard: they read, and answer the same.
@@ -66,9 +66,9 @@ def with_values(guard: str, feeding: list[str], restored: set[str] | None = None
                 own.pop(target, None)
                 continue
             seen.add(target)
-            if value is None or _reads(value) & later_loops:
+            if value is None or read_chains(value) & later_loops:
                 continue
-            if target not in _reads(value):
+            if target not in read_chains(value):
                 values[target] = value   # `n = len(x)`, or `self.n = n` (a constructor's argument)
             elif not headers and target.isidentifier():
                 own[target] = value
@@ -96,10 +96,7 @@ def with_values(guard: str, feeding: list[str], restored: set[str] | None = None
 
 def _guard_reads(guard: str) -> frozenset[str]:
     """Names and attribute chains a guard reads (`batch.spec_info` reads no local `spec_info`)."""
-    try:
-        return frozenset(read_chains(ast.parse(guard, mode="eval").body))
-    except SyntaxError:
-        return names_in(guard)
+    return text_reads((guard,))
 
 
 def _fed_reads(guard: str, feeding: list[str] | None) -> frozenset[str]:
@@ -140,20 +137,6 @@ def _bound_values(line: str) -> list[tuple[str, ast.expr | None]]:
     if isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):   # `b, n = x.shape`: a sequence read
         return [(n, ast.Subscript(value=value, slice=ast.Constant(i), ctx=ast.Load())) for i, n in enumerate(names)]
     return [(n, None) for n in names]
-
-
-def _reads(value: ast.expr) -> set[str]:
-    """The names and attribute chains a value reads (`batch.spec_info` reads `batch` and the chain,
-    not a local `spec_info`)."""
-    out: set[str] = set()
-    for node in ast.walk(value):
-        if isinstance(node, ast.Name):
-            out.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            chain = dotted(node)
-            if chain:
-                out.add(chain)
-    return out
 
 
 def over_loops(guard: str, loops: list[str]) -> str:

@@ -894,9 +894,8 @@ def _branch_assignment(stmt: ast.If) -> tuple[ast.Name, ast.IfExp] | None:
             return None
     if first.targets[0].id != second.targets[0].id:
         return None
-    for node in (stmt.test, first.value, second.value):
-        if any(isinstance(n, (ast.NamedExpr, *_COMPREHENSIONS, ast.Lambda)) for n in ast.walk(node)):
-            return None
+    if not all(_plain_expr(node) for node in (stmt.test, first.value, second.value)):
+        return None
     value = ast.IfExp(test=stmt.test, body=first.value, orelse=second.value)
     return first.targets[0], ast.copy_location(value, stmt)
 
@@ -906,12 +905,24 @@ def _exits_then_rest(stmts: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.st
     `break`, `continue`, `assert`): the rest runs only once the pass has gone on."""
     last = -1
     for index, stmt in enumerate(stmts):
-        if any(isinstance(node, _WAYS_OUT) for node in statements([stmt])):
+        if may_leave(stmt):
             last = index
     return stmts[:last + 1], stmts[last + 1:]
 
 
+def may_leave(stmt: ast.stmt) -> bool:
+    """Whether a `return`, `raise`, `break`, `continue` or `assert` sits in the statement (nested
+    definitions aside): running it may end the block, the pass or the function."""
+    return any(isinstance(node, _WAYS_OUT) for node in statements([stmt]))
+
+
 _WAYS_OUT = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Assert)
+
+
+def _plain_expr(node: ast.expr) -> bool:
+    """No walrus, comprehension or lambda in it: an expression that can be written into a test
+    elsewhere with the same names meaning the same things."""
+    return not any(isinstance(n, (ast.NamedExpr, *_COMPREHENSIONS, ast.Lambda)) for n in ast.walk(node))
 
 
 def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False, breaks: bool = False) -> bool:
@@ -924,7 +935,7 @@ def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False, breaks: b
             continue
         if assignments and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], ast.Name) \
-                and not any(isinstance(n, (ast.NamedExpr, *_COMPREHENSIONS, ast.Lambda)) for n in ast.walk(stmt.value)):
+                and _plain_expr(stmt.value):
             continue
         if assignments and isinstance(stmt, ast.If) and _branch_assignment(stmt) is not None:
             continue

@@ -164,3 +164,26 @@ def read_chains(expr: ast.AST) -> set[str]:
             elif isinstance(value, ast.AST) and value._fields:
                 stack.append(value)
     return found
+
+
+def parameter_names(scope: ast.AST) -> frozenset[str]:
+    """The names a function's parameters bind (none for a module or class body)."""
+    args = getattr(scope, "args", None)
+    if args is None:
+        return frozenset()
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    return frozenset(names | {a.arg for a in (args.vararg, args.kwarg) if a is not None})
+
+
+def text_reads(texts) -> frozenset[str]:
+    """Names and attribute chains source texts read (`read_chains`: `x.n` reads no `n`); a text
+    that does not parse alone (a `for` header kept as a feeding line) gives its identifiers."""
+    from errdex.analyze.codegen import names_in   # codegen imports this module
+
+    reads: set[str] = set()
+    for text in texts:
+        try:
+            reads |= read_chains(ast.parse(text))
+        except SyntaxError:
+            reads |= names_in(text)
+    return frozenset(reads)

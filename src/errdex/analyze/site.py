@@ -14,7 +14,7 @@ from errdex.analyze.changed import changed_inputs, reads_changed
 from errdex.analyze.codegen import names_in
 from errdex.analyze.condition import trigger_condition
 from errdex.analyze.feeding import feeding_values
-from errdex.analyze.names import read_chains
+from errdex.analyze.names import parameter_names, text_reads
 from errdex.analyze.source import analyzing, node_text
 from errdex.models import ErrorSite, Placeholder
 
@@ -53,29 +53,14 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     if cond.guard and _reads_a_parameter(scope, cond.guard, site.feeding):
         changed = changed_inputs(scope, site.line)
         if changed:   # only those the own guard or its feeding values read
-            site.changed = reads_changed(_reads(cond.guard, site.feeding), changed)
+            site.changed = reads_changed(text_reads((cond.guard, *site.feeding)), changed)
 
 
 def _reads_a_parameter(scope: ast.AST, guard: str, feeding: list[str]) -> bool:
     """A cheap first look (names by regex, cached per text): most guards read no parameter the
     function could have changed, and need no walk of its statements."""
-    args = getattr(scope, "args", None)
-    if args is None:
-        return False
-    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-    return any(not params.isdisjoint(names_in(text)) for text in (guard, *feeding))
-
-
-def _reads(guard: str, feeding: list[str]) -> frozenset[str]:
-    """Names and attribute chains the guard and its feeding lines read (`x.n` reads no `n`)."""
-    reads: set[str] = set()
-    for text in (guard, *feeding):
-        try:
-            reads |= read_chains(ast.parse(text))
-        except SyntaxError:   # a `for` header kept as a line: its names
-            reads |= names_in(text)
-    return frozenset(reads)
+    params = parameter_names(scope)
+    return bool(params) and any(not params.isdisjoint(names_in(text)) for text in (guard, *feeding))
 
 
 def _loops(path: list) -> list[str]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 
+from errdex.extract.scope import own_nodes
+
 #: Classes a handler for `Exception` does not catch.
 BASE_ONLY = frozenset({"BaseException", "SystemExit", "KeyboardInterrupt", "GeneratorExit"})
 
@@ -30,7 +32,7 @@ def outcome(handler: ast.ExceptHandler) -> tuple[str, str | None]:
     `converted` (it raises another error: its class name second) or `handled`."""
     last = handler.body[-1] if handler.body else None
     if isinstance(last, ast.Raise):
-        if last.exc is None or (isinstance(last.exc, ast.Name) and last.exc.id == handler.name):
+        if _reraises(last, handler):
             return "reraised", None
         exc = last.exc.func if isinstance(last.exc, ast.Call) else last.exc
         name = exc.id if isinstance(exc, ast.Name) else exc.attr if isinstance(exc, ast.Attribute) else None
@@ -41,17 +43,12 @@ def outcome(handler: ast.ExceptHandler) -> tuple[str, str | None]:
 def stops(handler: ast.ExceptHandler) -> bool:
     """The caught error never leaves the handler as it is: no `raise` of it anywhere in the body
     (`if retry: raise` lets it through on some calls, so that handler does not stop it)."""
-    if outcome(handler)[0] == "reraised":
-        return False
-    stack: list[ast.AST] = list(handler.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Raise) and (
-                node.exc is None or (isinstance(node.exc, ast.Name) and node.exc.id == handler.name)):
-            return False
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
-    return True
+    return not any(isinstance(node, ast.Raise) and _reraises(node, handler) for node in own_nodes(handler.body))
+
+
+def _reraises(node: ast.Raise, handler: ast.ExceptHandler) -> bool:
+    """A bare `raise`, or `raise e` of the error the handler caught as `e`."""
+    return node.exc is None or (isinstance(node.exc, ast.Name) and node.exc.id == handler.name)
 
 
 def error_names(error_class: str, ancestors: list[str] | tuple[str, ...]) -> tuple[frozenset[str], bool]:

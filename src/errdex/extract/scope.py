@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+from collections.abc import Iterator
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -120,3 +121,14 @@ def resolve_dotted(written: str, module: str, imports: dict[str, str], local_def
     else:
         return written
     return f"{target}.{rest}" if rest else target
+
+
+def own_nodes(stmts: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of a block, statements and expressions, outside nested functions, lambdas and
+    classes: what the block itself runs."""
+    stack: list[ast.AST] = list(stmts)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))

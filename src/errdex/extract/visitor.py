@@ -15,7 +15,7 @@ from typing import Callable
 
 from errdex.extract.handlers import Handler, caught_names, stops
 from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal, whole
-from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, resolve_dotted
+from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, own_nodes, resolve_dotted
 from errdex.extract.unparse import simple_unparse
 from errdex.models import (
     ClassFacts,
@@ -741,11 +741,4 @@ def _binding(stmt: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, lines: 
 
 def _yields(stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A `yield` in the function's own body (not in a nested function, lambda or class)."""
-    stack: list[ast.AST] = list(stmt.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
-            return True
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
-    return False
+    return any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in own_nodes(stmt.body))
