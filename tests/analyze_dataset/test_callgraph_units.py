@@ -319,3 +319,17 @@ def test_callee_shortcut_for_names_without_reexports_agrees_with_resolving():
     assert got == {n: _callee_by_resolving(cb, functions, n) for n in names}
     assert got["p.api.run"] == "p.m.run" and got["p.Child.go"] == "p.m.Base.go" and got["p.n.Other"] == "p.m.Base.__init__"
     assert got["p.m.Child"] == "p.m.Base.__init__" and got["q.B.go"] == "p.m.Base.go"
+
+
+@pytest.mark.parametrize("order", [("p.a", "p.b"), ("p.b", "p.a")])
+def test_a_guarded_edge_is_met_whichever_way_reaches_its_caller_first(order):
+    """`c` calls `a` inside a try and `b` outside one; `a` and `b` both call the site's `f`. Whether
+    the climb reaches `c` through `a` or `b` first follows set order: that the way up met a handler
+    (so the entry points hold for this class only) must not."""
+    from errdex.analyze.callgraph import CallGraph
+
+    graph = CallGraph(public={"p.c"})
+    graph.callers_of = {"p.f": list(order), "p.a": ["p.c"], "p.b": ["p.c"]}   # lists: a fixed order each
+    graph.guarded = {("p.a", "p.c"): (((("KeyError",), True),),)}
+    for error in (None, (frozenset({"ValueError"}), True), (frozenset({"KeyError"}), True)):
+        assert graph.climb("p.f", error=error) == (["p.c"], True)

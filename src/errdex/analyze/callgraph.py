@@ -69,12 +69,14 @@ class CallGraph:
             nxt = []
             for q in frontier:
                 for c in self.callers_of.get(q, ()):
+                    # every edge of the level is looked at, seen caller or not: which of two edges
+                    # reaches a caller first follows set order, and `met` must not
+                    chains = guarded.get((q, c)) if guarded else None
+                    if chains is not None:
+                        met = True
+                        if error is not None and all(chain_stops(chain, *error) for chain in chains):
+                            continue   # not seen: another way up may still reach it
                     if c not in seen:
-                        chains = guarded.get((q, c)) if guarded else None
-                        if chains is not None:
-                            met = True
-                            if error is not None and all(chain_stops(chain, *error) for chain in chains):
-                                continue   # not seen: another way up may still reach it
                         seen.add(c)
                         nxt.append(c)
             frontier = nxt
