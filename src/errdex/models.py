@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "63"
+EXTRACTOR_VERSION = "64"
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +206,9 @@ class FunctionFacts:
     # place, innermost try first; `extract.handlers.Handler`). An error the chains all stop never
     # reaches this function's callers through that call.
     guarded: dict[str, tuple[tuple[tuple[tuple[str, ...], bool], ...], ...]] = field(default_factory=dict)
+    # Functions it passes as values to a call, which may run them (`asyncio.to_thread(f, x)`,
+    # `Thread(target=self.loop)`, `pool.submit(work)`), resolved as `calls` are.
+    passes: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

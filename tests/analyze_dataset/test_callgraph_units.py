@@ -213,6 +213,107 @@ def test_a_function_that_imports_its_callee_itself_is_a_caller(tmp_path):
     assert r["entryPoints"] == ["app.target.checked", "app.entry.absolute", "app.entry.relative"]
 
 
+def test_functions_passed_as_values_are_called_by_whoever_passes_them(tmp_path):
+    """`asyncio.to_thread(f, x)`, `Thread(target=self.loop)`, `pool.submit(work, x)` run what they are
+    given: the passing function is a caller. A class passed as a value (`isinstance(x, Item)`) constructs
+    nothing, and a local variable that only shares a name with nothing in the module is no function."""
+    recs = _index(tmp_path, {
+        "app/__init__.py": "",
+        "app/work.py": """
+            import asyncio
+            import threading
+
+
+            def crunch(n):
+                if n > 9:
+                    raise ValueError("too big")
+
+
+            class Item:
+                def __init__(self, v):
+                    if v is None:
+                        raise TypeError("no value")
+
+
+            class Server:
+                def _loop(self):
+                    raise RuntimeError("loop ended")
+
+                def start(self):
+                    threading.Thread(target=self._loop, daemon=True).start()
+
+                async def handle(self, n):
+                    return await asyncio.to_thread(crunch, n)
+
+
+            def check(x, pool):
+                fut = pool.submit(crunch, x)
+                return isinstance(x, Item) and fut
+            """,
+    })
+    assert recs["too big"]["errdex"]["callers"] == ["app.work.Server.handle", "app.work.check"]
+    assert recs["loop ended"]["errdex"]["callers"] == ["app.work.Server.start"]
+    assert recs["no value"]["errdex"]["callers"] == []
+
+
+def test_a_call_on_self_reaches_the_overrides_in_subclasses(tmp_path):
+    """`self.step()` in a base class runs a subclass's `step` on an instance of it (class hierarchy
+    analysis from the caller's own class: a sibling's `self.step()` never reaches it), and
+    `Fn.apply(...)` runs a torch autograd Function's `forward`."""
+    recs = _index(tmp_path, {
+        "eng/__init__.py": "",
+        "eng/base.py": """
+            class Backend:
+                def run(self, n):
+                    return self.step(n)
+
+                def step(self, n):
+                    return n
+
+
+            class Other:
+                def go(self, n):
+                    return self.step(n)
+
+                def step(self, n):
+                    return n
+            """,
+        "eng/fast.py": """
+            import torch
+            from eng.base import Backend, Other
+
+
+            class Fast(Backend):
+                def step(self, n):
+                    if n < 0:
+                        raise ValueError("fast needs n >= 0")
+                    return n
+
+
+            class Quiet(Other):
+                def step(self, n):
+                    if n < 0:
+                        raise ValueError("quiet needs n >= 0")
+                    return n
+
+
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, k):
+                    if k == 0:
+                        raise ZeroDivisionError("scale by zero")
+                    return x / k
+
+
+            def scaled(x, k):
+                return Scale.apply(x, k)
+            """,
+    })
+    assert recs["fast needs n >= 0"]["errdex"]["callers"] == ["eng.base.Backend.run"]
+    assert recs["quiet needs n >= 0"]["errdex"]["callers"] == ["eng.base.Other.go"]
+    assert recs["scale by zero"]["errdex"]["callers"] == ["eng.fast.scaled"]
+
+
 def test_guarded_calls_keep_the_handler_chain_innermost_first(tmp_path):
     from errdex.extract.files import extract_file
 

@@ -100,10 +100,17 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
     for fn in functions.values():
         caller = fn.qualname
         chains_of = fn.guarded
+        own = fn.cls
         for call in fn.calls:
             target = known.get(call, False)
             if target is False:
                 target = known[call] = resolver.callee(call)
+            if own is not None and call.startswith(own) and call[len(own):len(own) + 1] == ".":
+                # `self.m()`: on an instance of a subclass, its override runs
+                more = resolver.overrides(own, call[len(own) + 1:])
+                if more:
+                    target = more if target is None else (
+                        *(target if target.__class__ is tuple else (target,)), *more)
             if target is None:
                 continue
             for one in target if target.__class__ is tuple else (target,):   # a class: `__init__`, `__post_init__`
@@ -114,6 +121,11 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
                     guarded[(one, caller)] = guarded.get((one, caller), ()) + chains_of[call]
                 else:
                     open_edges.add((one, caller))
+        for passed in fn.passes:
+            one = resolver.passed(passed)
+            if one is not None and one != caller:
+                callers_of.setdefault(one, set()).add(caller)
+                open_edges.add((one, caller))
     graph.guarded = {edge: chains for edge, chains in guarded.items() if edge not in open_edges}
     return graph
 
@@ -126,6 +138,8 @@ class _CalleeResolver:
         self.functions = functions
         self.cache: dict[str, str | None] = {}
         self.ancestors: dict[str, list[str]] = {}
+        self.descendants: dict[str, list[str]] | None = None   # built on first use
+        self.dispatch: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def target(self, call: str) -> str | tuple[str, ...] | None:
         found = self.cache.get(call, False)
@@ -160,8 +174,41 @@ class _CalleeResolver:
             classes = self.cb.classes
             cls = head if head in classes else _resolve(self.cb, head, classes)
             if cls in classes:
-                return self.method(cls, meth)
+                found = self.method(cls, meth)
+                if found is None and meth == "apply":   # `Fn.apply(...)` of a torch autograd Function
+                    forward = self.method(cls, "forward")
+                    if forward is not None and "autograd" in (self.functions[forward].binding or ""):
+                        return forward
+                return found
         return None
+
+    def overrides(self, cls: str, name: str) -> tuple[str, ...]:
+        """The methods `name` defined on the dataset's subclasses of `cls` (at any depth)."""
+        key = (cls, name)
+        found = self.dispatch.get(key)
+        if found is None:
+            if self.descendants is None:
+                self.descendants = {}
+                for c in self.cb.classes:
+                    for ancestor in self._ancestors(c):
+                        self.descendants.setdefault(ancestor, []).append(c)
+            functions = self.functions
+            found = self.dispatch[key] = tuple(sorted(
+                f"{d}.{name}" for d in self.descendants.get(cls, ()) if f"{d}.{name}" in functions))
+        return found
+
+    def passed(self, name: str) -> str | None:
+        """The function a name passed as a value refers to (`FunctionFacts.passes`); a class passed
+        as a value (`isinstance(x, C)`, `register(C)`) constructs nothing, and names none."""
+        key = "&" + name
+        found = self.cache.get(key, False)
+        if found is False:
+            found = self.callee(name)
+            if found is not None and (found.__class__ is tuple or name in self.cb.classes
+                                      or _resolve(self.cb, name, self.cb.classes) in self.cb.classes):
+                found = None
+            self.cache[key] = found
+        return found
 
     def constructor(self, cls: str) -> str | tuple[str, ...] | None:
         """What `cls(...)` runs of the dataset's code: its `__init__`, and its `__post_init__`,

@@ -44,6 +44,10 @@ _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exceptio
 _CALL_REVERSED = re.compile(r"\(\s*([\w.]++)")
 _LOCAL_DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)
 _DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*")
+# A dotted name given whole as an argument (`to_thread(f, x)`, `submit(self.work)`, `target=self.loop`):
+# a function passed as a value, which the callee may run. `_resolve_call` keeps only names bound
+# to the module's imports or definitions, or on `self`/`cls`.
+_PASSED = re.compile(r"(?:[(,]|\w\s*=)\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*(?=[,)])")
 #: Positional arguments of a call read as possible helper messages (`raise_error_or_warn(obj, strict,
 #: counter_name, message)` passes its message fourth).
 _HELPER_ARGS = 8
@@ -178,8 +182,9 @@ class ModuleWalker:
             return " ".join(seg.split()) if "\n" in seg else seg
         return text
 
-    def _calls_in(self, node: ast.AST) -> list[str]:
-        """Names this function calls, resolved through imports and `self`.
+    def _calls_in(self, node: ast.AST) -> tuple[list[str], list[str]]:
+        """Names this function calls, and the functions it passes as values (`FunctionFacts.passes`),
+        resolved through imports and `self`.
 
         A regex over the function's source lines (excluding the `def` line),
         not an AST walk: a full walk of every expression costs as much as
@@ -211,6 +216,24 @@ class ModuleWalker:
                 name = reversed_name[::-1]
                 resolved = cache[key] = self._resolve_call(name) if _DOTTED.fullmatch(name) else None
             if resolved is not None:
+                out.add(resolved)
+        return sorted(out), self._passed_in(segment, local, out)
+
+    def _passed_in(self, segment: str, local: dict[str, str], called: set[str]) -> list[str]:
+        """Functions named whole as an argument: bound to the module's imports or definitions, on
+        `self`/`cls`, or defined inside this function (a called name is a call already)."""
+        cache = self._call_cache
+        cls = self.scopes[-1].cls
+        out: set[str] = set()
+        for name in set(_PASSED.findall(segment)):
+            reversed_name = name[::-1]
+            resolved = local.get(reversed_name)
+            if resolved is None:
+                key = (reversed_name, cls)
+                resolved = cache.get(key, False)
+                if resolved is False:
+                    resolved = cache[key] = self._resolve_call(name)
+            if resolved is not None and resolved not in called:
                 out.add(resolved)
         return sorted(out)
 
@@ -348,11 +371,13 @@ class ModuleWalker:
         self.scopes.append(scope)
         function = None
         if self.want_calls:   # only the call graph (analysis) reads functions
+            calls, passes = self._calls_in(stmt)
             function = FunctionFacts(
-                f"{self.module}.{qual}", stmt.lineno, self._calls_in(stmt),
+                f"{self.module}.{qual}", stmt.lineno, calls,
                 not any(part.startswith("_") for part in qual.split(".")),
                 f"{self.module}.{cls}" if cls else None,
-                _binding(stmt, cls is not None, self.lines, any(b.endswith(_AUTOGRAD) for b in outer.bases)))
+                _binding(stmt, cls is not None, self.lines, any(b.endswith(_AUTOGRAD) for b in outer.bases)),
+                passes=passes)
             self.facts.functions.append(function)
         saved = self.path
         self.path = []
