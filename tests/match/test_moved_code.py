@@ -156,3 +156,14 @@ def test_an_indexed_asserts_test_is_matched_as_written(tmp_path):
         text = _bare_assert("bitlib/kernels/old_pages.py", 40, "check", statement)
         (m, *_) = explain(text, db=db)
         assert (m.file_path, m.line_number, m.confidence) == ("bitlib/kernels/pages.py", line, "high"), statement
+
+
+def test_an_assert_at_the_printed_line_that_tests_something_else_is_not_the_site(ctx):
+    """The frame's file and line exist here, but the assert on that line tests another thing:
+    the printed one moved to another module in this version, where its test finds it."""
+    text = _bare_assert("acme/cache/checks.py", 74, "check_pages", "assert node.lock_ref > 0")
+    (m, *_) = explain(text, context=ctx)
+    assert (m.file_path, m.line_number, m.confidence) == (CACHE, 1190, "high")
+    same = _bare_assert("acme/cache/checks.py", 74, "check_pages", "assert pages.dtype == torch.int64")
+    (m, *_) = explain(same, context=ctx)
+    assert (m.file_path, m.line_number, m.via) == (CHECKS, 74, "frame")

@@ -351,6 +351,13 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
         if same_test:
             return [_Candidate(r, "frame", "line", None, 1.0 if r.line == frame.line else 0.7) for r in same_test]
     exact = [r for r in recs if r.line == frame.line]
+    if exact and deepest and event.failing_expr:
+        # an assert printed under the frame that is not the one at that line here: the line is
+        # another version's, and the same test elsewhere (moved with its function) is the site
+        expr = squash(event.failing_expr)
+        exact = [r for r in exact if not r.assert_test or squash(r.assert_test) == expr]
+        if not exact and index.by_assert_test.get(expr):
+            return []
     if exact:
         return [_Candidate(r, "frame", "line", _verify(r, message, engine), 1.0) for r in exact]
     same_func = [r for r in recs if frame.function and r.function_name == frame.function]
