@@ -152,20 +152,24 @@ def inline_imported_constants(cb: Codebase, facts: list[FileFacts]) -> None:
 
 def link_factories(cb: Codebase, facts: list[FileFacts]) -> None:
     """`raise self._unsupported(ratio, "KV")`: the site raises what the factory returns, its class
-    and its message with the call's arguments in place of the parameters."""
+    and its message with the call's arguments in place of the parameters. A class whose constructor
+    shapes its message (`extract.constructors`) is a factory of its own message only."""
     for f in facts:
         for call in f.factory_calls:
             factory = cb.factory_for(call)
             if factory is None:
                 continue
             inner, site = factory.site, call.site
-            site.error_type, site.error_class, site.class_ref = inner.error_type, inner.error_class, inner.class_ref
             site.message = _applied(inner.message, factory.params, call.args)
+            if factory.qualname in cb.classes:   # the class's own constructor: the class stays as written
+                continue
+            site.error_type, site.error_class, site.class_ref = inner.error_type, inner.error_class, inner.class_ref
             site.http_status = inner.http_status if inner.http_status is not None else site.http_status
             site.error_code = inner.error_code or site.error_code
 
 
 _NAME = re.compile(r"(?<![\w.'\"])[A-Za-z_]\w*")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?|True|False|None")
 
 
 def _applied(message: Template, params: list[str], args: dict[str, Template]) -> Template:
@@ -181,6 +185,9 @@ def _applied(message: Template, params: list[str], args: dict[str, Template]) ->
         arg = bound.get(s.expr)
         if arg is not None and s.name == s.expr and arg.form != "dynamic":
             segments.extend(arg.segments)
+            continue
+        if arg is not None and s.name == s.expr and _NUMBER.fullmatch(_source(arg)):
+            segments.append(_source(arg))   # `CodeError(42, ...)` prints 42
             continue
         rename = (lambda m: sources.get(m.group(), m.group())) if sources else None
         segments.append(Placeholder(_NAME.sub(rename, s.name), _NAME.sub(rename, s.expr)) if rename else s)

@@ -13,6 +13,7 @@ import ast
 import re
 from typing import Callable
 
+from errdex.extract.constructors import constructor_of, in_parameters
 from errdex.extract.handlers import Handler, caught_names, stops
 from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal, whole
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, own_nodes, resolve_dotted
@@ -25,6 +26,7 @@ from errdex.models import (
     FunctionFacts,
     HelperCall,
     HelperDef,
+    Placeholder,
     Template,
 )
 
@@ -402,6 +404,7 @@ class ModuleWalker:
                     and isinstance(s.value.value, (str, int)) and not isinstance(s.value.value, bool)):
                 code = str(s.value.value)
         self.facts.classes.append(ClassFacts(f"{self.module}.{qual}", bases, code))
+        self._note_constructor(stmt, qual)
         scope = _Scope(stmt, qual, "class", None, [])
         scope.bases = bases
         self.scopes.append(scope)
@@ -410,6 +413,29 @@ class ModuleWalker:
         self._walk(stmt.body)
         self.path = saved
         self.scopes.pop()
+
+    def _note_constructor(self, stmt: ast.ClassDef, qual: str) -> None:
+        """A class whose constructor or `__str__` shapes its message (`extract.constructors`): a
+        factory named by the class, which `raise Cls(...)` sites anywhere are linked to."""
+        found = constructor_of(stmt)
+        if found is None:
+            return
+        self.scopes.append(_Scope(found.init, f"{qual}.__init__", "function", qual, ["self", *found.params]))
+        try:
+            node = found.shown if found.shown is not None else found.message
+            if isinstance(node, ast.Name):   # `super().__init__(why)`: a parameter as it is
+                template = Template([Placeholder(node.id, node.id)], "variable")
+            else:
+                template = self.builder.build(node) if node is not None else None
+        finally:
+            self.scopes.pop()
+        template = in_parameters(template, found, found.shown is not None) if template is not None else None
+        if template is None:
+            return
+        cls = f"{self.module}.{qual}"
+        site = ErrorSite(self.facts.file_path, stmt.lineno, qual, "exception", stmt.name, cls, template,
+                         end_line=stmt.end_lineno or stmt.lineno)
+        self._factories.setdefault(cls, []).append(FactoryDef(cls, found.params, site))
 
     def _assign(self, stmt: ast.Assign) -> None:
         scope = self.scopes[-1]
@@ -496,8 +522,14 @@ class ModuleWalker:
         template = self.builder.build_or_dynamic(msg_node) if msg_node is not None else literal("")
         site = self._add_site(stmt, "http" if status is not None else "exception", written, template,
                               http_status=status, error_code=_kwarg_code(call))
-        if site is not None and not _looks_like_class(call.func):
+        if site is None:
+            return
+        if not _looks_like_class(call.func):
             site.factory = True  # `raise self._error(...)`: the class is whatever the factory returns
+            self.facts.factory_calls.append(HelperCall(site.class_ref or written, site, self._call_args(call)))
+        elif status is None and (call.args or call.keywords) and site.class_ref \
+                and not site.class_ref.startswith("builtins."):
+            # a class of the codebase may print other than its first argument (`extract.constructors`)
             self.facts.factory_calls.append(HelperCall(site.class_ref or written, site, self._call_args(call)))
 
     def _call_args(self, call: ast.Call) -> dict[str, Template]:
