@@ -3,7 +3,10 @@
 Edges come from `FileFacts.functions` (callee names already resolved through
 each file's imports and `self`); here they are resolved across files:
 re-exports through `Codebase.resolve`, methods through the class hierarchy,
-and a call to a class means its `__init__` and `__post_init__`. Calls that resolve to nothing in
+and a call to a class means its `__init__` and `__post_init__`. A call on `self` also reaches
+the overrides in the caller's own subclasses (class hierarchy analysis from the static receiver),
+`Fn.apply(...)` an autograd Function's `forward`, and a function passed as a value to a call
+(`FunctionFacts.passes`) counts as called by whoever passes it. Calls that resolve to nothing in
 the dataset (library code, dynamic attributes) are dropped: an edge is only
 recorded when the code names its target. An edge whose calls all sit in `try`
 bodies keeps the handlers around them (`FunctionFacts.guarded`): the errors
