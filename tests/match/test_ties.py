@@ -48,3 +48,27 @@ def test_a_scans_fast_path_orders_ties_as_explain_does(ctx):
     fast = LineMatcher(ctx.engine).match(event, hits[0].candidates, line)
     slow = match_event(event, ctx.index, ctx.engine, top_only=True, hint=hits[0].candidates, seen_in=line)
     assert [m.file_path for m in fast] == [m.file_path for m in slow] == [ORIGINAL, COPY]
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def named_ctx(request, tmp_path):
+    records = [
+        make_record("Can not alloc slot", file_path="python/acme/cache/slots.py", line=221,
+                    function="finish_match", error_class="AssertionError", error_type="assertion"),
+        make_record("Can not alloc slot", file_path="python/acme/cache/slots.py", line=552,
+                    function="_alloc_slot", error_class="AssertionError", error_type="assertion"),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_a_tie_goes_first_to_the_site_whose_function_the_text_names(named_ctx):
+    """A traceback retyped by hand (no `File "..."`): its frames are not parsed, yet they name the
+    function, and of two sites with one template that names one."""
+    text = ("AssertionError: Can not alloc slot\n"
+            "  slot_component.py, line 498, in _alloc_slot\n"
+            "  slot_component.py, line 589, in prepare\n")
+    first, second = explain(text, context=named_ctx)
+    assert first.score == second.score
+    assert [first.line_number, second.line_number] == [552, 221]
+    first, second = explain("AssertionError: Can not alloc slot", context=named_ctx)
+    assert [first.line_number, second.line_number] == [221, 552]   # nothing named: as ranked

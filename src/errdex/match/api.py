@@ -14,6 +14,7 @@ from __future__ import annotations
 import marshal
 import mmap
 import os
+import re
 import zlib
 from array import array
 from dataclasses import dataclass, replace
@@ -328,7 +329,32 @@ def explain(text_or_exception: str | BaseException, db: str | os.PathLike | None
             dataset: str | list[str] | None = None, *, context: MatchContext | None = None) -> list[Match]:
     """Ranked records for an error text, traceback, log excerpt or exception object."""
     ctx = context or load_context(db, dataset)
-    return match_events(events_of(text_of(text_or_exception)), ctx)
+    text = text_of(text_or_exception)
+    return named_first(match_events(events_of(text), ctx), text, ctx.index)
+
+
+#: Texts searched for the names of tied matches' functions (a pasted excerpt, not a whole log).
+_NAMED_TEXT_MAX = 1 << 20
+
+
+def named_first(matches: list[Match], text: str, index: RecordIndex) -> list[Match]:
+    """Among the best matches tied on score (one template at several sites), those whose function
+    the text names (`in _alloc_slot` of a traceback retyped by hand, a log's own function name)
+    first; otherwise as ranked."""
+    if len(matches) < 2 or matches[0].score != matches[1].score or len(text) > _NAMED_TEXT_MAX:
+        return matches
+    tied = 1
+    while tied < len(matches) and matches[tied].score == matches[0].score:
+        tied += 1
+    by_id = index.by_id
+    names = [by_id[m.id].function_name if m.id in by_id else "" for m in matches[:tied]]
+    if len(set(names)) < 2:
+        return matches
+    named = [bool(n) and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text) is not None for n in names]
+    if not any(named) or all(named):
+        return matches
+    head = [m for m, hit in zip(matches[:tied], named) if hit] + [m for m, hit in zip(matches[:tied], named) if not hit]
+    return head + matches[tied:]
 
 
 def match_events(events: list[ErrorEvent], ctx: MatchContext) -> list[Match]:
