@@ -57,13 +57,13 @@ PLAIN = [
 
 
 def ensure_index() -> Path:
-    """Index pypi:sglang==0.5.23 once, from the cached wheel, into DB."""
+    """Index pypi:sglang==0.5.23 from the cached wheel into DB: once, then again in place (a quick
+    no-op when nothing changed; a newer errdex's extraction otherwise, so the templates are its own)."""
     if DB.exists():
         from errdex.store import Store, StoreError
 
         try:
             Store.open(DB, readonly=True).close()
-            return DB
         except StoreError as exc:  # an older schema: index again
             print(f"re-indexing: {exc}")
             for old in DB.parent.glob(DB.name + "*"):
@@ -124,8 +124,11 @@ def write_log(path: Path, records: list[dict], size_mb: int, injected: list[int]
             stamp = f"2026-11-29 20:{line_no // 60000 % 60:02d}:{line_no // 1000 % 60:02d},{line_no % 1000:03d}"
             if rng.random() < 0.01:
                 rec = rng.choice(usable)
-                cls = (rec.get("errorClass") or "RuntimeError").rsplit(".", 1)[-1]
-                line = f"{stamp} ERROR worker: {cls}: {render(rec, rng)}"
+                if rec.get("errorType") == "log":   # a logged error prints its message alone
+                    line = f"{stamp} ERROR worker: {render(rec, rng)}"
+                else:
+                    cls = (rec.get("errorClass") or "RuntimeError").rsplit(".", 1)[-1]
+                    line = f"{stamp} ERROR worker: {cls}: {render(rec, rng)}"
                 errors += 1
                 if injected is not None:
                     injected.append(line_no)
@@ -253,8 +256,8 @@ def _bare_fits(line: str, bare_rx: dict[str, list[re.Pattern]]) -> bool:
 
 
 def _classes(rec: dict) -> frozenset | None:
-    """Class names a printed class may carry for this record (None: any)."""
-    if not rec.get("errorClass"):
+    """Class names a printed class may carry for this record (None: any; a log prints none)."""
+    if not rec.get("errorClass") or rec.get("errorType") == "log":
         return None
     extra = rec.get("errdex") or {}
     names = [rec["errorClass"]] + list(extra.get("classAncestors") or []) + list(extra.get("classBases") or [])

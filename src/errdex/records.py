@@ -160,7 +160,7 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
             "provenance": {},
         },
     }
-    if site.handlers:   # a try of its own function catches it: what a caller sees instead
+    if site.handlers and site.error_type != "log":   # a try of its own function catches it (a log raises nothing)
         caught = caught_by(site.handlers, site.error_class or ("AssertionError" if site.error_type == "assertion"
                                                                  else None), info.ancestors if info else [])
         if caught is not None:

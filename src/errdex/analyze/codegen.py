@@ -395,7 +395,10 @@ def _call_text(entry: str, method_of: str | None, binding: str | None) -> str:
 
 
 def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> str | None:
-    """The nearest public entry point wrapped in try/except for the class."""
+    """The nearest public entry point wrapped in try/except for the class; None for a log,
+    which raises nothing to catch."""
+    if error_type == "log":
+        return None
     body = _STRATEGY_BODY.get(strategy, "    raise")
     if error_type == "warning":
         text = (f"import warnings\n\ntry:\n    with warnings.catch_warnings():\n"

@@ -158,7 +158,7 @@ def reach_key(record: dict, qual: str) -> tuple:
     code, and the class it raises with its ancestors (a warning, which does not climb as an
     exception, none): handlers on the way up may stop one class and not another."""
     ex = record["errdex"]
-    cls = record.get("errorClass") if record.get("errorType") != "warning" else None
+    cls = record.get("errorClass") if record.get("errorType") not in ("warning", "log") else None
     return qual, bool(ex.get("test")), cls or "", tuple(ex.get("classAncestors") or ()) if cls else ()
 
 

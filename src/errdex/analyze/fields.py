@@ -124,7 +124,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     site_call = codegen.call_text(qual, ex.get("siteClass"), ex.get("siteBinding"), ex.get("siteRuns"))
     seen = caught["into"] if caught and caught.get("into") else cls
     _set(record, prov, "exampleFix", fixes.example_fix(cond, site_call, seen, qual, alternative, exact, f.reason,
-                                                             f.error_type == "warning", f.feeding, f.loops,
+                                                             f.error_type, f.feeding, f.loops,
                                                              ex.get("changedBefore")),
          from_condition)
 

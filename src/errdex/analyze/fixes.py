@@ -232,8 +232,19 @@ _BARE_SELF = re.compile(r"\bself\b(?!\.[A-Za-z_])")
 _SELF_FIELD = re.compile(r"\bself\.(?=[A-Za-z_])")
 
 
+#: How a site reports its message, by errorType: it raises a class, warns with a category, or
+#: logs through a logger's method (with its object, and alone).
+_VERBS = {"warning": ("warns with", "warns"), "log": ("logs with", "logs")}
+
+
+def report_verb(error_type: str, bare: bool = False) -> str:
+    """`raises` (`raises`), `warns with` (`warns`), `logs with` (`logs`)."""
+    with_object, alone = _VERBS.get(error_type, ("raises", "raises"))
+    return alone if bare else with_object
+
+
 def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str,
-                exact: bool = True, reason: str | None = None, warning: bool = False,
+                exact: bool = True, reason: str | None = None, error_type: str = "exception",
                 feeding: list[str] | None = None, loops: list[str] | None = None,
                 changed: list[str] | None = None) -> str | None:
     """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path.
@@ -279,5 +290,5 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
              f"else:\n    ...  # {alternative}\n")
     head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
     once = " (once the earlier checks in it pass)" if cond.guards else ""
-    verb = "warns with" if warning else "raises"
+    verb = report_verb(error_type)
     return f"{head}# before\n{bare}  # {verb} {error_class} when {when}{once}\n# after\n{after}"

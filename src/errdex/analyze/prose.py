@@ -20,7 +20,7 @@ from errdex.analyze.condexpr import (
     raised_in,
     tests_types_on_the_way,
 )
-from errdex.analyze.fixes import off_path
+from errdex.analyze.fixes import off_path, report_verb
 from errdex.analyze.operations import OPERATIONS, module_operation, operation
 
 _SITUATIONS = {
@@ -129,7 +129,7 @@ def _helper_words(f: SiteFacts) -> str:
 
 
 def documentation(f: SiteFacts) -> str:
-    what = "warns with" if f.error_type == "warning" else "raises"
+    what = report_verb(f.error_type)
     if f.helper_check:
         return f"{_subject(f.function)} {what} `{f.error_class}` {_helper_words(f)}{approx(f)}."
     parts = [f"{_subject(f.function)} {what} `{f.error_class}`"]
@@ -190,7 +190,7 @@ def trigger_scenarios(f: SiteFacts) -> str:
         return f"None: no input reaches this line of `{f.function}`."
     when = f.said if f.cond.tree is not None else "its condition holds"
     if f.helper_check:
-        return f"{_runs(f)}: it raises {_helper_words(f)}."
+        return f"{_runs(f)}: it {report_verb(f.error_type, bare=True)} {_helper_words(f)}."
     via = [e for e in f.entry_points if e != f.function][:3]
     head = _subject(f.function) if f.function.endswith(MODULE_LEVEL) else _runs(f)
     if via:
@@ -298,7 +298,7 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         # No check to satisfy: the line raises whenever it runs.
         what = ("use a class or option that implements it" if f.tag == "not-implemented"
                 else "take a path that does not reach it")
-        verb = "warns" if f.error_type == "warning" else "raises"
+        verb = report_verb(f.error_type, bare=True)
         subject = _subject(f.function) if f.function.endswith(MODULE_LEVEL) else f"`{f.short}`"
         out.append(f"{subject} {verb} here whenever this line is reached{approx(f)}: {what}.")
     elif not out:

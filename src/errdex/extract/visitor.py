@@ -35,6 +35,11 @@ _CODE_KWARGS = ("error_code", "code", "errno", "err_code")
 _HTTP_STATUS_KWARGS = ("status_code", "status", "code", "http_status")
 _WARN_FUNCS = frozenset({"warnings.warn", "warnings.warn_explicit"})
 _ABORT_FUNCS = frozenset({"flask.abort", "werkzeug.exceptions.abort", "abort"})
+#: Logging calls whose message a user reads as an error (`logger.error(...)`): method -> severity.
+_LOG_LEVELS = {"error": "error", "exception": "error", "critical": "error", "fatal": "error",
+               "warning": "warning", "warn": "warning"}
+#: What a logger is called: `logger`, `log`, `logging`, `self.logger`, `_LOGGER`, `sgl_logger`.
+_LOGGER = re.compile(r"(?:^|[._])(?:logger|log|logging)$", re.I)
 # Calls that never raise through a codebase helper; skipped to keep the candidate list small.
 _NOT_HELPERS = frozenset({"print", "len", "isinstance", "super", "setattr", "getattr", "format"})
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "append", "write", "extend", "add"})
@@ -578,6 +583,8 @@ class ModuleWalker:
         resolved = self._resolve(written)
         if resolved in _WARN_FUNCS:
             self._warn(stmt, call)
+        elif (level := _log_level(written)) is not None:
+            self._log(stmt, call, written, level)
         elif resolved in _ABORT_FUNCS or written.endswith(".abort") or written == "abort":
             status = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
             if isinstance(status, int) and not isinstance(status, bool):
@@ -593,6 +600,25 @@ class ModuleWalker:
         written = (dotted_source(cat) or self.source_of(cat)) if cat is not None else "UserWarning"
         template = self.builder.build_or_dynamic(msg) if msg is not None else literal("")
         self._add_site(stmt, "warning", written, template, severity="warning")
+
+    def _log(self, stmt: ast.stmt, call: ast.Call, written: str, severity: str) -> None:
+        """`logger.error(msg, *args)`: what a log shows as an error is a site too (errorType "log",
+        the call as written for its class). `%`-style arguments fill the message as `msg % args`
+        does; a message with no literal text of its own (`logger.exception(e)`) is left out: it
+        says nothing a text could be matched by."""
+        if not call.args or isinstance(call.args[0], ast.Starred):
+            return
+        msg = call.args[0]
+        rest = call.args[1:]
+        if rest and not any(isinstance(a, ast.Starred) for a in rest) and isinstance(msg, ast.Constant) \
+                and isinstance(msg.value, str) and "%" in msg.value:
+            msg = ast.copy_location(ast.BinOp(msg, ast.Mod(), ast.Tuple(list(rest), ast.Load())), msg)
+        template = self.builder.build(msg)
+        if template is None or not any(isinstance(s, str) and s.strip() for s in template.segments):
+            return
+        site = self._add_site(stmt, "log", written, template, severity=severity)
+        if site is not None:
+            site.class_ref = None   # a logger's method, not a class
 
     def _candidate_helper_call(self, stmt: ast.stmt, call: ast.Call, written: str, resolved: str) -> None:
         last = written.rsplit(".", 1)[-1]
@@ -705,6 +731,13 @@ def _kw(call: ast.Call, names: tuple[str, ...]) -> ast.expr | None:
         if k.arg in names:
             return k.value
     return None
+
+
+def _log_level(written: str) -> str | None:
+    """The severity of a logging call (`logger.error` -> "error"), or None for any other call."""
+    receiver, _, method = written.rpartition(".")
+    level = _LOG_LEVELS.get(method)
+    return level if level is not None and receiver and _LOGGER.search(receiver) else None
 
 
 def _message_arg(call: ast.Call, skip_first: bool = False) -> ast.expr | None:

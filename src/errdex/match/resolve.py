@@ -191,11 +191,16 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
     condition check (log scanning: thousands of occurrences); only those
     become `Match` objects. `hint`/`seen_in`: see `PatternEngine.match_message`.
     """
-    event = with_printed_class(event, engine)
+    whole, event = event, with_printed_class(event, engine)
     raised_outside = bool(event.frames) and not index.files_for(event.frames[-1].path) \
         and not index.in_indexed_package(event.frames[-1].path)
     candidates = _frame_candidates(event, index, engine)
     if not candidates:
+        candidates = _message_candidates(event, index, engine, hint, seen_in)
+    if not candidates and event is not whole:
+        # what looked like a printed class was the text's own word (`... hit an exception: boom`,
+        # `exception` being a name some site raises): the whole text is the message
+        event = whole
         candidates = _message_candidates(event, index, engine, hint, seen_in)
     if "\n" in event.message and not any(c.via == "frame" or c.kind in _WHOLE_KINDS for c in candidates):
         candidates, event = _rewrapped(event, candidates, index, engine)

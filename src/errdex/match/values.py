@@ -4,6 +4,7 @@ A template's placeholders are named after the code that fills them (`{pool_name}
 from `pool_name`); a value printed in their place that names the same thing
 (`token_to_kv_pool_allocator` for `pool_name`) says the text came from that code
 as plainly as literal text does. A value corroborates its placeholder when it is
+a formatted traceback in place of a traceback's text (`{traceback}`, `{tb}`), or when it is
 one code identifier (dotted or not, no spaces) and shares a word with the
 placeholder's name other than the generic ones (`name`, `type`, `value` ...): a
 generic phrase such as `{name} must be contiguous` gains nothing from `weight_scale`.
@@ -23,6 +24,11 @@ _GENERIC = frozenset({
 })
 
 
+#: A formatted traceback's first line, and what code calls the text it fills a message with.
+_TRACEBACK = "Traceback (most recent call last)"
+_TRACE_WORDS = frozenset({"traceback", "tb", "trace", "stack", "stacktrace"})
+
+
 def _words(text: str) -> set[str]:
     return {w.casefold() for w in _WORD_SPLIT.split(text) if w} - {""}
 
@@ -31,6 +37,8 @@ def corroborates(expression: str, value: str) -> bool:
     """Whether `value`, printed in place of the placeholder whose source is `expression`,
     names what the placeholder names (see the module docstring)."""
     value = value.strip()
+    if value.startswith(_TRACEBACK) and _words(expression) & _TRACE_WORDS:
+        return True   # `hit an exception: {traceback}`, printed as Python prints one
     if len(value) < 4 or _IDENTIFIER.fullmatch(value) is None:
         return False
     named = _words(expression) - _GENERIC
