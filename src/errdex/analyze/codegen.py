@@ -35,6 +35,11 @@ _STRATEGY_BODY = {
 }
 
 
+#: Where the tag says more than the strategy: a deprecation is no unsupported configuration.
+_TAG_BODY = {
+    "deprecation": "    # deprecated: switch to what the message names before it stops working\n    raise",
+}
+
 _OBJ = re.compile(r"\bobj\b")
 _STRINGS = re.compile(r"([rRbBuUfF]{0,2})('[^']*'|\"[^\"]*\")")
 _FIELDS = re.compile(r"\{([^{}]*)\}")
@@ -394,12 +399,12 @@ def _call_text(entry: str, method_of: str | None, binding: str | None) -> str:
     return special.code if special is not None else f"{short}(...)"
 
 
-def try_catch(call: str, error_class: str, error_type: str, strategy: str) -> str | None:
+def try_catch(call: str, error_class: str, error_type: str, strategy: str, tag: str | None = None) -> str | None:
     """The nearest public entry point wrapped in try/except for the class; None for a log,
     which raises nothing to catch."""
     if error_type == "log":
         return None
-    body = _STRATEGY_BODY.get(strategy, "    raise")
+    body = _TAG_BODY.get(tag) or _STRATEGY_BODY.get(strategy, "    raise")
     if error_type == "warning":
         text = (f"import warnings\n\ntry:\n    with warnings.catch_warnings():\n"
                 f"        warnings.simplefilter(\"error\", {error_class})\n        {call}\n"

@@ -113,9 +113,11 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     entry = f.entry_points[0] if f.entry_points else qual
     call = codegen.call_text(entry, ex.get("entryClass"), ex.get("entryBinding"), ex.get("entryRuns"))
     caught = f.caught
-    if not caught or (caught["outcome"] == "converted" and caught.get("into")):   # handled inside: none reaches a caller
+    unreachable = f.cond.constant is False and f.exact   # no input reaches the line: nothing to catch
+    if not unreachable and (not caught or (caught["outcome"] == "converted" and caught.get("into"))):
+        # (handled inside: none reaches a caller)
         seen = caught["into"] if caught else cls   # converted: the class a caller sees
-        _set(record, prov, "tryCatchPattern", codegen.try_catch(call, seen, f.error_type, strategy), by_rule)
+        _set(record, prov, "tryCatchPattern", codegen.try_catch(call, seen, f.error_type, strategy, f.tag), by_rule)
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
     if caught and caught["outcome"] == "handled":
         return   # the function goes on: a caller never sees this error, so there is nothing to guard

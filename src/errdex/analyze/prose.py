@@ -228,6 +228,9 @@ def common_situations(f: SiteFacts) -> str:
     if f.test and f.error_type == "assertion" and f.neg and f.cond.constant is None:
         return (f"The test `{f.short}` expects `{f.neg}`; it fails when the code it exercises"
                 " gives something else.")
+    if f.cond.constant is False:   # nothing reaches it: no situation to describe
+        return (f"None in this version: no path into {_shown(f)} reaches this line{approx(f)}."
+                if f.exact else f"None the analysis found: no path it followed reaches this line{approx(f)}.")
     if _unchecked(f):
         return (f"Any run of {_shown(f)} that reaches this line: it raises every time, with no check"
                 " first (the message says why).")
@@ -390,8 +393,8 @@ def _flip_text(op: str) -> str:
 
 def prevention_tips(f: SiteFacts) -> list[str]:
     """Tips that follow from the test, the values it reads and the tag; none for a test's own assertion."""
-    if f.test and f.error_type == "assertion":
-        return []
+    if (f.test and f.error_type == "assertion") or f.cond.constant is False:
+        return []   # a test's own check, or a line nothing reaches: nothing to prevent
     tips = []
     checked = f.cond.own is not None and not f.cond.is_except and f.cond.constant is None and not f.helper_check
     if checked:
