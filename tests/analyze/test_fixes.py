@@ -254,6 +254,45 @@ def test_an_input_the_function_changes_before_its_check_gets_no_caller_guard(tmp
     assert negative["exampleFix"].splitlines()[4] == "if n >= 0:"
 
 
+def test_a_write_in_the_other_arm_of_an_if_changes_nothing_on_the_way(tmp_path):
+    """`steps = len(sigmas)` in a sibling arm never runs on the way to the `else: raise` (review 14
+    P4b), but on an earlier pass of a loop around the `if` it may; and a name the guard binds
+    itself with a walrus is no earlier value (P4a)."""
+    recs = _records(tmp_path, """
+        def set_steps(steps=None, sigmas=None, timesteps=None):
+            if steps is not None:
+                if sigmas is not None and len(sigmas) != steps:
+                    raise ValueError("sigmas must have steps entries")
+            else:
+                if sigmas is not None:
+                    steps = len(sigmas)
+                elif timesteps is not None:
+                    steps = len(timesteps)
+                else:
+                    raise ValueError("steps, sigmas or timesteps must be given")
+            return steps
+
+
+        def drain(items, limit):
+            for item in items:
+                if item is None:
+                    limit -= 1
+                elif limit <= 0:
+                    raise RuntimeError("over the limit")
+
+
+        def build(field, allowed):
+            if unknown := set(field) - allowed:
+                raise ValueError(f"unknown keys {sorted(unknown)}")
+            if "content" not in field:
+                raise ValueError("no content")
+        """)
+    assert recs["steps, sigmas or timesteps must be given"]["errdex"].get("changedBefore") is None
+    assert recs["over the limit"]["errdex"]["changedBefore"] == ["limit"]
+    no_content = recs["no content"]["errdex"]
+    assert no_content["conditionExact"] is True and no_content.get("conditionReason") is None
+
+
 def test_code_enters_a_context_manager_and_applies_an_autograd_function(tmp_path):
     """`list(cm(...))` would raise TypeError: a `@contextmanager` runs as a `with` block enters; a
     torch.autograd.Function runs through `Cls.apply(...)`, never `Cls.forward(ctx, ...)`."""

@@ -20,31 +20,68 @@ MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "pop", "pop
                       "clear", "setdefault", "sort", "reverse", "appendleft", "extendleft", "popleft"})
 
 
-def changed_inputs(scope: ast.AST, site_line: int) -> list[str]:
+def changed_inputs(scope: ast.AST, site_line: int, path: list | None = None) -> list[str]:
     """The parameters, and attribute chains on them, that statements of `scope` above `site_line`
     rebind, store into or mutate (nested definitions aside), sorted. `self.n = n` counts: a
-    constructor's field is what it was given, which the code fields write (`fixes.with_values`)."""
+    constructor's field is what it was given, which the code fields write (`fixes.with_values`).
+
+    With the site's `path` (scope first), a write in the other arm of an `if` the site is in
+    does not count: that arm never runs on the way to the site (`if steps is None: steps =
+    len(s) ... else: raise`), unless a loop around the `if` may run it on an earlier pass."""
     if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return []
     writes = memo(scope, "_errdex_writes", _writes)
-    return sorted({chain for line, chain in writes if line < site_line})
+    arms = _site_arms(path) if path else {}
+    return sorted({chain for line, chain, way in writes if line < site_line
+                   and not any(not looped and arms.get(branch, arm) != arm for branch, arm, looped in way)})
 
 
-def _writes(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[int, str], ...]:
-    """(line, chain) of every write to a parameter or an attribute chain on one, once per function.
+def _site_arms(path: list) -> dict[int, int]:
+    """The arm (0: body, 1: else) of each `if` on the site's path, by the `if` node's id."""
+    return {id(node): 0 if any(inner is s for s in node.body) else 1
+            for node, inner in zip(path, path[1:]) if node.__class__ is ast.If}
+
+
+#: A write's way in: (id of an enclosing `if`, its arm, whether a loop inside the function holds that `if`).
+Way = tuple[tuple[int, int, bool], ...]
+
+
+def _writes(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[int, str, Way], ...]:
+    """(line, chain, way in) of every write to a parameter or an attribute chain on one, once per
+    function.
 
     Statements only (as `feeding` reads them): a walk of every expression would cost as much as
     parsing the file, and a write hidden in one (a walrus, a mutator call as an argument) is rare."""
-    from errdex.analyze.flow import statements   # analysis only: the code fields read `reads_changed`
-
     params = parameter_names(scope)
-    out: list[tuple[int, str]] = []
-    for node in statements(scope.body):
+    out: list[tuple[int, str, Way]] = []
+    for node, way in _statements(scope.body, (), False):
         for target in _written(node):
             chain = _base_chain(target)
             if chain is not None and chain.partition(".")[0] in params:
-                out.append((node.lineno, chain))
+                out.append((node.lineno, chain, way))
     return tuple(out)
+
+
+def _statements(body: list, way: Way, looped: bool):
+    """Each statement of a block and those nested in it (nested definitions aside), with the
+    arms of the `if`s it lies in."""
+    for node in body:
+        yield node, way
+        kind = node.__class__
+        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            continue
+        if kind is ast.If:
+            yield from _statements(node.body, (*way, (id(node), 0, looped)), looped)
+            yield from _statements(node.orelse, (*way, (id(node), 1, looped)), looped)
+            continue
+        inner = looped or kind in (ast.For, ast.AsyncFor, ast.While)
+        for field in ("body", "orelse", "finalbody"):
+            yield from _statements(getattr(node, field, None) or (), way, inner)
+        for handler in getattr(node, "handlers", None) or ():
+            yield handler, way
+            yield from _statements(handler.body, way, inner)
+        for case in getattr(node, "cases", None) or ():
+            yield from _statements(case.body, way, inner)
 
 
 def _written(node: ast.AST) -> list[ast.expr]:

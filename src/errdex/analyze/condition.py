@@ -469,6 +469,9 @@ def _rebound_after_read(stmt: ast.stmt, names: frozenset[str], guard: ast.expr) 
     from m import x` then `if x.ok(): return`). Anything else stays stale: no position, a loop.
     """
     reads: dict[str, tuple[int, int]] = {}
+    # `if unknown := set(x) - ALLOWED: raise ...`: the guard's own walrus binds what it tests
+    own_walrus = {(n.lineno, n.col_offset) for n in ast.walk(guard) if n.__class__ is ast.NamedExpr}
+    walrus_only: set[str] = set()
     for node in ast.walk(guard):
         if node.__class__ is ast.Name and node.id in names:
             at = (getattr(node, "lineno", None), getattr(node, "col_offset", None))
@@ -479,7 +482,10 @@ def _rebound_after_read(stmt: ast.stmt, names: frozenset[str], guard: ast.expr) 
     for node in ast.walk(stmt):
         if node.__class__ is ast.NamedExpr:
             if node.target.id in names:
-                return names   # bound by a walrus: source order says nothing
+                if (node.lineno, node.col_offset) in own_walrus:
+                    walrus_only.add(node.target.id)
+                    continue
+                return names   # bound by a walrus elsewhere: source order says nothing
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and not names.isdisjoint(bound_names(node)):
             return names   # bound in a loop: source order says nothing
         if isinstance(node, (ast.stmt, ast.ExceptHandler)) and node is not stmt:
@@ -487,7 +493,8 @@ def _rebound_after_read(stmt: ast.stmt, names: frozenset[str], guard: ast.expr) 
                 if name in names:
                     end = (node.end_lineno or 0, node.end_col_offset or 0)
                     bound[name] = max(bound.get(name, end), end)
-    return frozenset(n for n in names if n not in bound or n not in reads or bound[n] >= reads[n])
+    return frozenset(n for n in names if not (n in walrus_only and n not in bound)
+                     and (n not in bound or n not in reads or bound[n] >= reads[n]))
 
 
 _COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,

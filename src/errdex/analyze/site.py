@@ -51,7 +51,7 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     site.loops = _loops(path)
     site.handlers = enclosing_handlers(path)
     if cond.guard and _reads_a_parameter(scope, cond.guard, site.feeding):
-        changed = changed_inputs(scope, site.line)
+        changed = changed_inputs(scope, site.line, path)
         if changed:   # only those the own guard or its feeding values read
             site.changed = reads_changed(text_reads((cond.guard, *site.feeding)), changed)
 
