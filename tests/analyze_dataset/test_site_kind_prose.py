@@ -46,3 +46,37 @@ def test_an_unreachable_line_and_a_deprecation_are_told_as_such(tmp_path):
     deprecated = recs["`old_entry` is deprecated; use `new_entry` instead."]
     assert "deprecated: switch to what the message names" in deprecated["tryCatchPattern"]
     assert "configuration is not supported" not in deprecated["tryCatchPattern"]
+
+
+def test_a_type_guard_imports_the_types_it_names_from_the_sites_module(tmp_path, monkeypatch):
+    """Review 14 P11: `TypeGuard[Spec]` with `Spec` unbound could not run; what the site's module
+    names (defined or imported there), it can be imported from. Builtins need no import."""
+    src = tmp_path / "src" / "pkg"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "m.py").write_text(textwrap.dedent('''
+        from collections import OrderedDict
+
+
+        class Spec:
+            pass
+
+
+        def take(x, y, z):
+            if not isinstance(x, Spec):
+                raise TypeError("x must be a Spec")
+            if not isinstance(y, (OrderedDict, tuple)):
+                raise TypeError("y must be ordered")
+            if not isinstance(z, int):
+                raise TypeError("z must be an int")
+        '''))
+    index_source(str(tmp_path / "src"), tmp_path / "t.db", jobs=1, repo="o/tg", version="1")
+    with Store.open(tmp_path / "t.db", readonly=True) as store:
+        guards = {r["errorMessage"]: r["typeGuard"] for r in store.iter_records(limit=10)}
+    assert guards["x must be a Spec"].splitlines()[0] == "from pkg.m import Spec"
+    assert guards["y must be ordered"].splitlines()[0] == "from pkg.m import OrderedDict"
+    assert guards["z must be an int"].splitlines()[0] == "from typing import TypeGuard"
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))   # the package this test wrote, as a user's path holds it
+    for text in guards.values():
+        namespace: dict = {}
+        exec(compile(text, "<guard>", "exec"), namespace)   # runs: every name it reads is bound

@@ -9,6 +9,7 @@ would otherwise assume they exist at the call site.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from functools import lru_cache
 
@@ -318,8 +319,23 @@ def _in_loops(used: frozenset[str], context: frozenset[str], feeding: list[str]
     return nest, before, [line for line in rest if line not in for_context]
 
 
-def type_guard(cond: Condition) -> str | None:
-    """A TypeGuard function for the isinstance test the site's condition makes."""
+def type_guard(cond: Condition, module: str | None = None) -> str | None:
+    """A TypeGuard function for the isinstance test the site's condition makes, importing the
+    types it names from the site's `module` (what the module names, it can be imported from)."""
+    text = _type_guard(cond)
+    if text is None or not module:
+        return text
+    heads: set[str] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance" and len(node.args) == 2:
+            heads.update(n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name))
+    heads = {h for h in heads if not hasattr(builtins, h)}
+    if not heads:
+        return text
+    return _parsed(f"from {module} import {', '.join(sorted(heads))}\n" + text)
+
+
+def _type_guard(cond: Condition) -> str | None:
     if "isinstance" not in cond.own_text:   # no isinstance call in the own test's source: no type test (most)
         return None
     own = cond.own
