@@ -356,7 +356,8 @@ def test_caller_code_keeps_the_path_and_the_instance_apart(tmp_path):
                     raise FileNotFoundError("source file is missing")
         """)
     after = recs["plugin returned None"]["exampleFix"].split("# after\n")[1].splitlines()
-    assert after[1] == "if not selected or result is not None:"   # `result = registry[...]()` not run first
+    # `selected` is an environment read the caller repeats; `result = registry[...]()` is not run first
+    assert after[1] == "if not os.environ.get('PLAT') or result is not None:"
     assert recs["unsupported cache"]["exampleFix"] is None
     assert recs["too small"]["exampleFix"].splitlines()[4] == "if int(n) >= obj.page:"
     assert recs["source file is missing"]["handlingStrategy"] == "fix-configuration"
@@ -389,3 +390,29 @@ def test_a_parameter_normalised_from_itself_is_guarded_as_passed(tmp_path):
     after = recs["TP>=1"]["exampleFix"].split("# after\n")[1].splitlines()
     assert after[1:3] == ["if int(tp_size) >= 1:", "    validate(...)"]
     assert recs["too big"]["exampleFix"] is None and recs["negative"]["exampleFix"] is None
+
+
+def test_a_caller_guard_repeats_the_reads_a_function_makes(tmp_path):
+    """Review 14 P1: a local read from the environment, a mapping or a string's own view is written
+    as that read (the caller can repeat it); a call of the codebase's own function stays a name."""
+    recs = _records(tmp_path, """
+        import os
+
+
+        def list_nodes():
+            return [[0, 1]]
+
+
+        def bind(world_size, opts):
+            mode = os.environ.get("BIND_MODE", "all")
+            level = opts.get("level", 0)
+            if mode == "all" and level > world_size:
+                raise ValueError("level above the world size")
+            nodes = list_nodes()
+            if world_size > len(nodes):
+                raise ValueError("more ranks than nodes")
+        """)
+    fix = recs["level above the world size"]["exampleFix"].split("# after\n")[1].splitlines()
+    assert fix[1] == "if os.environ.get('BIND_MODE', 'all') != 'all' or opts.get('level', 0) <= world_size:"
+    nodes = recs["more ranks than nodes"]["exampleFix"]
+    assert "list_nodes()" not in nodes.split("# after\n")[1].split("if ")[1]   # not repeated inside the guard

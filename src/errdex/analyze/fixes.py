@@ -28,7 +28,15 @@ from errdex.analyze.names import dotted, read_chains, text_reads
 
 
 #: Calls a value may make and still be written into a caller's guard: they read, and answer the same.
-_PLAIN_CALLS = frozenset({"len", "int", "float", "str", "bool", "abs", "min", "max", "tuple", "sorted", "round"})
+_PLAIN_CALLS = frozenset({"len", "int", "float", "str", "bool", "abs", "min", "max", "tuple", "sorted", "round",
+                          "getattr", "hasattr", "isinstance", "type"})
+#: Reads a caller may repeat: the environment, a path's state, a mapping's lookup, a string's or a
+#: tensor's own view of itself (`mode = os.environ.get("MODE", "all")` -> the guard reads that call).
+_PLAIN_DOTTED = frozenset({"os.environ.get", "os.getenv", "os.path.exists", "os.path.isfile", "os.path.isdir",
+                           "os.path.join", "os.path.basename", "os.path.dirname", "os.path.splitext",
+                           "math.prod", "math.ceil", "math.floor", "math.log2", "math.sqrt"})
+_PLAIN_METHODS = frozenset({"get", "size", "dim", "numel", "lower", "upper", "strip", "lstrip", "rstrip", "split",
+                            "startswith", "endswith", "keys", "values", "items", "count"})
 
 
 def with_values(guard: str, feeding: list[str], restored: set[str] | None = None) -> str:
@@ -168,9 +176,19 @@ def _plain_value(text: str) -> ast.expr | None:
         if isinstance(inner, (ast.Lambda, ast.NamedExpr, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
                               ast.Await, ast.Yield, ast.YieldFrom, ast.IfExp, ast.Starred)):
             return None
-        if isinstance(inner, ast.Call) and not (isinstance(inner.func, ast.Name) and inner.func.id in _PLAIN_CALLS):
+        if isinstance(inner, ast.Call) and not _plain_call(inner.func):
             return None
     return node
+
+
+def _plain_call(func: ast.expr) -> bool:
+    """A call that only reads (`len`, `os.environ.get`, `d.get`, `s.lower`): repeated by a caller,
+    it gives what the function got."""
+    if isinstance(func, ast.Name):
+        return func.id in _PLAIN_CALLS
+    if not isinstance(func, ast.Attribute):
+        return False
+    return dotted(func) in _PLAIN_DOTTED or (func.attr in _PLAIN_METHODS and dotted(func.value) is not None)
 
 
 class _Substitute(ast.NodeTransformer):
