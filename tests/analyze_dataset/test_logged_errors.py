@@ -41,6 +41,7 @@ CODE = {
                     self.logger.error("Manager hit an exception: %s", traceback)
                 logger.info(f"done {rid}")          # not an error: no site
                 logger.exception(state)             # no words of its own: nothing to match it by
+                logger.error(f"{state} rid={rid}")  # too little text: would flag every `rid=` line of a log
                 logging.critical("Scheduler died with code %s on rank %s", state.code, rid)
 
 

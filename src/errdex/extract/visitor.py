@@ -38,6 +38,9 @@ _ABORT_FUNCS = frozenset({"flask.abort", "werkzeug.exceptions.abort", "abort"})
 #: Logging calls whose message a user reads as an error (`logger.error(...)`): method -> severity.
 _LOG_LEVELS = {"error": "error", "exception": "error", "critical": "error", "fatal": "error",
                "warning": "warning", "warn": "warning"}
+#: Literal characters a log message needs to be a site: a log is full of `key=value` text, and
+#: `{error_msg} rid={self.rid}` would flag every request line of a server's log.
+_LOG_MIN_LITERAL = 12
 #: What a logger is called: `logger`, `log`, `logging`, `self.logger`, `_LOGGER`, `sgl_logger`.
 _LOGGER = re.compile(r"(?:^|[._])(?:logger|log|logging)$", re.I)
 # Calls that never raise through a codebase helper; skipped to keep the candidate list small.
@@ -605,7 +608,7 @@ class ModuleWalker:
         """`logger.error(msg, *args)`: what a log shows as an error is a site too (errorType "log",
         the call as written for its class). `%`-style arguments fill the message as `msg % args`
         does; a message with no literal text of its own (`logger.exception(e)`) is left out: it
-        says nothing a text could be matched by."""
+        says nothing a text could be matched by, nor one with under `_LOG_MIN_LITERAL` literal characters."""
         if not call.args or isinstance(call.args[0], ast.Starred):
             return
         msg = call.args[0]
@@ -614,7 +617,7 @@ class ModuleWalker:
                 and isinstance(msg.value, str) and "%" in msg.value:
             msg = ast.copy_location(ast.BinOp(msg, ast.Mod(), ast.Tuple(list(rest), ast.Load())), msg)
         template = self.builder.build(msg)
-        if template is None or not any(isinstance(s, str) and s.strip() for s in template.segments):
+        if template is None or sum(len(s.strip()) for s in template.segments if isinstance(s, str)) < _LOG_MIN_LITERAL:
             return
         site = self._add_site(stmt, "log", written, template, severity=severity)
         if site is not None:
