@@ -532,12 +532,11 @@ class ModuleWalker:
                               http_status=status, error_code=_kwarg_code(call))
         if site is None:
             return
-        if not _looks_like_class(call.func):
-            site.factory = True  # `raise self._error(...)`: the class is whatever the factory returns
-            self.facts.factory_calls.append(HelperCall(site.class_ref or written, site, self._call_args(call)))
-        elif status is None and (call.args or call.keywords) and site.class_ref \
-                and not site.class_ref.startswith("builtins."):
-            # a class of the codebase may print other than its first argument (`extract.constructors`)
+        site.factory = not _looks_like_class(call.func)   # `raise self._error(...)`: the class is what it returns
+        # a class of the codebase may print other than its first argument (`extract.constructors`)
+        codebase_class = status is None and (call.args or call.keywords) and site.class_ref \
+            and not site.class_ref.startswith("builtins.")
+        if site.factory or codebase_class:
             self.facts.factory_calls.append(HelperCall(site.class_ref or written, site, self._call_args(call)))
 
     def _call_args(self, call: ast.Call) -> dict[str, Template]:
