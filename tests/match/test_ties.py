@@ -72,3 +72,40 @@ def test_a_tie_goes_first_to_the_site_whose_function_the_text_names(named_ctx):
     assert [first.line_number, second.line_number] == [552, 221]
     first, second = explain("AssertionError: Can not alloc slot", context=named_ctx)
     assert [first.line_number, second.line_number] == [221, 552]   # nothing named: as ranked
+
+
+LOADER = "Ignore import error when loading {name}: {e}"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def loader_ctx(request, tmp_path):
+    """One logged template in three registries' functions of one name (dataset order: by path)."""
+    records = [make_record(LOADER, file_path=path, line=line, function="import_model_classes",
+                           error_class="logger.warning", error_type="log")
+               for path, line in (("acme/dllm/algorithm/__init__.py", 20),
+                                  ("acme/managers/multimodal_processor.py", 24),
+                                  ("acme/models/registry.py", 132))]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_a_tie_goes_first_to_the_site_whose_package_a_value_names(loader_ctx):
+    line = ("[2025-08-24 06:25:37 TP0] Ignore import error when loading acme.models.glm4v_moe: "
+            "No module named 'transformers.models.glm4v_moe'")
+    ranked = explain(line, context=loader_ctx)
+    assert len({m.score for m in ranked}) == 1
+    assert [m.line_number for m in ranked] == [132, 20, 24]
+    # its words cover half the line up to the error it appends: high, with no class printed
+    assert ranked[0].confidence == "high"
+    # a module of no site's package (`acme.modelsx`, `xacme.models`): as ranked
+    for other in ("acme.modelsx.glm", "xacme.models.glm"):
+        ranked = explain(f"Ignore import error when loading {other}: No module named 'x'", context=loader_ctx)
+        assert [m.line_number for m in ranked] == [20, 24, 132]
+
+
+def test_a_short_logged_label_with_an_appended_error_stays_low(tmp_path):
+    """`Error in request: {e}` (18 characters) before a long appended error is no witness alone."""
+    records = [make_record("Error in request: {e}", file_path="acme/serving.py", line=137,
+                           function="handle", error_class="logger.exception", error_type="log")]
+    ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
+    (m,) = explain("Error in request: the upstream connection was reset by the peer", context=ctx)
+    assert m.confidence == "low"

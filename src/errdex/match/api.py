@@ -340,7 +340,8 @@ _NAMED_TEXT_MAX = 1 << 20
 def named_first(matches: list[Match], text: str, index: RecordIndex) -> list[Match]:
     """Among the best matches tied on score (one template at several sites), those whose function
     the text names (`in _alloc_slot` of a traceback retyped by hand, a log's own function name)
-    first; otherwise as ranked."""
+    first, or, when the sites share their function's name, those whose package a dotted value
+    names; otherwise as ranked."""
     if len(matches) < 2 or matches[0].score != matches[1].score or len(text) > _NAMED_TEXT_MAX:
         return matches
     tied = 1
@@ -349,12 +350,24 @@ def named_first(matches: list[Match], text: str, index: RecordIndex) -> list[Mat
     by_id = index.by_id
     names = [by_id[m.id].function_name if m.id in by_id else "" for m in matches[:tied]]
     if len(set(names)) < 2:
-        return matches
-    named = [bool(n) and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text) is not None for n in names]
+        packages = [_package_of(m.file_path) for m in matches[:tied]]
+        if len(set(packages)) < 2:
+            return matches
+        # one function name at several sites: a value naming a module of one site's own package
+        # (`Ignore import error when loading sglang.srt.models.glm4v_moe` of the models registry)
+        named = [bool(p) and re.search(rf"(?<![\w.]){re.escape(p)}\.\w", text) is not None for p in packages]
+    else:
+        named = [bool(n) and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text) is not None for n in names]
     if not any(named) or all(named):
         return matches
     head = [m for m, hit in zip(matches[:tied], named) if hit] + [m for m, hit in zip(matches[:tied], named) if not hit]
     return head + matches[tied:]
+
+
+def _package_of(file_path: str) -> str:
+    """`sglang.srt.models` for `sglang/srt/models/registry.py`: the dotted package of a file."""
+    folder = file_path.rpartition("/")[0]
+    return folder.replace("/", ".") if "." not in folder else ""
 
 
 def match_events(events: list[ErrorEvent], ctx: MatchContext) -> list[Match]:

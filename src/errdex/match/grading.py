@@ -30,6 +30,10 @@ HIGH_MIN_LITERAL_LONG_VALUES = 24
 #: The same with no class printed: a value that names its placeholder stands in for the class,
 #: and the words and vouching values must make as much text as a class-less cut paste needs.
 HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS = HIGH_MIN_LITERAL_PREFIX_CLASSLESS
+#: With no class printed (a logged line names none), words opening the message that cover half of
+#: it up to a last value (the caught error it appends) need as many characters as a cut paste
+#: with its class agreeing.
+HIGH_MIN_LITERAL_APPENDED_CLASSLESS = HIGH_MIN_LITERAL_PREFIX
 #: With no class printed and no value vouching, the words alone are the witness when there are
 #: this many of them (half again a class-less cut paste's): long values (a list of adapters,
 #: a dict of settings) between them cannot make another message fit.
@@ -149,6 +153,9 @@ def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool
         return evidence >= HIGH_MIN_LITERAL_LONG_VALUES and anchored
     if literal >= HIGH_MIN_LITERAL_LONG_VALUES_WORDS and anchored:
         return True
+    if (agrees is None and anchored and literal >= HIGH_MIN_LITERAL_APPENDED_CLASSLESS
+            and _own_part_covered(rec, said, values, evidence)):
+        return True   # a logged `Ignore import error when loading {name}: {e}`: the appended error is not its text
     return vouched > 0 and evidence >= HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS and anchored
 
 
