@@ -216,6 +216,12 @@ def f(x):
         sys.exit(1)
     raise ValueError("x")
 """, "not x"),
+    Case("pytest_skip_leaves", """
+def test_f(exists, inflight):
+    if not exists:
+        pytest.skip("needs the path")
+    assert not inflight
+""", "exists and inflight"),
     Case("nested_def_transparent", """
 def f(x):
     def g():

@@ -40,8 +40,9 @@ from errdex.analyze.raised import raised_condition
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
 from errdex.extract.scope import dotted_source
 
-#: Calls that never return normally.
-NO_RETURN_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
+#: Calls that never return: they end the process, or raise to end a test (`pytest.skip`).
+NO_RETURN_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort",
+                             "pytest.skip", "pytest.fail", "pytest.xfail", "pytest.exit"})
 #: Longest literal iterable unrolled element by element.
 MAX_UNROLL = 64
 
