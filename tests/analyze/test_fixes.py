@@ -9,6 +9,7 @@ import pytest
 from errdex.analyze.fixes import over_loops, with_values
 from errdex.pipeline import index_source
 from errdex.store import Store
+from tests.entry_code import entry_call
 
 
 @pytest.mark.parametrize("guard, feeding, expected", [
@@ -148,14 +149,14 @@ def test_code_runs_a_generator_awaits_a_coroutine_and_reaches_a_closure_through_
         """)
     gen = recs["empty name"]
     assert gen["errdex"]["siteRuns"] == "generator" and "siteBinding" not in gen["errdex"]
-    assert gen["tryCatchPattern"].splitlines()[1] == "    list(obj.load(...))  # obj: Loader"
+    assert entry_call(gen) == "list(obj.load(...))  # obj: Loader"
     assert gen["exampleFix"].splitlines()[1] == "list(obj.load(...))  # raises ValueError when not name"
-    assert recs["no url"]["tryCatchPattern"].splitlines()[1] == "    await fetch(...)"
-    assert recs["no stream url"]["tryCatchPattern"].splitlines()[1] == "    [item async for item in stream(...)]"
+    assert entry_call(recs["no url"]) == "await fetch(...)"
+    assert entry_call(recs["no stream url"]) == "[item async for item in stream(...)]"
     closure = recs["unexpected weight"]
     assert closure["errdex"]["entryPoints"] == ["pkg.mod.remap"]
     assert closure["errdex"]["callers"] == ["pkg.mod.remap"]
-    assert closure["tryCatchPattern"].splitlines()[1] == "    remap(...)"
+    assert entry_call(closure) == "remap(...)"
     assert closure["exampleFix"] is None and closure["validationCode"]
 
 
@@ -317,9 +318,9 @@ def test_code_enters_a_context_manager_and_applies_an_autograd_function(tmp_path
         """)
     staged = recs["device cannot be meta"]
     assert staged["errdex"]["siteRuns"] == "context"
-    assert staged["tryCatchPattern"].splitlines()[1] == "    with staged(...): ..."
+    assert entry_call(staged) == "with staged(...): ..."
     fused = recs["only k=1"]
-    assert fused["tryCatchPattern"].splitlines()[1] == "    Fused.apply(...)"
+    assert entry_call(fused) == "Fused.apply(...)"
     assert fused["exampleFix"].splitlines()[1].startswith("Fused.apply(...)  # raises ValueError")
 
 

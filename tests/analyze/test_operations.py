@@ -14,7 +14,7 @@ from errdex.analyze.operations import OPERATIONS, operation
 def test_every_operation_is_code_that_parses_inside_a_try(method):
     call = call_text(f"pkg.mod.Box.{method}", "pkg.mod.Box")
     assert f".{method}(" not in call
-    ast.parse(try_catch(call, "ValueError", "exception", "validate"))
+    ast.parse(try_catch(call, "ValueError", "exception", "fallback"))
     ast.parse(f"if ok:\n    {call.split('  #')[0]}\n")
 
 
@@ -47,4 +47,4 @@ def test_a_static_or_class_method_is_called_on_its_class():
 
 def test_a_modules_getattr_is_run_by_reading_a_name_it_lacks():
     assert call_text("pkg.platforms.__getattr__", None) == "getattr(pkg.platforms, name)"
-    ast.parse(try_catch(call_text("pkg.platforms.__getattr__", None), "AttributeError", "exception", "validate"))
+    ast.parse(try_catch(call_text("pkg.platforms.__getattr__", None), "AttributeError", "exception", "fallback"))

@@ -12,6 +12,7 @@ import pytest
 from errdex.analyze.condexpr import negate_code, parse_condition, tail_conjuncts
 from errdex.pipeline import index_source
 from errdex.store import Store
+from tests.entry_code import entry_call
 
 
 def _index(tmp_path: Path, files: dict[str, str]) -> dict[str, dict]:
@@ -68,8 +69,7 @@ def test_entry_points_depth_reexport_and_module_level(tmp_path):
     assert any("Keep `x >= 0`" in s for s in r["solutions"])
     boot = recs["python too old"]
     assert boot["errdex"]["function"] == "<module>"
-    assert "import chain.boot" in boot["tryCatchPattern"]
-    ast.parse(boot["tryCatchPattern"])
+    assert entry_call(boot) == "import chain.boot"
     assert boot["exampleFix"] is None
 
 

@@ -11,6 +11,7 @@ import pytest
 from errdex.analyze.tags import background_tag
 from errdex.pipeline import index_source
 from errdex.store import Store
+from tests.entry_code import entry_call
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -113,10 +114,10 @@ def test_bound_gives_keep_solution_and_valid_code(recs):
     assert any("Keep `m <= 512` where `_cell_of` checks it" in s for s in r["solutions"])
     assert "m > 512" not in r["documentation"] or "`m` is greater than `512`" in r["documentation"]
     assert "`m` is greater than `512`" in r["documentation"]
-    for field in ("validationCode", "exampleFix", "tryCatchPattern"):
+    for field in ("validationCode", "exampleFix"):
         ast.parse(r[field])
     assert r["validationCode"].splitlines()[-1].startswith("assert m <= 512")
-    assert "run(...)" in r["tryCatchPattern"] and "except ValueError" in r["tryCatchPattern"]
+    assert "run(...)" in entry_call(r) and r["tryCatchPattern"] is None   # a bound to keep: no catching it
 
 
 def test_packed_decode_validation_code(recs):

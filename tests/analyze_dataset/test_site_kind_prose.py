@@ -44,8 +44,7 @@ def test_an_unreachable_line_and_a_deprecation_are_told_as_such(tmp_path):
     assert dead["tryCatchPattern"] is None
     assert dead["commonSituations"].startswith("None in this version: no path into")
     deprecated = recs["`old_entry` is deprecated; use `new_entry` instead."]
-    assert "deprecated: switch to what the message names" in deprecated["tryCatchPattern"]
-    assert "configuration is not supported" not in deprecated["tryCatchPattern"]
+    assert deprecated["tryCatchPattern"] is None   # switch away from it: catching a deprecation helps nobody
 
 
 def test_a_type_guard_imports_the_types_it_names_from_the_sites_module(tmp_path, monkeypatch):

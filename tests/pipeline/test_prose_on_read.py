@@ -9,6 +9,7 @@ from errdex.pipeline import index_source
 from errdex.store import Store, codec
 
 from .conftest import SAMPLE, write_sample
+from tests.entry_code import entry_call
 
 PROSE = ("documentation", "triggerScenarios", "solutions", "validationCode", "exampleFix", "tryCatchPattern")
 
@@ -44,7 +45,7 @@ def test_bodies_hold_facts_and_readers_get_prose(tmp_path):
     assert list(cell["errdex"]["provenance"])[-1] == "related"   # where a record completed in one go has it
     # The method's class names the call in the code fields (the stored `siteClass`/`entryClass`).
     make = records["negative size {n}"]
-    assert make["errdex"]["siteClass"] is None and "make(...)" in make["tryCatchPattern"]
+    assert make["errdex"]["siteClass"] is None and "make(...)" in entry_call(make)
 
 
 def test_the_runtime_hook_reads_the_same_record(tmp_path):

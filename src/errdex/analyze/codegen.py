@@ -26,19 +26,12 @@ from errdex.analyze.purity import constant_display
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CHAIN = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)+")
+#: What a caller can do on catching the error, by handling strategy. The other strategies
+#: (validate, fix-configuration, propagate) leave the caller nothing to do but let it go: for
+#: them no try/except is written, as one that re-raises what it caught would teach nothing.
 _STRATEGY_BODY = {
-    "validate": "    # the inputs broke a check the code makes; fix them at the caller\n    raise",
     "fallback": ("    # not supported for these inputs: run an alternative that is (another backend, option or layout);\n"
                  "    # there is no result to go on with here\n    result = alternative(...)"),
-    "retry": "    # transient: retry with a backoff, then re-raise if it keeps failing\n    raise",
-    "fix-configuration": "    # the configuration is not supported here; change it rather than catch this\n    raise",
-    "propagate": "    raise",
-}
-
-
-#: Where the tag says more than the strategy: a deprecation is no unsupported configuration.
-_TAG_BODY = {
-    "deprecation": "    # deprecated: switch to what the message names before it stops working\n    raise",
 }
 
 _OBJ = re.compile(r"\bobj\b")
@@ -416,18 +409,25 @@ def _call_text(entry: str, method_of: str | None, binding: str | None) -> str:
 
 
 def try_catch(call: str, error_class: str, error_type: str, strategy: str, tag: str | None = None) -> str | None:
-    """The nearest public entry point wrapped in try/except for the class; None for a log,
-    which raises nothing to catch."""
-    if error_type == "log":
+    """The nearest public entry point wrapped in try/except for the class, when catching it can
+    lead somewhere: an alternative (fallback) or another attempt (retry). None otherwise, and
+    for a log, which raises nothing to catch."""
+    if error_type == "log" or tag == "deprecation":
         return None
-    body = _TAG_BODY.get(tag) or _STRATEGY_BODY.get(strategy, "    raise")
+    if strategy == "retry":   # transient: a few attempts with a growing pause, then the error itself
+        if error_type == "warning":
+            return None   # the call went on after warning: nothing failed to try again
+        return (f"import time\n\nfor attempt in range(3):\n    try:\n        {call}\n        break\n"
+                f"    except {error_class}:\n        if attempt == 2:\n            raise\n"
+                f"        time.sleep(2 ** attempt)\n")
+    body = _STRATEGY_BODY.get(strategy)
+    if body is None:
+        return None
     if error_type == "warning":
-        text = (f"import warnings\n\ntry:\n    with warnings.catch_warnings():\n"
+        return (f"import warnings\n\ntry:\n    with warnings.catch_warnings():\n"
                 f"        warnings.simplefilter(\"error\", {error_class})\n        {call}\n"
                 f"except {error_class} as exc:\n{body}\n")
-    else:
-        text = f"try:\n    {call}\nexcept {error_class} as exc:\n{body}\n"
-    return text
+    return f"try:\n    {call}\nexcept {error_class} as exc:\n{body}\n"
 
 
 def _guard_name(subject: str) -> str:
