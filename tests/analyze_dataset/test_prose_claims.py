@@ -420,6 +420,8 @@ def test_a_helper_in_test_code_checks_its_inputs(recs):
     assert r["errdex"]["test"]
     assert "The test" not in _texts(r)
     assert r["solutions"][0] == "Keep `n % 2 == 0` where `make_grid` checks it."
+    # a guard skipping the helper where its check fails would hide the bug the test is there to find
+    assert r["exampleFix"] is None
 
 
 def test_test_assertion_gets_test_advice(recs):
@@ -613,10 +615,10 @@ def test_except_with_a_further_check_names_the_failure(io_recs):
     assert not any("Read the check" in s for s in r["solutions"])
 
 
-def test_warning_example_fix_says_warns_and_initial_values_are_not_derived(io_recs):
+def test_a_warning_has_no_example_fix_and_initial_values_are_not_derived(io_recs):
     r = io_recs["flag is deprecated"]
-    assert "# warns with DeprecationWarning when flag and seen is None" in r["exampleFix"]
-    assert "raises" not in r["exampleFix"]
+    assert r["exampleFix"] is None   # the call goes on after warning: a guard skipping it skips its work
+    assert "warns with `DeprecationWarning` when" in r["documentation"]
     assert not any("derived value" in t for t in r["preventionTips"])   # `seen = None` is an initial value
 
 

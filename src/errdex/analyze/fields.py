@@ -118,6 +118,10 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
         # (handled inside: none reaches a caller)
         seen = caught["into"] if caught else cls   # converted: the class a caller sees
         _set(record, prov, "tryCatchPattern", codegen.try_catch(call, seen, f.error_type, strategy, f.tag), by_rule)
+    if f.error_type in ("log", "warning"):
+        return   # the call goes on after logging or warning: a guard skipping it would skip its work
+    if ex.get("test"):
+        return   # a check in test code finds a bug in the code under test: a guard around it would hide one
     alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
     if caught and caught["outcome"] == "handled":
         return   # the function goes on: a caller never sees this error, so there is nothing to guard
