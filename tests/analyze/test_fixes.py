@@ -356,9 +356,9 @@ def test_caller_code_keeps_the_path_and_the_instance_apart(tmp_path):
                 if not os.path.isfile(self.path):
                     raise FileNotFoundError("source file is missing")
         """)
-    after = recs["plugin returned None"]["exampleFix"].split("# after\n")[1].splitlines()
-    # `selected` is an environment read the caller repeats; `result = registry[...]()` is not run first
-    assert after[1] == "if not os.environ.get('PLAT') or result is not None:"
+    # `result = registry[selected]()` runs only on the site's path: not run before a guard, and
+    # a guard reading a local no caller has would not run at all
+    assert recs["plugin returned None"]["exampleFix"] is None
     assert recs["unsupported cache"]["exampleFix"] is None
     assert recs["too small"]["exampleFix"].splitlines()[4] == "if int(n) >= obj.page:"
     assert recs["source file is missing"]["handlingStrategy"] == "fix-configuration"
@@ -395,7 +395,8 @@ def test_a_parameter_normalised_from_itself_is_guarded_as_passed(tmp_path):
 
 def test_a_caller_guard_repeats_the_reads_a_function_makes(tmp_path):
     """Review 14 P1: a local read from the environment, a mapping or a string's own view is written
-    as that read (the caller can repeat it); a call of the codebase's own function stays a name."""
+    as that read (the caller can repeat it); a local from a call of the codebase's own function
+    gives no guard (review 15 P4: it would read a name no caller has)."""
     recs = _records(tmp_path, """
         import os
 
@@ -415,5 +416,22 @@ def test_a_caller_guard_repeats_the_reads_a_function_makes(tmp_path):
         """)
     fix = recs["level above the world size"]["exampleFix"].split("# after\n")[1].splitlines()
     assert fix[1] == "if os.environ.get('BIND_MODE', 'all') != 'all' or opts.get('level', 0) <= world_size:"
-    nodes = recs["more ranks than nodes"]["exampleFix"]
-    assert "list_nodes()" not in nodes.split("# after\n")[1].split("if ")[1]   # not repeated inside the guard
+    # `nodes = list_nodes()` after an earlier check is not replayed (it could fail on calls that
+    # check rejects), and a guard reading `nodes` unassigned would not run: no guard
+    assert recs["more ranks than nodes"]["exampleFix"] is None
+
+
+def test_a_starred_unpacking_is_written_from_the_end(tmp_path):
+    """Review 15 P4: `*outer, top_k = topk_ids.shape` binds `top_k` to `topk_ids.shape[-1]`, which a
+    caller can read; the check replays the lines."""
+    recs = _records(tmp_path, """
+        def make_inputs(topk_ids, topk_weights):
+            *_outer, top_k = topk_ids.shape
+            first, *_rest = topk_weights.shape
+            if top_k != first:
+                raise ValueError("top_k differs")
+        """)
+    r = recs["top_k differs"]
+    assert r["exampleFix"].split("# after\n")[1].splitlines()[1] == "if topk_ids.shape[-1] == topk_weights.shape[0]:"
+    assert r["validationCode"].splitlines()[-3:] == ["*_outer, top_k = topk_ids.shape",
+                                                     "first, *_rest = topk_weights.shape", "assert top_k == first"]

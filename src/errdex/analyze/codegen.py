@@ -132,7 +132,7 @@ _AUG_OPS = frozenset("-+*/%&|^@<>")
 _ASSIGNED: dict[str, frozenset[str]] = {}
 
 
-_ASSIGN = re.compile(r"^\s*(\(?[A-Za-z_][\w\s,.\[\]*]*?\)?)\s*(?::[^=]*)?(?:[-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)")
+_ASSIGN = re.compile(r"^\s*([(\[]?\*?[A-Za-z_][\w\s,.\[\]*]*?[)\]]?)\s*(?::[^=]*)?(?:[-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)")
 _STATEMENT_WORDS = frozenset({"for", "if", "elif", "else", "while", "with", "except", "def", "class", "return",
                               "async", "try", "assert", "del", "global", "nonlocal", "import", "from", "yield",
                               "raise", "lambda", "print", "match", "case"})

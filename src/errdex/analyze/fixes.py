@@ -136,7 +136,17 @@ def _bound_values(line: str) -> list[tuple[str, ast.expr | None]]:
         ok = all(part.isidentifier() for part in target.split("."))
         return [(target, _plain_value(text) if ok else None)]
     names = [n.strip() for n in target.strip("()[] ").split(",") if n.strip()]
-    if not all(n.isidentifier() for n in names):   # starred or nested: not one value per name
+    starred = [i for i, n in enumerate(names) if n.startswith("*")]
+    if len(starred) == 1 and all(n.lstrip("*").isidentifier() for n in names):
+        # `*outer, k = x.shape`: the names after the star count from the end (`x.shape[-1]`)
+        value = _plain_value(text)
+        star = starred[0]
+        if not isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
+            return [(n.lstrip("*"), None) for n in names]
+        return [(n.lstrip("*"), None if i == star else ast.Subscript(
+            value=value, slice=ast.Constant(i if i < star else i - len(names)), ctx=ast.Load()))
+            for i, n in enumerate(names)]
+    if not all(n.isidentifier() for n in names):   # nested: not one value per name
         return [(n.lstrip("*"), None) for n in names]
     value = _plain_value(text)
     if isinstance(value, ast.Tuple) and len(value.elts) == len(names) \
@@ -303,6 +313,9 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     fed = [] if loops or not feeding or cond.context or cond.guards else feeding_for(reads - restored, feeding)
     if any("self" in names_in(line) for line in fed):
         fed = []   # the function's own instance state: a caller would not replay it
+    defined = frozenset().union(*(assigned(line) for line in fed)) if fed else frozenset()
+    if any(not (assigned(line) & (reads - restored)) <= defined for line in feeding or ()):
+        return None   # a local of the function, neither written as its value nor assigned here: no caller has it
     lines = "".join(f"{line}\n" for line in fed)
     after = (f"{names}\n{lines}if {guard}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")
