@@ -5,6 +5,8 @@ three answer alike. README's "How an error is matched" states each rule and its 
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -153,10 +155,22 @@ def full_hit_is_high(coverage: float, literal: int, rec: RecordRef, agrees: bool
         return evidence >= HIGH_MIN_LITERAL_LONG_VALUES and anchored
     if literal >= HIGH_MIN_LITERAL_LONG_VALUES_WORDS and anchored:
         return True
-    if (agrees is None and anchored and literal >= HIGH_MIN_LITERAL_APPENDED_CLASSLESS
+    if (agrees is None and anchored and literal >= HIGH_MIN_LITERAL_APPENDED_CLASSLESS and _appends_an_error(rec)
             and _own_part_covered(rec, said, values, evidence)):
         return True   # a logged `Ignore import error when loading {name}: {e}`: the appended error is not its text
     return vouched > 0 and evidence >= HIGH_MIN_LITERAL_LONG_VALUES_CLASSLESS and anchored
+
+
+#: What a caught error is called where a message appends it (`{e}`, `{str(exc)}`, `{traceback.format_exc()}`).
+_ERROR_VALUE = re.compile(r"^(?:str\(|repr\()?(?:e|ex|exc|err|error|exception|tb|traceback(?:\.format_exc\(\))?)\)?(?:!r|!s)?$")
+
+
+def _appends_an_error(rec: RecordRef) -> bool:
+    """Whether the template's last placeholder is a caught error's text."""
+    if not rec.groups:
+        return False
+    expr = rec.placeholders.get(rec.groups[-1], rec.groups[-1]).replace(" ", "")
+    return _ERROR_VALUE.match(expr) is not None
 
 
 def _own_part_covered(rec: RecordRef, said: str, values: Sequence[str], evidence: int) -> bool:
