@@ -10,6 +10,7 @@ from errdex.pipeline import index_source
 from errdex.store import Store
 
 CODE = '''
+import os
 import warnings
 
 
@@ -25,6 +26,16 @@ def should_skip(batch) -> bool:
 
 def old_entry():
     warnings.warn("`old_entry` is deprecated; use `new_entry` instead.", FutureWarning, stacklevel=2)
+
+
+def check_ep(server_args):
+    assert server_args.max_ep_size > 0, "--max-ep-size must be a positive integer."
+
+
+def pick_dtype(logger):
+    name = os.environ.get("ACME_SSM_DTYPE")
+    if name not in ("float32", "bfloat16"):
+        logger.warning(f"Ignoring ACME_SSM_DTYPE={name}: using float32 for the state cache")
 '''
 
 
@@ -79,3 +90,16 @@ def test_a_type_guard_imports_the_types_it_names_from_the_sites_module(tmp_path,
     for text in guards.values():
         namespace: dict = {}
         exec(compile(text, "<guard>", "exec"), namespace)   # runs: every name it reads is bound
+
+
+def test_a_setting_behind_a_check_is_named_and_is_no_bug(tmp_path):
+    """Review 15 P8/P10: an assert on a command-line option is a setting to change, not a state the
+    code assumes cannot occur; a logged warning is a condition the code goes on past."""
+    recs = _records(tmp_path)
+    ep = recs["--max-ep-size must be a positive integer."]
+    assert ep["commonSituations"] == ("Settings of the run involved: the command-line option `--max-ep-size` "
+                                      "(the message names it).")
+    dtype = recs["Ignoring ACME_SSM_DTYPE={name}: using float32 for the state cache"]
+    assert dtype["commonSituations"] == (
+        "Settings of the run involved: the environment variable `ACME_SSM_DTYPE` (read before it). "
+        "A condition `pick_dtype` warns about but continues past.")

@@ -21,6 +21,7 @@ from errdex.analyze.condexpr import (
     tests_types_on_the_way,
 )
 from errdex.analyze.fixes import off_path, report_verb
+from errdex.analyze.knobs import knob_words, knobs
 from errdex.analyze.operations import OPERATIONS, module_operation, operation
 
 _SITUATIONS = {
@@ -234,7 +235,14 @@ def common_situations(f: SiteFacts) -> str:
     if _unchecked(f):
         return (f"Any run of {_shown(f)} that reaches this line: it raises every time, with no check"
                 " first (the message says why).")
-    return _SITUATIONS.get(f.tag, _SITUATIONS["runtime-error"]).format(fn=_shown(f))
+    tag = "runtime-warning" if f.error_type == "log" and f.error_class.endswith((".warning", ".warn")) else f.tag
+    situation = _SITUATIONS.get(tag, _SITUATIONS["runtime-error"]).format(fn=_shown(f))
+    found = knobs(f.message, code(f.cond.tree) if f.cond.tree is not None else "", f.feeding)
+    if not found:
+        return situation
+    lead = f"Settings of the run involved: {knob_words(found)}."
+    # a value someone sets is no state the code "assumes cannot occur"
+    return lead if tag == "internal-invariant" else f"{lead} {situation}"
 
 
 #: Tags whose situation and strategy speak of a value that a check rejects.
