@@ -32,6 +32,15 @@ def check_ep(server_args):
     assert server_args.max_ep_size > 0, "--max-ep-size must be a positive integer."
 
 
+def pool_size(cache_params, mamba_size):
+    GB = 1 << 30
+    H, d = cache_params.shape
+    size = mamba_size * 2
+    est = H * d * size
+    if est > GB:
+        raise ValueError(f"pool of {est} bytes is larger than {GB}")
+
+
 def pick_dtype(logger):
     name = os.environ.get("ACME_SSM_DTYPE")
     if name not in ("float32", "bfloat16"):
@@ -103,3 +112,11 @@ def test_a_setting_behind_a_check_is_named_and_is_no_bug(tmp_path):
     assert dtype["commonSituations"] == (
         "Settings of the run involved: the environment variable `ACME_SSM_DTYPE` (read before it). "
         "A condition `pick_dtype` warns about but continues past.")
+
+
+def test_the_values_named_are_those_nearest_the_check(tmp_path):
+    """Review 15 P6: of four feeding lines the prose names the three the test reads last, the one
+    assigning what it compares among them, and says how many it left out."""
+    doc = _records(tmp_path)["pool of {est} bytes is larger than {GB}"]["documentation"]
+    assert doc.endswith("Values it depends on: `H, d = cache_params.shape`; `size = mamba_size * 2`; "
+                        "`est = H * d * size` (and 1 earlier).")

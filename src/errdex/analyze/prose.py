@@ -157,9 +157,11 @@ def documentation(f: SiteFacts) -> str:
     shown = [f"`{{{k}}}` is the value of `{v}`" for k, v in f.placeholders.items()][:4]
     if shown:
         parts.append(" In the message, " + "; ".join(shown) + ".")
-    deps = relevant_feeding(f)[:3]
+    fed = relevant_feeding(f)
+    deps = fed[-3:]   # the lines nearest the check: the ones its test reads itself come last
     if deps:
-        parts.append(" Values it depends on: " + "; ".join(f"`{one_line(d)}`" for d in deps) + ".")
+        earlier = f" (and {len(fed) - 3} earlier)" if len(fed) > 3 else ""
+        parts.append(" Values it depends on: " + "; ".join(f"`{one_line(d)}`" for d in deps) + earlier + ".")
     return "".join(parts)
 
 
