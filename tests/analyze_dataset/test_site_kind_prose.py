@@ -41,6 +41,12 @@ def pool_size(cache_params, mamba_size):
         raise ValueError(f"pool of {est} bytes is larger than {GB}")
 
 
+def patch_of(size):
+    patch = size[0]
+    assert patch in [224, 336, 384], "patch size should be in [224, 336, 384]"
+    return patch
+
+
 def pick_dtype(logger):
     name = os.environ.get("ACME_SSM_DTYPE")
     if name not in ("float32", "bfloat16"):
@@ -120,3 +126,10 @@ def test_the_values_named_are_those_nearest_the_check(tmp_path):
     doc = _records(tmp_path)["pool of {est} bytes is larger than {GB}"]["documentation"]
     assert doc.endswith("Values it depends on: `H, d = cache_params.shape`; `size = mamba_size * 2`; "
                         "`est = H * d * size` (and 1 earlier).")
+
+
+def test_a_literal_set_check_says_which_values_pass_and_claims_no_branch(tmp_path):
+    """Review 15 #12: `assert patch in [...]` has no other branch taking the rest of the values."""
+    sols = _records(tmp_path)["patch size should be in [224, 336, 384]"]["solutions"]
+    assert sols[0] == "Use a value `patch_of` accepts: `patch in (224, 336, 384)`."
+    assert not any("branch" in s for s in sols)

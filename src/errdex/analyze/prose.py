@@ -288,7 +288,7 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         if not route:
             out.append(_keep(f, own))
         if route:
-            out.append(f"Route to a value `{f.short}` handles (another branch takes it): `{route}`.")
+            out.append(f"Use a value `{f.short}` accepts: `{route}`.")   # no claim of a branch taking the rest
     fact = bool(out) and f.exact
     if f.setters and own is not None:
         out.extend(_call_first(f, f.cond.own_text))
