@@ -47,6 +47,18 @@ def patch_of(size):
     return patch
 
 
+def start(logger):
+    pick_dtype(logger)
+    return read_mode()
+
+
+def read_mode():
+    mode = os.environ.get("ACME_MODE", "fast")
+    if mode not in ("fast", "safe"):
+        raise ValueError(f"unknown ACME_MODE {mode}")
+    return mode
+
+
 def pick_dtype(logger):
     name = os.environ.get("ACME_SSM_DTYPE")
     if name not in ("float32", "bfloat16"):
@@ -133,3 +145,12 @@ def test_a_literal_set_check_says_which_values_pass_and_claims_no_branch(tmp_pat
     sols = _records(tmp_path)["patch size should be in [224, 336, 384]"]["solutions"]
     assert sols[0] == "Use a value `patch_of` accepts: `patch in (224, 336, 384)`."
     assert not any("branch" in s for s in sols)
+
+
+def test_no_entry_point_check_for_a_log_or_an_environment_value(tmp_path):
+    """Review 15 P5: a warning's call goes on, and a value read from the environment is set, not passed
+    by a caller: neither gets "check it at the entry point"."""
+    recs = _records(tmp_path)
+    for message in ("Ignoring ACME_SSM_DTYPE={name}: using float32 for the state cache", "unknown ACME_MODE {mode}"):
+        assert any(e.endswith(".start") for e in recs[message]["errdex"]["entryPoints"])
+        assert not any("entry point" in s for s in recs[message]["solutions"])

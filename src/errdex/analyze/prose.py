@@ -296,6 +296,11 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     if stated:   # the author's own remedy, quoted: a fact about the message
         out.append("The message says what to do: " + " ".join(f'"{a}"' for a in stated))
     entry = next((e for e in f.entry_points if e != f.function), None)
+    if f.error_type in ("log", "warning") or f.test:
+        entry = None   # the call goes on past a log or warning; a test's own check is not repeated upstream
+    elif entry and any(k.kind == "env" for k in knobs("", code(f.cond.tree) if f.cond.tree is not None else "",
+                                                      f.feeding)):
+        entry = None   # a value read from the environment: set it, no caller passes it
     if entry and own is not None and f.cond.constant is None:   # a constant is no check to repeat
         out.append(f"Check it at the entry point (`{entry}`) before the call reaches `{f.short}`.")
     if f.tag in ("missing-dependency",) and not stated:
