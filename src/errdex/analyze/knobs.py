@@ -12,7 +12,7 @@ and environment variables read by a call in the condition or its feeding lines
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 #: `--max-ep-size` in a message (not `---`, not inside a word or a path).
 _FLAG = re.compile(r"(?<![\w/-])--([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?![\w-])")
@@ -26,8 +26,9 @@ _ENV_REGISTRY = re.compile(r"\benvs?\.([A-Z][A-Z0-9_]{2,})\b")
 _MAX = 4
 
 
-@dataclass(frozen=True, slots=True)
-class Knob:
+class Knob(NamedTuple):
+    """A plain tuple: the runtime hook renders prose, and `dataclasses` costs its start-up."""
+
     kind: str      # "option" | "env"
     name: str      # `--max-ep-size`, `SGLANG_MAMBA_SSM_DTYPE`
     how: str       # where errdex saw it: "the message names it", "read as `args.x`"

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from errdex.analyze.exprs import memo
 from errdex.analyze.purity import is_pure
 from errdex.analyze.source import call_text
+from errdex.extract.logcalls import LOGGER_METHODS, is_logger
 
 SEVERAL_CALLS = "the `try` body makes more calls that may raise than are named"
 NO_CALL = "the `try` body makes no call to name as the failure"
@@ -102,9 +103,6 @@ def _outer_calls(expr: ast.AST) -> tuple[str, ...]:
 
 #: Builtins that answer about their argument and do not raise for it: not a failing call.
 NEVER_RAISING = frozenset({"isinstance", "issubclass", "callable", "id", "hasattr", "print"})
-#: Logger methods: logging reports a failure to emit and carries on, it does not raise.
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
-_LOGGERS = frozenset({"logger", "log", "logging", "_logger", "LOGGER", "LOG"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
@@ -133,9 +131,10 @@ def _never_raises(node: ast.expr) -> bool:
     func = node.func
     if isinstance(func, ast.Name):
         return func.id in NEVER_RAISING
-    return (isinstance(func, ast.Attribute) and func.attr in _LOG_METHODS
+    # logging reports a failure to emit and carries on: it does not raise
+    return (isinstance(func, ast.Attribute) and func.attr in LOGGER_METHODS
             and isinstance(func.value, (ast.Name, ast.Attribute))
-            and (func.value.id if isinstance(func.value, ast.Name) else func.value.attr) in _LOGGERS)
+            and is_logger(func.value.id if isinstance(func.value, ast.Name) else func.value.attr))
 
 
 def _culprits(stmt: ast.stmt, found: list[ast.expr], lookups: bool = False, attributes: bool = False) -> None:

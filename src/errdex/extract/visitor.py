@@ -15,6 +15,7 @@ from typing import Callable
 
 from errdex.extract.constructors import constructor_of, in_parameters
 from errdex.extract.handlers import Handler, caught_names, stops
+from errdex.extract.logcalls import LOG_LEVELS, LOGGER_METHODS, is_logger
 from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal, whole
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, own_nodes, resolve_dotted
 from errdex.extract.unparse import simple_unparse
@@ -35,17 +36,13 @@ _CODE_KWARGS = ("error_code", "code", "errno", "err_code")
 _HTTP_STATUS_KWARGS = ("status_code", "status", "code", "http_status")
 _WARN_FUNCS = frozenset({"warnings.warn", "warnings.warn_explicit"})
 _ABORT_FUNCS = frozenset({"flask.abort", "werkzeug.exceptions.abort", "abort"})
-#: Logging calls whose message a user reads as an error (`logger.error(...)`): method -> severity.
-_LOG_LEVELS = {"error": "error", "exception": "error", "critical": "error", "fatal": "error",
-               "warning": "warning", "warn": "warning"}
 #: Literal characters a log message needs to be a site: a log is full of `key=value` text, and
 #: `{error_msg} rid={self.rid}` would flag every request line of a server's log.
 _LOG_MIN_LITERAL = 12
-#: What a logger is called: `logger`, `log`, `logging`, `self.logger`, `_LOGGER`, `sgl_logger`.
-_LOGGER = re.compile(r"(?:^|[._])(?:logger|log|logging)$", re.I)
 # Calls that never raise through a codebase helper; skipped to keep the candidate list small.
 _NOT_HELPERS = frozenset({"print", "len", "isinstance", "super", "setattr", "getattr", "format"})
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "append", "write", "extend", "add"})
+#: Reporting and collecting methods: a message passed to them is not raised by a helper.
+_LOG_METHODS = LOGGER_METHODS | {"append", "write", "extend", "add"}
 # Calls are found on the *reversed* source: a pattern that starts with a literal
 # `(` is scanned far faster than one starting with a look-behind, and a
 # possessive name run cannot backtrack. Runs that are not dotted names are
@@ -738,8 +735,8 @@ def _kw(call: ast.Call, names: tuple[str, ...]) -> ast.expr | None:
 def _log_level(written: str) -> str | None:
     """The severity of a logging call (`logger.error` -> "error"), or None for any other call."""
     receiver, _, method = written.rpartition(".")
-    level = _LOG_LEVELS.get(method)
-    return level if level is not None and receiver and _LOGGER.search(receiver) else None
+    level = LOG_LEVELS.get(method)
+    return level if level is not None and receiver and is_logger(receiver) else None
 
 
 def _message_arg(call: ast.Call, skip_first: bool = False) -> ast.expr | None:
