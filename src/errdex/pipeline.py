@@ -119,7 +119,6 @@ def _index_into(tree: SourceTree, db_path: Path, jobs: int | None, progress: Pro
         analyzed_at = _now()
         delta = None if full else reindex(tree, store, analysis, analyzed_at)
         if delta is not None:
-            store.release_free_pages()
             return IndexReport(delta.dataset, len(tree.files), len(delta.changed), delta.records,
                                store.diagnostics(delta.dataset.name), time.perf_counter() - started, True)
         stats = stat_files(tree)
@@ -151,7 +150,6 @@ def _index_into(tree: SourceTree, db_path: Path, jobs: int | None, progress: Pro
         store.save_state(info.id, full_state(tree, stats, keys, modules, records, analysis,
                                              prepared.keys if prepared else None,
                                              store.related_lists(info.id) if prepared else None))
-        store.release_free_pages()
         progress("publish", 1, 1)
         if keep is not None:
             keep.append((got, sites, records, by_text, cb))

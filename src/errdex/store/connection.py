@@ -69,9 +69,6 @@ def _configure(conn: sqlite3.Connection, path: Path, *, readonly: bool, timeout_
         return
     # Only takes effect on a new, empty file: large pages halve bulk-write time.
     conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
-    # Also on a new file only: pages a later index frees (a replaced state, pruned cache
-    # entries) can be given back to the file system (`Store.release_free_pages`).
-    conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
     # A journal writes each page twice (the WAL, then the file): ~0.3 s of a new catalog's publish.
     conn.execute(f"PRAGMA journal_mode = {'OFF' if unjournaled else 'WAL'}")
     conn.execute(f"PRAGMA synchronous = {'OFF' if unjournaled else 'NORMAL'}")

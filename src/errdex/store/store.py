@@ -51,13 +51,6 @@ class Store:
     def close(self) -> None:
         self._conn.close()
 
-    def release_free_pages(self) -> None:
-        """Give the pages an index run left free back to the file system: an index holding many
-        versions stays no larger than what it holds (a file made before errdex set
-        `auto_vacuum` keeps them, to be reused by later runs)."""
-        # run to the end by executescript: a stepped `execute` frees one page per call
-        self._conn.executescript("PRAGMA incremental_vacuum;")
-
     def __enter__(self) -> Store:
         return self
 
