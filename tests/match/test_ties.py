@@ -84,7 +84,7 @@ def loader_ctx(request, tmp_path):
                            error_class="logger.warning", error_type="log")
                for path, line in (("acme/dllm/algorithm/__init__.py", 20),
                                   ("acme/managers/multimodal_processor.py", 24),
-                                  ("acme/models/registry.py", 132))]
+                                  ("python/acme/models/registry.py", 132))]   # a checkout's layout folder
     return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
 
 

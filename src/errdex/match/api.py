@@ -350,12 +350,12 @@ def named_first(matches: list[Match], text: str, index: RecordIndex) -> list[Mat
     by_id = index.by_id
     names = [by_id[m.id].function_name if m.id in by_id else "" for m in matches[:tied]]
     if len(set(names)) < 2:
-        packages = [_package_of(m.file_path) for m in matches[:tied]]
+        packages = [_packages_of(m.file_path) for m in matches[:tied]]
         if len(set(packages)) < 2:
             return matches
         # one function name at several sites: a value naming a module of one site's own package
         # (`Ignore import error when loading sglang.srt.models.glm4v_moe` of the models registry)
-        named = [bool(p) and re.search(rf"(?<![\w.]){re.escape(p)}\.\w", text) is not None for p in packages]
+        named = [any(re.search(rf"(?<![\w.]){re.escape(p)}\.\w", text) for p in ps) for ps in packages]
     else:
         named = [bool(n) and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text) is not None for n in names]
     if not any(named) or all(named):
@@ -364,10 +364,14 @@ def named_first(matches: list[Match], text: str, index: RecordIndex) -> list[Mat
     return head + matches[tied:]
 
 
-def _package_of(file_path: str) -> str:
-    """`sglang.srt.models` for `sglang/srt/models/registry.py`: the dotted package of a file."""
-    folder = file_path.rpartition("/")[0]
-    return folder.replace("/", ".") if "." not in folder else ""
+def _packages_of(file_path: str) -> tuple[str, ...]:
+    """`sglang.srt.models` and `srt.models` for `python/sglang/srt/models/registry.py`: the dotted
+    package of a file as an import may name it (a checkout's layout folder first, or none), at
+    least two parts long."""
+    parts = file_path.split("/")[:-1]
+    if any("." in p for p in parts):
+        return ()
+    return tuple(".".join(parts[i:]) for i in range(len(parts) - 1))
 
 
 def match_events(events: list[ErrorEvent], ctx: MatchContext) -> list[Match]:
