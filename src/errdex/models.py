@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "67"
+EXTRACTOR_VERSION = "68"
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +149,9 @@ class ErrorSite:
     handlers: list = field(default_factory=list)
     #: parameters (or chains on them) the function changes before the site that its guard reads
     changed: list[str] = field(default_factory=list)
+    #: locals of the function its guard reads that no feeding line assigns (bound in a `try`,
+    #: a `with`, a branch): no caller has them, so no caller-side guard may read them
+    unfed: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -167,6 +167,8 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
             record["errdex"]["caughtBy"] = caught
     if site.changed:   # what the check reads is not what the caller passed
         record["errdex"]["changedBefore"] = list(site.changed)
+    if site.unfed:   # what the check reads only the function has
+        record["errdex"]["unfedLocals"] = list(site.unfed)
     return record
 
 

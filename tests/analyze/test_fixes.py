@@ -435,3 +435,23 @@ def test_a_starred_unpacking_is_written_from_the_end(tmp_path):
     assert r["exampleFix"].split("# after\n")[1].splitlines()[1] == "if topk_ids.shape[-1] == topk_weights.shape[0]:"
     assert r["validationCode"].splitlines()[-3:] == ["*_outer, top_k = topk_ids.shape",
                                                      "first, *_rest = topk_weights.shape", "assert top_k == first"]
+
+
+def test_a_local_bound_in_a_try_gives_no_caller_guard(tmp_path):
+    """Review 15 #12: `patch` is bound in a `try`/`except`, so no feeding line gives its value: a
+    caller-side guard on it would read a name no caller has. The check code, which runs where
+    the function's check runs, still reads it."""
+    recs = _records(tmp_path, """
+        def process(image, processor, grid):
+            if isinstance(grid, str):
+                try:
+                    patch = processor.size[0]
+                except Exception:
+                    patch = processor.size["shortest_edge"]
+                if patch not in (224, 336):
+                    raise ValueError("patch size unsupported")
+        """)
+    r = recs["patch size unsupported"]
+    assert r["errdex"]["unfedLocals"] == ["patch"]
+    assert r["exampleFix"] is None
+    assert r["validationCode"].splitlines()[-1] == "    assert patch == 224 or patch == 336"

@@ -131,7 +131,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     seen = caught["into"] if caught and caught.get("into") else cls
     _set(record, prov, "exampleFix", fixes.example_fix(cond, site_call, seen, qual, alternative, exact, f.reason,
                                                              f.error_type, f.feeding, f.loops,
-                                                             ex.get("changedBefore")),
+                                                             ex.get("changedBefore"), ex.get("unfedLocals")),
          from_condition)
 
 

@@ -274,11 +274,13 @@ def report_verb(error_type: str, bare: bool = False) -> str:
 def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str,
                 exact: bool = True, reason: str | None = None, error_type: str = "exception",
                 feeding: list[str] | None = None, loops: list[str] | None = None,
-                changed: list[str] | None = None) -> str | None:
+                changed: list[str] | None = None, unfed: list[str] | None = None) -> str | None:
     """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path.
 
     None when the guard would read a value the function changes before its check (`changed`,
-    `errdex.changedBefore`): a caller's test of what it passes would not be that check.
+    `errdex.changedBefore`): a caller's test of what it passes would not be that check; or a
+    local only the function has (`unfed`, `errdex.unfedLocals`, or one a feeding line assigns
+    that is neither written as its value nor assigned before the guard).
 
     The "raises when" comment names the earlier checks when there are some and
     says "approximately" when the condition is not exact: it claims no more
@@ -316,6 +318,8 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     defined = frozenset().union(*(assigned(line) for line in fed)) if fed else frozenset()
     if any(not (assigned(line) & (reads - restored)) <= defined for line in feeding or ()):
         return None   # a local of the function, neither written as its value nor assigned here: no caller has it
+    if unfed and not reads.isdisjoint(unfed):
+        return None   # a local no feeding line assigns (bound in a `try`, a `with`, a branch): the same
     lines = "".join(f"{line}\n" for line in fed)
     after = (f"{names}\n{lines}if {guard}:\n    {bare}\n"
              f"else:\n    ...  # {alternative}\n")

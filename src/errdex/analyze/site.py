@@ -11,10 +11,10 @@ import ast
 
 from errdex.analyze.caught import enclosing_handlers
 from errdex.analyze.changed import changed_inputs, reads_changed
-from errdex.analyze.codegen import names_in
+from errdex.analyze.codegen import assigned, loop_targets, names_in
 from errdex.analyze.condition import trigger_condition
 from errdex.analyze.feeding import feeding_values
-from errdex.analyze.names import parameter_names, text_reads
+from errdex.analyze.names import block_bound_names, parameter_names, text_reads
 from errdex.analyze.source import analyzing, node_text
 from errdex.models import ErrorSite, Placeholder
 
@@ -50,10 +50,30 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
         site.feeding = feeding_values(scope, path, names)
     site.loops = _loops(path)
     site.handlers = enclosing_handlers(path)
+    if cond.guard and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        site.unfed = _unfed_locals(scope, cond.guard, site.feeding, site.loops)
     if cond.guard and _reads_a_parameter(scope, cond.guard, site.feeding):
         changed = changed_inputs(scope, site.line, path)
         if changed:   # only those the own guard or its feeding values read
             site.changed = reads_changed(text_reads((cond.guard, *site.feeding)), changed)
+
+
+def _unfed_locals(scope: ast.FunctionDef | ast.AsyncFunctionDef, guard: str, feeding: list[str],
+                  loops: list[str]) -> list[str]:
+    """Names the guard reads that the function binds but no feeding line assigns (nor a loop
+    header around the site): a value only the function has."""
+    reads = {n for n in names_in(guard) if "." not in n}
+    reads -= parameter_names(scope)
+    for line in feeding:
+        reads -= assigned(line)
+    for header in loops:
+        reads -= loop_targets(header)
+    if not reads:
+        return []
+    bound = scope.__dict__.get("_errdex_bound")   # once per function: its sites share it
+    if bound is None:
+        bound = scope.__dict__["_errdex_bound"] = block_bound_names(scope.body)
+    return sorted(reads & bound)
 
 
 def _reads_a_parameter(scope: ast.AST, guard: str, feeding: list[str]) -> bool:
