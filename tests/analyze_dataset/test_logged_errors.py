@@ -88,6 +88,9 @@ def test_a_log_is_told_as_logged_and_never_caught(recs):
     ast.parse(warned["validationCode"])
     logged = recs["Manager hit an exception: {traceback}"]
     assert logged["errdex"].get("caughtBy") is None   # `except Exception` around it catches nothing
+    # review 16 #25: a log chains nothing; the underlying error reaches the log only if passed to it
+    assert logged["solutions"][0].startswith("Fix the underlying failure first: the call `state.apply()` raised")
+    assert "Python chains" not in logged["solutions"][0] and "logger.exception" in logged["solutions"][0]
 
 
 @pytest.mark.parametrize("line, message", [

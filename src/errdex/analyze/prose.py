@@ -260,8 +260,10 @@ def _unchecked(f: SiteFacts) -> bool:
 def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     """Ordered fixes, and whether every one rests on the condition alone (a fact)."""
     out: list[str] = []
-    chained = (" (chained to this one inside the server: the HTTP response carries only this error's detail)"
-               if f.error_type == "http" else ", which Python chains to this one,")
+    chained = {"http": " (chained to this one inside the server: the HTTP response carries only this error's detail)",
+               "log": " (logged with this line only when the call passes it or its traceback, as"
+                      " `logger.exception` and `exc_info=True` do)",
+               "warning": " (caught: the warning does not carry it)"}.get(f.error_type, ", which Python chains to this one,")
     for call, exc in raised_in(f.cond):
         out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error"
                    f"{chained} says why.")
