@@ -71,6 +71,34 @@ def test_golden_text(source: str, expected: str):
     assert trigger_condition(func, path).expr == expected
 
 
+def test_an_earlier_branch_that_takes_every_case_leaves_the_site_unreachable():
+    """Review 16 #17: the `elif` before the assert takes every case in which it would fail; the
+    negated branch `(not a or not b or c)` with the units `a`, `b`, `not c` cannot hold."""
+    func, path = site_path("""
+def build(self, is_dsa_model, mtp_pool):
+    if mtp_pool is not None:
+        return 1
+    elif self.use_mla_backend and is_dsa_model and not self.mambaish_config:
+        return 2
+    elif self.use_mla_backend and not self.mambaish_config:
+        assert not is_dsa_model
+""")
+    got = trigger_condition(func, path)
+    assert (got.expr, got.exact) == ("False", True)
+    # an attribute read again after a call may differ: the same tests across a call stay apart
+    func, path = site_path("""
+def build(self, is_dsa_model):
+    if self.use_mla_backend and is_dsa_model and not self.mambaish_config:
+        return 2
+    self.reload()
+    if self.use_mla_backend and not self.mambaish_config:
+        assert not is_dsa_model
+""")
+    got = trigger_condition(func, path)
+    assert got.expr != "False" and not got.exact
+    assert got.reason == "a value tested before a call is tested again after it, which may change it"
+
+
 def test_packed_decode_condition_and_calls():
     func, path = site_path("""
 def decode(K):

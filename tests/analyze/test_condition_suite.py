@@ -216,6 +216,20 @@ def f(x):
         sys.exit(1)
     raise ValueError("x")
 """, "not x"),
+    Case("earlier_branch_takes_every_case", """
+def f(mla, dsa, mamba):
+    if mla and dsa and not mamba:
+        return 0
+    elif mla and not mamba:
+        assert not dsa, "dsa needs its own pool"
+""", "False"),
+    Case("earlier_branch_takes_some_cases", """
+def f(mla, dsa, mamba):
+    if mla and dsa and not mamba:
+        return 0
+    elif mla:
+        assert not dsa, "dsa needs its own pool"
+""", "mla and dsa and mamba"),
     Case("pytest_skip_leaves", """
 def test_f(exists, inflight):
     if not exists:

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 
 from errdex.analyze.flow import FlowAnalyzer, free_names, may_leave
 from errdex.analyze.condexpr import analysing
-from errdex.analyze.conjunction import EMPTY, Conjunction
+from errdex.analyze.conjunction import EMPTY, REFUTED, Conjunction
 from errdex.analyze.exprs import expr_key, expr_names, memo
 from errdex.analyze.names import bound_names, own_bindings, target_names
 from errdex.analyze.patterns import case_condition
@@ -65,6 +65,8 @@ Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
 #: the names as the site reads them, that test may speak of the earlier value.
 REBOUND = "{names} tested on the way, then assigned again or changed, so that test may speak of an earlier value"
 CHANGED = "{atoms} tested again after a call that may change it"
+#: An impossible path only if state read before a call is the same after it (`_changed_between`).
+STATE_CHANGED_BETWEEN = "a value tested before a call is tested again after it, which may change it"
 NOT_IN_BLOCK = "path element not found in its block"
 MAX_CALLS = 8
 
@@ -127,6 +129,9 @@ class _PathWalk:
         if not (expr.__class__ is ast.Constant and expr.value is True):   # `is_const(expr, True)`
             shared = self.own is self.conjunction
             conjunction = self.conjunction.add(expr)
+            if conjunction is REFUTED and self._changed_between(expr):
+                conjunction = self.conjunction.add(expr, refute=False)
+                self.note(STATE_CHANGED_BETWEEN)
             epoch = ""
             if self.guards and (conjunction.false or self.with_guards > 0 or not is_pure(expr)):
                 conjunction, epoch = self._reread(expr, conjunction)   # else nothing read can differ
@@ -178,6 +183,24 @@ class _PathWalk:
         texts = sorted(render_key(expr, key) for key in stale)
         self.note(CHANGED.format(atoms=_named(texts, keep_order=True)))
         return merged, epoch
+
+    def _changed_between(self, expr: ast.expr) -> bool:
+        """Whether a statement that may change state runs between two guards (`expr` the last)
+        reading the same attributes, items or calls: then an `a or b` term and the tests that
+        refute it may have read different values."""
+        later = set(state_atoms(expr))
+        changed = False
+        item = self.trail
+        while item is not None:
+            node, item = item
+            if isinstance(node, ast.stmt):
+                changed = changed or may_change_state(node)
+            else:
+                atoms = state_atoms(node)
+                if changed and not later.isdisjoint(atoms):
+                    return True
+                later |= atoms
+        return False
 
     def _read_before_change(self, expr: ast.expr) -> frozenset[str]:
         """Keys of the attributes, items and calls `expr` reads that a guard read before a possible change."""

@@ -43,6 +43,9 @@ class Conjunction:
     written: str | None = field(default=None, compare=False)   # `text()`, once asked for
     ors: tuple[tuple[int, frozenset[str]], ...] = ()   # pure `a or b` terms: text index, keys of a, b
     plain: frozenset[str] = frozenset()   # keys of the terms that read local names only (see `_names_only`)
+    #: per pure `a or b` term, the keys of its disjuncts' negations: once the conjunction holds all
+    #: of them, no disjunct can hold (`(not a or c) and a and not c`): the path is impossible
+    refuters: tuple[frozenset[str], ...] = ()
 
     def text(self) -> str:
         """The conjunction as code; kept, since a state is shared by the sites after it."""
@@ -59,7 +62,7 @@ class Conjunction:
             return texts[0][0]
         return " and ".join([f"({t})" if wrap else t for t, wrap in texts]) if texts else "True"
 
-    def add(self, expr: ast.expr, epoch: str = "") -> Conjunction:
+    def add(self, expr: ast.expr, epoch: str = "", refute: bool = True) -> Conjunction:
         """This conjunction and `expr` (already simplified).
 
         `epoch` tags the keys of `expr`'s terms: terms of different epochs are
@@ -70,12 +73,12 @@ class Conjunction:
             return self
         state = self
         for term in _terms(expr):
-            state = state._add_term(term, epoch)
+            state = state._add_term(term, epoch, refute)
             if state.false:
                 return state
         return state
 
-    def _add_term(self, term: _Term, epoch: str = "") -> Conjunction:
+    def _add_term(self, term: _Term, epoch: str = "", refute: bool = True) -> Conjunction:
         if term.constant is not None:
             return self if term.constant else _FALSE
         keys = self.keys
@@ -94,6 +97,14 @@ class Conjunction:
                 if not members.isdisjoint(self.plain):
                     return self
             keys = keys | {key}
+            refuters = self.refuters
+            if refute and refuters and any(r <= keys for r in refuters):
+                return REFUTED
+            if term.refuter is not None:   # a pure `a or b`: impossible already, or kept to be checked
+                refuter = frozenset(k + epoch for k in term.refuter) if epoch else term.refuter
+                if refute and refuter <= keys:
+                    return REFUTED
+                refuters = refuters + (refuter,)
             if term.plain:
                 plain = self.plain | {key}
                 if ors:   # `(a or b)` just before `a`: the disjunction says nothing more. Only just before,
@@ -108,12 +119,12 @@ class Conjunction:
             if members is not None:
                 ors = ors + ((len(texts), members),)
         else:
-            plain = self.plain
+            plain, refuters = self.plain, self.refuters
         calls = self.calls
         if term.calls:
             calls = calls + tuple(c for c in term.calls if c not in calls)
         if term.bounds is None:
-            return Conjunction(texts + (term.text,), keys, self.bounds, calls, False, None, ors, plain)
+            return Conjunction(texts + (term.text,), keys, self.bounds, calls, False, None, ors, plain, refuters)
         operand, _, pairs = term.bounds
         slot_key = term.slot_key + epoch if epoch else term.slot_key
         slot = self.bounds.get(slot_key)
@@ -134,7 +145,7 @@ class Conjunction:
             texts = texts[:index] + (text,) + texts[index + 1:]
         bounds = dict(self.bounds)
         bounds[slot_key] = (index, bound)
-        return Conjunction(texts, keys, bounds, calls, False, None, ors, plain)
+        return Conjunction(texts, keys, bounds, calls, False, None, ors, plain, refuters)
 
 
 def _bounded(bound: _Bound, pairs: list) -> tuple[_Bound | None, tuple[str, bool]]:
@@ -148,6 +159,9 @@ def _bounded(bound: _Bound, pairs: list) -> tuple[_Bound | None, tuple[str, bool
 
 
 _FALSE = Conjunction(false=True)
+#: False because no disjunct of an `a or b` term can hold beside the others (see `refuters`): told
+#: apart, since the terms involved may be reads of state a call between them changed.
+REFUTED = Conjunction(false=True)
 #: The conjunction of no guards ("True"); immutable, so every path walk starts from this one.
 EMPTY = Conjunction()
 
@@ -165,6 +179,7 @@ class _Term:
     text: tuple[str, bool] = ("", False)
     node: ast.expr | None = None
     members: frozenset[str] | None = None    # a pure `a or b`: the keys of a and b (see absorption above)
+    refuter: frozenset[str] | None = None    # a pure `a or b`: the keys of `not a` and `not b`
     plain: bool = False                      # a pure term that reads local names only
     fresh: tuple | None = None               # `_bounded` for a slot of its own (see `_add_term`)
 
@@ -199,7 +214,9 @@ def _prepare(term: ast.expr) -> _Term:
         prepared.key = expr_key(term)
         prepared.plain = _names_only(term)
         if isinstance(term, ast.BoolOp) and isinstance(term.op, ast.Or):
-            prepared.members = frozenset(expr_key(v) for v in _flatten(term.values, ast.Or) if _names_only(v))
+            disjuncts = _flatten(term.values, ast.Or)
+            prepared.members = frozenset(expr_key(v) for v in disjuncts if _names_only(v))
+            prepared.refuter = frozenset(negation_key(v) for v in disjuncts)
     else:
         prepared.calls = memo(term, "_errdex_calls", outer_call_texts)   # `outer_calls`, not copied
     parsed = _as_bounds(term) if term.__class__ is ast.Compare else None   # only a comparison bounds
