@@ -47,6 +47,11 @@ def patch_of(size):
     return patch
 
 
+class Buffer:
+    def get_all(self):
+        raise NotImplementedError("subclasses fill the buffer")
+
+
 def start(logger):
     pick_dtype(logger)
     return read_mode()
@@ -154,3 +159,11 @@ def test_no_entry_point_check_for_a_log_or_an_environment_value(tmp_path):
     for message in ("Ignoring ACME_SSM_DTYPE={name}: using float32 for the state cache", "unknown ACME_MODE {mode}"):
         assert any(e.endswith(".start") for e in recs[message]["errdex"]["entryPoints"])
         assert not any("entry point" in s for s in recs[message]["solutions"])
+
+
+def test_an_abstract_stub_gets_no_try_except_but_a_conditional_one_does(tmp_path):
+    """Review 16 P5: a method raising NotImplementedError whenever it runs is a stub a subclass
+    overrides: no caller input takes another way. One raised for some inputs has an alternative."""
+    recs = _records(tmp_path)
+    assert recs["subclasses fill the buffer"]["tryCatchPattern"] is None
+    assert "result = alternative(...)" in recs["skipping is not supported yet"]["tryCatchPattern"]
