@@ -605,6 +605,11 @@ def test_except_without_a_call_names_no_call(io_recs):
     assert r["errdex"]["conditionReason"] == "a name imported from a module may be what is missing; the `try` body makes no call to name as the failure"
     assert "evaluating `Engine.run` raised `Exception`" in r["documentation"]
     assert "the call `Engine.run`" not in _texts(r)
+    # review 16 P4: the documentation gives the reason; the other fields only mark the caveat
+    reason = r["errdex"]["conditionReason"]
+    assert f"(approximately: {reason})" in r["documentation"]
+    assert r["triggerScenarios"].endswith(" (approximately).") and reason not in r["triggerScenarios"]
+    assert not any(reason in s for s in r["solutions"])
 
 
 def test_except_with_a_further_check_names_the_failure(io_recs):

@@ -105,6 +105,12 @@ def approx(f: SiteFacts) -> str:
     return "" if f.exact else f" (approximately: {f.reason or 'not every path was followed'})"
 
 
+def approx_mark(f: SiteFacts) -> str:
+    """The caveat once more, without its reason: the documentation gives that (review 16 P4: the
+    whole reason pasted into every field)."""
+    return "" if f.exact else " (approximately)"
+
+
 def short_name(function: str) -> str:
     """The last part of a qualified name; for module-level code, the module's (`pkg.mod.<module>`: `mod`)."""
     head, _, last = function.rpartition(".")
@@ -189,7 +195,7 @@ def relevant_feeding(f: SiteFacts) -> list[str]:
 def trigger_scenarios(f: SiteFacts) -> str:
     if f.cond.constant is False:
         if not f.exact:
-            return f"None found: no path the analysis followed reaches this line of `{f.function}`{approx(f)}."
+            return f"None found: no path the analysis followed reaches this line of `{f.function}`{approx_mark(f)}."
         return f"None: no input reaches this line of `{f.function}`."
     when = f.said if f.cond.tree is not None else "its condition holds"
     if f.helper_check:
@@ -199,7 +205,7 @@ def trigger_scenarios(f: SiteFacts) -> str:
     if via:
         head += " (reached from " + ", ".join(f"`{e}`" for e in via) + ")"
     where = context_words(f.cond) + loop_words(f) if f.cond.tree is not None else ""
-    return f"{head} when {when}{where}{approx(f)}."
+    return f"{head} when {when}{where}{approx_mark(f)}."
 
 
 def _runs(f: SiteFacts) -> str:
@@ -275,16 +281,16 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         own = None
     if f.test and f.error_type == "assertion" and own is not None and f.cond.constant is None:
         # Advice to "call the test differently" would be nonsense: the test's expectation failed.
-        return [f"The test expects `{f.neg}`{approx(f)}: find which change in the code it exercises"
+        return [f"The test expects `{f.neg}`{approx_mark(f)}: find which change in the code it exercises"
                 " broke that."], f.exact
     dispatch = dispatch_types(f.cond) if own is not None else None
     if dispatch is not None:   # a type dispatch: the earlier branches' types pass too
         subject, types = dispatch
         out.append(f"Pass `{subject}` as one of the types `{f.short}` handles: "
-                   + ", ".join(f"`{t}`" for t in types) + f"{approx(f)}.")
+                   + ", ".join(f"`{t}`" for t in types) + f"{approx_mark(f)}.")
     elif own is not None and f.cond.constant is None and tests_types_on_the_way(f.cond):
         # earlier branches take other types: what passes is the whole path failing, not the own test
-        out.append(f"Make sure `{off_path(f.cond)}` holds where `{f.short}` checks it{approx(f)}.")
+        out.append(f"Make sure `{off_path(f.cond)}` holds where `{f.short}` checks it{approx_mark(f)}.")
     elif own is not None and f.cond.constant is None:
         route = _route(own)
         if not route:
@@ -354,16 +360,16 @@ def _keep(f: SiteFacts, own) -> str:
         # "where it checks": the names are the function's own at that line, not necessarily its arguments.
         kept = [f"`{b.subject} {_flip_text(b.op)} {b.limit}`" for b in found]
         if isinstance(own, ast.BoolOp) and isinstance(own.op, ast.And):
-            return f"Keep at least one of {', '.join(kept)} where `{f.short}` checks it{approx(f)}."
-        return f"Keep {' and '.join(kept)} where `{f.short}` checks it{approx(f)}."
+            return f"Keep at least one of {', '.join(kept)} where `{f.short}` checks it{approx_mark(f)}."
+        return f"Keep {' and '.join(kept)} where `{f.short}` checks it{approx_mark(f)}."
     neg = f.neg if own is f.cond.own else negate_code(own)
     truthy = isinstance(own, ast.UnaryOp) and isinstance(own.op, ast.Not) and \
         isinstance(own.operand, (ast.Name, ast.Attribute, ast.Subscript))
     excused = _flag_excuse(f) if own is f.cond.own else None
     if excused:
-        return f"Make sure `{excused}` holds where `{f.short}` checks it{approx(f)}."
+        return f"Make sure `{excused}` holds where `{f.short}` checks it{approx_mark(f)}."
     what = ("is True" if flag_named(own.operand) else "is truthy (not empty, zero or None)") if truthy else "holds"
-    return f"Make sure `{neg}` {what} where `{f.short}` checks it{approx(f)}."
+    return f"Make sure `{neg}` {what} where `{f.short}` checks it{approx_mark(f)}."
 
 
 def _flag_excuse(f: SiteFacts) -> str | None:
