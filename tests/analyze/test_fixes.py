@@ -455,3 +455,17 @@ def test_a_local_bound_in_a_try_gives_no_caller_guard(tmp_path):
     assert r["errdex"]["unfedLocals"] == ["patch"]
     assert r["exampleFix"] is None
     assert r["validationCode"].splitlines()[-1] == "    assert patch == 224 or patch == 336"
+
+
+def test_a_nested_unpacking_feeds_the_check(tmp_path):
+    """Review 16 #8: `[(header, payload)] = unpack(raw)` binds `header`: the check code replays the
+    line, and `header` is no local the feeding left out."""
+    recs = _records(tmp_path, """
+        def check_frames(raw, unpack):
+            [(header, payload)] = unpack(raw)
+            if header["bytes"] != 3000:
+                raise ValueError("frame size differs")
+        """)
+    r = recs["frame size differs"]
+    assert "unfedLocals" not in r["errdex"]
+    assert r["validationCode"].splitlines()[-2:] == ["[(header, payload)] = unpack(raw)", 'assert header["bytes"] == 3000']

@@ -155,9 +155,24 @@ def assigned(line: str) -> frozenset[str]:
         m = _ASSIGN.match(line) if plain and first not in _STATEMENT_WORDS else None
         found = frozenset(_TARGET_NAME.findall(m.group(1))) | frozenset(_TARGET_CHAIN.findall(m.group(1))) \
             if m else frozenset()
+        if not found and plain and first not in _STATEMENT_WORDS:   # `[(a, b)] = pairs`: too nested for the regex
+            found = _parsed_targets(line)
         if len(_ASSIGNED) < 200_000:
             _ASSIGNED[line] = found
     return found
+
+
+def _parsed_targets(line: str) -> frozenset[str]:
+    """The names an assignment line binds, read from its parse (rare: the regex covers the rest)."""
+    try:
+        tree = ast.parse(line.strip())
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    stmt = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return frozenset()
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    return frozenset(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
 
 
 def is_block(line: str) -> bool:
