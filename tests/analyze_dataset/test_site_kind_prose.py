@@ -47,6 +47,19 @@ def patch_of(size):
     return patch
 
 
+def fetch_status(client):
+    try:
+        resp = client.get("/health")
+    except OSError:
+        resp = None
+    if resp is None or resp.status != 200:
+        raise RuntimeError("health check failed")
+
+
+def serve(client):
+    return fetch_status(client)
+
+
 class Buffer:
     def get_all(self):
         raise NotImplementedError("subclasses fill the buffer")
@@ -76,7 +89,7 @@ def _records(tmp_path: Path) -> dict[str, dict]:
     (tmp_path / "src" / "skip.py").write_text(textwrap.dedent(CODE))
     index_source(str(tmp_path / "src"), tmp_path / "e.db", jobs=1, repo="o/skip", version="1")
     with Store.open(tmp_path / "e.db", readonly=True) as store:
-        return {r["errorMessage"]: r for r in store.iter_records(limit=10)}
+        return {r["errorMessage"]: r for r in store.iter_records(limit=100)}
 
 
 def test_an_unreachable_line_and_a_deprecation_are_told_as_such(tmp_path):
@@ -114,7 +127,7 @@ def test_a_type_guard_imports_the_types_it_names_from_the_sites_module(tmp_path,
         '''))
     index_source(str(tmp_path / "src"), tmp_path / "t.db", jobs=1, repo="o/tg", version="1")
     with Store.open(tmp_path / "t.db", readonly=True) as store:
-        guards = {r["errorMessage"]: r["typeGuard"] for r in store.iter_records(limit=10)}
+        guards = {r["errorMessage"]: r["typeGuard"] for r in store.iter_records(limit=100)}
     assert guards["x must be a Spec"].splitlines()[0] == "from pkg.m import Spec"
     assert guards["y must be ordered"].splitlines()[0] == "from pkg.m import OrderedDict"
     assert guards["z must be an int"].splitlines()[0] == "from typing import TypeGuard"
@@ -167,3 +180,12 @@ def test_an_abstract_stub_gets_no_try_except_but_a_conditional_one_does(tmp_path
     recs = _records(tmp_path)
     assert recs["subclasses fill the buffer"]["tryCatchPattern"] is None
     assert "result = alternative(...)" in recs["skipping is not supported yet"]["tryCatchPattern"]
+
+
+def test_no_entry_point_check_for_a_value_the_function_makes(tmp_path):
+    """Review 16 P6: `resp` comes from a call inside the function (bound in a `try`): a caller
+    at the entry point has nothing to check."""
+    r = _records(tmp_path)["health check failed"]
+    assert r["errdex"]["unfedLocals"] == ["resp"]
+    assert any(e.endswith(".serve") for e in r["errdex"]["entryPoints"])
+    assert not any("entry point" in s for s in r["solutions"])

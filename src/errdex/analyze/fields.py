@@ -88,6 +88,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.loops = ex.get("loops") or []
     f.site_class = ex.get("siteClass")
     f.caught = ex.get("caughtBy")
+    f.unfed = ex.get("unfedLocals") or []
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"

@@ -54,7 +54,7 @@ class SiteFacts:
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
-                 "helper_check", "loops", "site_class", "caught")
+                 "helper_check", "loops", "site_class", "caught", "unfed")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -83,6 +83,7 @@ class SiteFacts:
         self.site_class: str | None = None   # the class whose method raises (`errdex.siteClass`)
         self.caught: dict | None = None      # `errdex.caughtBy`: a handler of its own function that catches it
         self.loops: list[str] = []        # `errdex.loops`: the `for` headers around the site, outermost first
+        self.unfed: list[str] = []        # `errdex.unfedLocals`: locals the guard reads that only the function has
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -309,6 +310,8 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     elif entry and any(k.kind == "env" for k in knobs("", code(f.cond.tree) if f.cond.tree is not None else "",
                                                       f.feeding)):
         entry = None   # a value read from the environment: set it, no caller passes it
+    elif entry and f.unfed and own is not None and not names_in(f.cond.own_text).isdisjoint(f.unfed):
+        entry = None   # the test reads a value the function makes itself (in a `try`, a `with`, a branch)
     if entry and own is not None and f.cond.constant is None:   # a constant is no check to repeat
         out.append(f"Check it at the entry point (`{entry}`) before the call reaches `{f.short}`.")
     if f.tag in ("missing-dependency",) and not stated:
