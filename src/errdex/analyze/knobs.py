@@ -36,7 +36,8 @@ class Knob(NamedTuple):
 
 
 def knobs(message: str, condition: str, feeding: list[str]) -> list[Knob]:
-    """The options and environment variables the site depends on, at most four, message first."""
+    """The options and environment variables the site depends on, message first (`knob_words`
+    says at most four)."""
     found: dict[str, Knob] = {}
     for m in _FLAG.finditer(message or ""):
         name = "--" + m.group(1)
@@ -51,14 +52,14 @@ def knobs(message: str, condition: str, feeding: list[str]) -> list[Knob]:
             found.setdefault(name, Knob("env", name, "read by the check" if i == 0 else "read before it"))
         for m in _ENV_REGISTRY.finditer(text):
             found.setdefault(m.group(1), Knob("env", m.group(1), f"read as `{m.group(0)}`"))
-    return list(found.values())[:_MAX]
+    return list(found.values())
 
 
 def knob_words(found: list[Knob]) -> str:
     """`the command-line options `--tp` and `--dp` (the message names them); the environment
     variable `X` (read by the check)`: knobs seen the same way said together."""
     groups: dict[tuple[str, str], list[str]] = {}
-    for k in found:
+    for k in found[:_MAX]:
         groups.setdefault((k.kind, k.how), []).append(f"`{k.name}`")
     parts = []
     for (kind, how), names in groups.items():

@@ -21,7 +21,7 @@ from errdex.analyze.condexpr import (
     tests_types_on_the_way,
 )
 from errdex.analyze.fixes import off_path, report_verb
-from errdex.analyze.knobs import knob_words, knobs
+from errdex.analyze.knobs import Knob, knob_words, knobs
 from errdex.analyze.operations import OPERATIONS, module_operation, operation
 
 _SITUATIONS = {
@@ -54,7 +54,7 @@ class SiteFacts:
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
-                 "helper_check", "loops", "site_class", "caught", "unfed")
+                 "helper_check", "loops", "site_class", "caught", "unfed", "knobs")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -84,6 +84,7 @@ class SiteFacts:
         self.caught: dict | None = None      # `errdex.caughtBy`: a handler of its own function that catches it
         self.loops: list[str] = []        # `errdex.loops`: the `for` headers around the site, outermost first
         self.unfed: list[str] = []        # `errdex.unfedLocals`: locals the guard reads that only the function has
+        self.knobs: list[Knob] | None = None   # `settings_of`, computed once
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -219,6 +220,14 @@ def _runs(f: SiteFacts) -> str:
     return f"{special.words} (`{f.function}`)" if special is not None else f"Calling `{f.function}`"
 
 
+def settings_of(f: SiteFacts) -> list[Knob]:
+    """The options and environment variables behind the site (`knobs`), once per record: the
+    situations and the solutions both ask."""
+    if f.knobs is None:
+        f.knobs = knobs(f.message, code(f.cond.tree) if f.cond.tree is not None else "", f.feeding)
+    return f.knobs
+
+
 def _shown(f: SiteFacts) -> str:
     """The function as prose names it: its last name part, with its class for a special method
     (`ServerArgs.__setattr__`, where a bare `__setattr__` says little)."""
@@ -246,7 +255,7 @@ def common_situations(f: SiteFacts) -> str:
                 " first (the message says why).")
     tag = "runtime-warning" if f.error_type == "log" and f.error_class.endswith((".warning", ".warn")) else f.tag
     situation = _SITUATIONS.get(tag, _SITUATIONS["runtime-error"]).format(fn=_shown(f))
-    found = knobs(f.message, code(f.cond.tree) if f.cond.tree is not None else "", f.feeding)
+    found = settings_of(f)
     if not found:
         return situation
     lead = f"Settings of the run involved: {knob_words(found)}."
@@ -307,8 +316,7 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     entry = next((e for e in f.entry_points if e != f.function), None)
     if f.error_type in ("log", "warning") or f.test:
         entry = None   # the call goes on past a log or warning; a test's own check is not repeated upstream
-    elif entry and any(k.kind == "env" for k in knobs("", code(f.cond.tree) if f.cond.tree is not None else "",
-                                                      f.feeding)):
+    elif entry and any(k.kind == "env" for k in settings_of(f)):
         entry = None   # a value read from the environment: set it, no caller passes it
     elif entry and f.unfed and own is not None and not names_in(f.cond.own_text).isdisjoint(f.unfed):
         entry = None   # the test reads a value the function makes itself (in a `try`, a `with`, a branch)

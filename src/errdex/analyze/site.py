@@ -13,6 +13,7 @@ from errdex.analyze.caught import enclosing_handlers
 from errdex.analyze.changed import changed_inputs, reads_changed
 from errdex.analyze.codegen import assigned, loop_targets, names_in
 from errdex.analyze.condition import trigger_condition
+from errdex.analyze.exprs import memo
 from errdex.analyze.feeding import feeding_values
 from errdex.analyze.names import block_bound_names, parameter_names, text_reads
 from errdex.analyze.source import analyzing, node_text
@@ -70,10 +71,12 @@ def _unfed_locals(scope: ast.FunctionDef | ast.AsyncFunctionDef, guard: str, fee
         reads -= loop_targets(header)
     if not reads:
         return []
-    bound = scope.__dict__.get("_errdex_bound")   # once per function: its sites share it
-    if bound is None:
-        bound = scope.__dict__["_errdex_bound"] = block_bound_names(scope.body)
+    bound = memo(scope, "_errdex_bound", _bound_in)   # once per function: its sites share it
     return sorted(reads & bound)
+
+
+def _bound_in(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    return block_bound_names(scope.body)
 
 
 def _reads_a_parameter(scope: ast.AST, guard: str, feeding: list[str]) -> bool:

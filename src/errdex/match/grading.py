@@ -6,7 +6,6 @@ three answer alike. README's "How an error is matched" states each rule and its 
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
