@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import itertools
 import textwrap
 from pathlib import Path
@@ -10,20 +9,12 @@ from pathlib import Path
 import pytest
 
 from errdex.analyze.condexpr import negate_code, parse_condition, tail_conjuncts
-from errdex.pipeline import index_source
-from errdex.store import Store
 from tests.entry_code import entry_call
+from .sources import index_sources, records_by_message
 
 
 def _index(tmp_path: Path, files: dict[str, str]) -> dict[str, dict]:
-    src = tmp_path / "src"
-    for rel, text in files.items():
-        p = src / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-    index_source(str(src), tmp_path / "e.db", jobs=1, repo="o/chain", version="1")
-    with Store.open(tmp_path / "e.db", readonly=True) as store:
-        return {r["errorMessage"]: r for r in store.iter_records(limit=100)}
+    return records_by_message(index_sources(tmp_path, files, "o/chain"))
 
 
 def test_entry_points_depth_reexport_and_module_level(tmp_path):

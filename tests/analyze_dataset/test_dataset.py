@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import ast
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from errdex.analyze.tags import background_tag
-from errdex.pipeline import index_source
-from errdex.store import Store
 from tests.entry_code import entry_call
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
+from .sources import index_sources, records_by_message
 
 
 def _index(tmp_path: Path, files: dict[str, str]) -> dict[str, dict]:
-    src = tmp_path / "src"
-    _write(src, files)
-    db = tmp_path / "e.db"
-    index_source(str(src), db, jobs=1, repo="o/pkg", version="1")
-    with Store.open(db, readonly=True) as store:
-        return {r["errorMessage"]: r for r in store.iter_records(limit=1000)}
+    return records_by_message(index_sources(tmp_path, files, "o/pkg"), limit=1000)
 
 
 PKG = {

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from errdex.analyze.fields import fill_prose
 from errdex.records import build_records
 from errdex.sources import resolve_source
 from errdex.store import Store, codec, encoding, publish
+from .sources import write_sources
 
 PKG = {
     "pkg/__init__.py": "from pkg.api import run, Runner\n__all__ = ['run', 'Runner']\n",
@@ -73,23 +73,14 @@ PKG = {
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory) -> Path:
-    src = tmp_path_factory.mktemp("finish") / "src"
-    for rel, text in PKG.items():
-        p = src / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-    return src
+    return write_sources(tmp_path_factory.mktemp("finish") / "src", PKG)
 
 
 @pytest.fixture(scope="module")
 def stage(tmp_path_factory):
     """(records, facts, linked Codebase) as `index_tree` has them right before `analyze_dataset`."""
     root = tmp_path_factory.mktemp("offload")
-    src = root / "src"
-    for rel, text in PKG.items():
-        p = src / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
+    src = write_sources(root / "src", PKG)
     tree = resolve_source(str(src), repo="o/pkg", version="1")
     with Store.open(root / "facts.db") as store:
         got = pipeline._extract_all(tree, store, 1, lambda *a: None, True)

@@ -5,14 +5,13 @@ small codebases into a real SQLite file, then explained from log lines."""
 from __future__ import annotations
 
 import ast
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from errdex.match import explain
-from errdex.pipeline import index_source
 from errdex.store import Store
+from .sources import index_sources
 
 CODE = {
     "svc/__init__.py": "",
@@ -53,13 +52,7 @@ CODE = {
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("logs")
-    for rel, text in CODE.items():
-        p = root / "src" / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-    index_source(str(root / "src"), root / "e.db", jobs=1, repo="o/svc", version="1")
-    return root / "e.db"
+    return index_sources(tmp_path_factory.mktemp("logs"), CODE, "o/svc")
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-import textwrap
 
 import pytest
 
@@ -12,10 +11,10 @@ from errdex.analyze.fixes import with_values
 from errdex.analyze.condexpr import describe, parse_condition
 from errdex.analyze.flow import NON_LITERAL_LOOP
 from errdex.analyze.prose import SiteFacts, common_situations, documentation, solutions, trigger_scenarios
-from errdex.pipeline import index_source
 from errdex.store import Store
 from tests.analyze.analyze_support import mismatches
 from tests.entry_code import entry_call
+from .sources import index_sources, records_by_message
 
 FILES = {
     "app/__init__.py": "",
@@ -186,13 +185,8 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def recs(tmp_path_factory) -> dict[str, dict]:
-    tmp = tmp_path_factory.mktemp("claims")
-    for rel, text in FILES.items():
-        p = tmp / "src" / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-    index_source(str(tmp / "src"), tmp / "e.db", jobs=1, repo="o/claims", version="1")
-    with Store.open(tmp / "e.db", readonly=True) as store:
+    db = index_sources(tmp_path_factory.mktemp("claims"), FILES, "o/claims")
+    with Store.open(db, readonly=True) as store:
         return {(r["errorMessage"] or r["errdex"]["condition"]): r for r in store.iter_records(limit=100)}
 
 
@@ -558,14 +552,7 @@ EXCEPT_FILES = {
 
 @pytest.fixture(scope="module")
 def io_recs(tmp_path_factory) -> dict[str, dict]:
-    tmp = tmp_path_factory.mktemp("io")
-    for rel, text in EXCEPT_FILES.items():
-        p = tmp / "src" / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-    index_source(str(tmp / "src"), tmp / "e.db", jobs=1, repo="o/io", version="1")
-    with Store.open(tmp / "e.db", readonly=True) as store:
-        return {r["errorMessage"]: r for r in store.iter_records(limit=100)}
+    return records_by_message(index_sources(tmp_path_factory.mktemp("io"), EXCEPT_FILES, "o/io"))
 
 
 def test_except_around_an_import_names_the_import(io_recs):

@@ -1,0 +1,32 @@
+"""Small codebases the dataset tests write and index: files given as `{relative path: source}`,
+dedented, written under a folder, indexed into a real SQLite file next to it."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from errdex.pipeline import index_source
+from errdex.store import Store
+
+
+def write_sources(src: Path, files: dict[str, str]) -> Path:
+    """Each file, dedented, under `src`; `src` itself."""
+    for rel, text in files.items():
+        p = src / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return src
+
+
+def index_sources(root: Path, files: dict[str, str], repo: str, db_name: str = "e.db") -> Path:
+    """The files written under `root/src` and indexed (one job, version 1) into `root/db_name`."""
+    src = write_sources(root / "src", files)
+    db = root / db_name
+    index_source(str(src), db, jobs=1, repo=repo, version="1")
+    return db
+
+
+def records_by_message(db: Path, limit: int = 100) -> dict[str, dict]:
+    with Store.open(db, readonly=True) as store:
+        return {r["errorMessage"]: r for r in store.iter_records(limit=limit)}
