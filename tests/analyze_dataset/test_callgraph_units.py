@@ -240,8 +240,21 @@ def test_functions_passed_as_values_are_called_by_whoever_passes_them(tmp_path):
             def check(x, pool):
                 fut = pool.submit(crunch, x)
                 return isinstance(x, Item) and fut
+
+
+            def later(n):
+                raise KeyError("later")
+
+
+            def compare(x):
+                return bool(x == later) or bool(x <= later) or bool(x != later)
+
+
+            def schedule(pool):
+                return pool.apply(func  =  later)
             """,
     })
+    assert recs["later"]["errdex"]["callers"] == ["app.work.schedule"]   # a comparison passes nothing
     assert recs["too big"]["errdex"]["callers"] == ["app.work.Server.handle", "app.work.check"]
     assert recs["loop ended"]["errdex"]["callers"] == ["app.work.Server.start"]
     assert recs["no value"]["errdex"]["callers"] == []
