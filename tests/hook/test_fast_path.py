@@ -90,7 +90,7 @@ def test_enriched_record_is_read_through_the_store(home_copy):
         record = next(store.iter_records(dataset))
     with sqlite3.connect(db) as conn:
         (body_hash,) = conn.execute("SELECT b.body_hash FROM dataset_records dr JOIN record_bodies b"
-                                    " ON b.key = dr.body_key WHERE dr.record_id = ?", (record["id"],)).fetchone()
+                                    " ON b.key = dr.body_key WHERE b.record_id = ?", (record["id"],)).fetchone()
         conn.execute("INSERT INTO enrichments VALUES ('f', 'm', 'p', ?, ?, '{}', 0, 0, 'now')",
                      (json.dumps({"documentation": "model prose"}), json.dumps({"documentation": "model:m"})))
         conn.execute("INSERT INTO enrichment_links VALUES (?, 'f', 'm', 'p', 'now')", (body_hash,))

@@ -79,7 +79,8 @@ def test_cached_files_reuse_stored_windows_without_a_second_copy(tmp_path, monke
     assert report.extracted == 0                       # every file came from the cache...
     assert _windows(db) == stored and packed == []     # ...and every window was found stored, not packed again
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT d.version, r.record_id, r.window_key FROM dataset_records r"
+        rows = conn.execute("SELECT d.version, b.record_id, r.window_key FROM dataset_records r"
+                            " JOIN record_bodies b ON b.key = r.body_key"
                             " JOIN datasets d ON d.id = r.dataset_id ORDER BY 2, 1").fetchall()
     by_version = {v: {(rid, key) for ver, rid, key in rows if ver == v} for v in ("1", "2")}
     assert by_version["1"] == by_version["2"] and all(key is not None for _, _, key in rows)

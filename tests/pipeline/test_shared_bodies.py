@@ -66,6 +66,6 @@ def test_an_older_file_loses_its_reuse_table(tmp_path):
         conn.execute("INSERT INTO schema_migrations VALUES (?, '')", (name,))
     conn.commit()
     assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'body_prekeys'").fetchone()[0] == 1
-    assert migrate(conn) == ["0010_no_body_prekeys"]
+    assert migrate(conn) == [name for name, _ in MIGRATIONS[migrate_until + 1:]]
     assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'body_prekeys'").fetchone()[0] == 0
     conn.close()

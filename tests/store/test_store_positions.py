@@ -121,6 +121,10 @@ def test_bodies_written_before_the_move_read_alike(tmp_path: Path) -> None:
         records = list(store.iter_records())
         assert [(r["lineNumber"], r["errdex"]["endLine"]) for r in records] == [(41, 43), (43, 45)]
         assert records[0] == _expected(old, meta)
+        # step 0011 took the id out of the membership rows: the old row is still found by its id
+        assert store.get_record(old["id"], f"{meta.repo}@{meta.version}")["record"] == records[0]
+    with sqlite3.connect(path) as conn:
+        assert "record_id" not in [c[1] for c in conn.execute("PRAGMA table_info(dataset_records)")]
 
 
 def test_large_publishes_pack_bodies_with_a_sampled_dictionary(store: Store, db_path: Path) -> None:

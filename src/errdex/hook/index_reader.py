@@ -30,7 +30,8 @@ from errdex.store import codec
 KNOWN_MIGRATIONS = frozenset({"0001_initial", "0002_version_commits", "0003_enrichments",
                               "0004_positions_out_of_bodies", "0005_body_dicts", "0006_dataset_state",
                               "0007_contentless_search", "0008_related_out_of_bodies",
-                              "0009_body_prekeys", "0010_no_body_prekeys"})   # publishing's table: same format
+                              "0009_body_prekeys", "0010_no_body_prekeys",   # publishing's table: same format
+                              "0011_record_ids_from_bodies"})   # `record_at` reads no id column
 POSITIONS = "0004_positions_out_of_bodies"
 RELATED = "0008_related_out_of_bodies"   # errdex.related in the membership row (NULL: in the body)
 #: Fields kept relative to the line in the second format (`store.bodies.RELATIVE_FIELDS`).

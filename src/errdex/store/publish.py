@@ -44,8 +44,8 @@ _DELETE_SEARCH = (
     " solutions, tags, file_path) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)"
 )
 _INSERT_MEMBER = (
-    "INSERT INTO dataset_records (dataset_id, body_key, record_id, line_number, window_key, related)"
-    " VALUES (?, ?, ?, ?, ?, ?)"
+    "INSERT INTO dataset_records (dataset_id, body_key, line_number, window_key, related)"
+    " VALUES (?, ?, ?, ?, ?)"
 )
 
 
@@ -188,7 +188,7 @@ def _write_records(conn: sqlite3.Connection, dataset_id: int, records: Iterable[
                         new_rows.append((key, row))
                     if key not in members:
                         members.add(key)
-                        member_rows.append((dataset_id, key, row.record_id, row.line, window_key, row.related))
+                        member_rows.append((dataset_id, key, row.line, window_key, row.related))
                 _insert_bodies(writer, packer, new_rows)
                 writer.run(_INSERT_MEMBER, member_rows)
     return len(members)

@@ -27,7 +27,7 @@ ROW_COLUMNS = "b.body, dr.dataset_id, b.body_hash, dr.line_number, w.text, dr.re
 _LINE = "coalesce(dr.line_number, b.line_number)"
 #: How records are listed: by file and line; the id breaks ties (two sites on one line), so every
 #: query listing them gives one order.
-RECORD_ORDER = f"b.file_path, {_LINE}, dr.dataset_id, dr.record_id"
+RECORD_ORDER = f"b.file_path, {_LINE}, dr.dataset_id, b.record_id"
 _RECENT = "d.published_at DESC, d.id DESC"
 
 
@@ -92,7 +92,7 @@ def select_records(
 def ordered_ids(conn: sqlite3.Connection, dataset_id: int) -> list[str]:
     """One dataset's record ids in `select_records` order, without reading bodies."""
     return [row[0] for row in conn.execute(
-        f"SELECT dr.record_id FROM {MEMBERS} WHERE dr.dataset_id = ? ORDER BY {RECORD_ORDER}", (dataset_id,))]
+        f"SELECT b.record_id FROM {MEMBERS} WHERE dr.dataset_id = ? ORDER BY {RECORD_ORDER}", (dataset_id,))]
 
 
 def count_records(conn: sqlite3.Connection, where: RecordFilter) -> int:
@@ -104,7 +104,7 @@ def find_record(
     conn: sqlite3.Connection, column: str, value: str, dataset_id: int | None
 ) -> tuple | None:
     """`ROW_COLUMNS` of the record with this id or slug, most recent dataset first."""
-    assert column in ("dr.record_id", "b.slug")
+    assert column in ("b.record_id", "b.slug")
     scope = "" if dataset_id is None else " AND dr.dataset_id = ?"
     params: list[Any] = [value] if dataset_id is None else [value, dataset_id]
     return conn.execute(
@@ -126,7 +126,7 @@ def search_ranked(
             FROM record_search WHERE record_search MATCH ?
         ), placed AS (
             SELECT b.body, dr.dataset_id, b.body_hash, dr.line_number, dr.window_key, dr.related, h.rank,
-                   row_number() OVER (PARTITION BY dr.record_id ORDER BY {_RECENT}) AS nth
+                   row_number() OVER (PARTITION BY b.record_id ORDER BY {_RECENT}) AS nth
             FROM hits h JOIN dataset_records dr ON dr.body_key = h.key
             JOIN record_bodies b ON b.key = h.key JOIN datasets d ON d.id = dr.dataset_id
             WHERE {condition}

@@ -65,9 +65,10 @@ def apply_delta(conn: sqlite3.Connection, dataset_id: int, *, drop_ids: Iterable
         for start in range(0, len(ids), 500):
             part = ids[start:start + 500]
             marks = ",".join("?" * len(part))
+            keys = f"SELECT key FROM record_bodies WHERE record_id IN ({marks})"
             conn.execute(f"INSERT OR IGNORE INTO temp.gc_candidates (key) SELECT body_key FROM dataset_records"
-                         f" WHERE dataset_id = ? AND record_id IN ({marks})", [dataset_id, *part])
-            conn.execute(f"DELETE FROM dataset_records WHERE dataset_id = ? AND record_id IN ({marks})",
+                         f" WHERE dataset_id = ? AND body_key IN ({keys})", [dataset_id, *part])
+            conn.execute(f"DELETE FROM dataset_records WHERE dataset_id = ? AND body_key IN ({keys})",
                          [dataset_id, *part])
         publishing._write_records(conn, dataset_id, records, packed_windows)
         for path in diagnostic_files:

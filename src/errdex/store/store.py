@@ -145,12 +145,12 @@ class Store:
         """Records as stored (no model prose laid over them) by filePath or id, to be rewritten."""
         info = self._dataset_by_id()[dataset_id]
         rows = [*self._member_rows(dataset_id, "b.file_path", file_paths),
-                *self._member_rows(dataset_id, "dr.record_id", record_ids)]
+                *self._member_rows(dataset_id, "b.record_id", record_ids)]
         return [restore_record(row[0], info, row[3], window_text(row[4]), row[5], prose=False) for row in rows]
 
     def _member_rows(self, dataset_id: int, column: str, values: Sequence[str]) -> Iterator[tuple]:
         """`queries.ROW_COLUMNS` of one dataset's records whose `column` is one of `values`, in no order."""
-        assert column in ("b.file_path", "dr.record_id")
+        assert column in ("b.file_path", "b.record_id")
         unique = list(dict.fromkeys(values))
         for start in range(0, len(unique), 500):
             chunk = unique[start:start + 500]
@@ -171,19 +171,21 @@ class Store:
         """Record id -> (body key, window key): equal pairs in two datasets mean the same site as stored
         (only its `related` ids, kept in the membership row, may differ)."""
         rows = self._conn.execute(
-            "SELECT record_id, body_key, window_key FROM dataset_records WHERE dataset_id = ?", (dataset_id,))
+            "SELECT b.record_id, dr.body_key, dr.window_key FROM dataset_records dr"
+            " JOIN record_bodies b ON b.key = dr.body_key WHERE dr.dataset_id = ?", (dataset_id,))
         return {rid: (body, window) for rid, body, window in rows}
 
     def related_lists(self, dataset_id: int) -> dict[str, list[str]]:
         """Record id -> its stored `related` ids (kept in the membership rows; see `bodies`)."""
         rows = self._conn.execute(
-            "SELECT record_id, related FROM dataset_records WHERE dataset_id = ? AND related IS NOT NULL", (dataset_id,))
+            "SELECT b.record_id, dr.related FROM dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
+            " WHERE dr.dataset_id = ? AND dr.related IS NOT NULL", (dataset_id,))
         return {rid: unpack_ids(related) for rid, related in rows}
 
     def records_by_ids(self, dataset_id: int, ids: Sequence[str]) -> list[dict[str, Any]]:
         """Full records (as `iter_records` gives them) of these ids in one dataset, in no order."""
         info = self._dataset_by_id()[dataset_id]
-        return [self._restore(row, info) for row in self._member_rows(dataset_id, "dr.record_id", ids)]
+        return [self._restore(row, info) for row in self._member_rows(dataset_id, "b.record_id", ids)]
 
     def ordered_record_ids(self, dataset_id: int) -> list[str]:
         """One dataset's record ids in `iter_records` order, without reading bodies."""
@@ -192,12 +194,12 @@ class Store:
     def record_ids(self, dataset_id: int) -> set[str]:
         """Every record id of one dataset, without reading bodies."""
         return {row[0] for row in self._conn.execute(
-            "SELECT record_id FROM dataset_records WHERE dataset_id = ?", (dataset_id,))}
+            f"SELECT b.record_id FROM {queries.MEMBERS} WHERE dr.dataset_id = ?", (dataset_id,))}
 
     def record_places(self, dataset_id: int) -> list[tuple[str, str, str, int, str]]:
         """(id, slug, filePath, lineNumber, errorMessage) of every record, from columns (no body decoded)."""
         return self._conn.execute(
-            f"SELECT dr.record_id, b.slug, b.file_path, coalesce(dr.line_number, b.line_number), b.error_message"
+            f"SELECT b.record_id, b.slug, b.file_path, coalesce(dr.line_number, b.line_number), b.error_message"
             f" FROM {queries.MEMBERS} WHERE dr.dataset_id = ?", (dataset_id,)).fetchall()
 
     def remove_dataset(self, name: str) -> DatasetInfo:
@@ -261,7 +263,7 @@ class Store:
         dataset_id = self._scope(dataset)
         row = None
         if len(ref) == _ID_LENGTH and set(ref.lower()) <= _HEX:
-            row = queries.find_record(self._conn, "dr.record_id", ref.lower(), dataset_id)
+            row = queries.find_record(self._conn, "b.record_id", ref.lower(), dataset_id)
         if row is None:
             row = queries.find_record(self._conn, "b.slug", ref, dataset_id)
         if row is None:

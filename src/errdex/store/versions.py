@@ -33,7 +33,7 @@ def record_in_datasets(store: Store, record_id: str) -> list[tuple[DatasetInfo, 
     rows = store._conn.execute(
         "SELECT dr.dataset_id, b.body, dr.line_number, w.text, dr.related FROM dataset_records dr"
         " JOIN record_bodies b ON b.key = dr.body_key"
-        " LEFT JOIN source_windows w ON w.key = dr.window_key WHERE dr.record_id = ?"
+        " LEFT JOIN source_windows w ON w.key = dr.window_key WHERE b.record_id = ?"
         " ORDER BY dr.dataset_id", (record_id,))
     return [(infos[ds], restore_record(body, infos[ds], line, window_text(window), related))
             for ds, body, line, window, related in rows]
@@ -46,7 +46,7 @@ def site_bodies(store: Store, dataset: DatasetInfo, only: set[str] | None = None
     `only` limits it to those record ids (the others are not even decoded).
     """
     rows = store._conn.execute(
-        "SELECT dr.record_id, b.body, dr.line_number, w.text, dr.related FROM dataset_records dr"
+        "SELECT b.record_id, b.body, dr.line_number, w.text, dr.related FROM dataset_records dr"
         " JOIN record_bodies b ON b.key = dr.body_key"
         " LEFT JOIN source_windows w ON w.key = dr.window_key WHERE dr.dataset_id = ?", (dataset.id,))
     for record_id, body, line, window, related in rows:
