@@ -85,7 +85,7 @@ def feeding_for(names: set[str] | frozenset[str], feeding: list[str], loops: boo
             if not header and _initial_value(line):
                 continue   # `d = {"k": []}`, usually filled later (in place, or by a call it is passed to): shown, it would claim `d` stays empty
             picked.append(line.strip())
-            needed = needed | (header_reads(line) if header else _reads(line))
+            needed = needed | (header_reads(line) if header else line_reads(line))
     picked.reverse()
     return picked
 
@@ -110,17 +110,30 @@ _INITIAL: dict[str, bool] = {}
 
 
 def _preallocated(value: ast.expr) -> bool:
-    """A container display of constants, or one repeated to a size (`[None] * len(frames)`)."""
+    """A container display of blank constants (`[]`, `{"a": [], "b": 0}`, `set()`), or one repeated to a
+    size (`[None] * len(frames)`). A display of real values (`methods = {"modelopt", "fp8"}`) is what
+    the check reads, and a tuple is never filled in place: both are shown."""
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
         return any(isinstance(side, (ast.List, ast.Tuple)) and constant_display(side)
                    for side in (value.left, value.right))
-    return constant_display(value)
+    return not isinstance(value, ast.Tuple) and constant_display(value) and _blank(value)
 
 
-def _reads(line: str) -> frozenset[str]:
+def _blank(node: ast.expr) -> bool:
+    """Only placeholders inside: None, zero, False, empty strings and empty containers (dict keys aside)."""
+    if isinstance(node, ast.Constant):
+        return not node.value and not isinstance(node.value, type(...))
+    if isinstance(node, (ast.List, ast.Set, ast.Tuple)):
+        return all(_blank(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(v is not None and _blank(v) for v in node.values)
+    return isinstance(node, ast.Call)   # `list()`, `set()` (`constant_display` let only those through)
+
+
+def line_reads(line: str) -> frozenset[str]:
     """Names a feeding line reads: those right of its `=`, and the target too for `x += ...`."""
     m = _ASSIGN.match(line)
-    if m is None:
+    if m is None or is_block(line):   # an `if` entry reads its test and its blocks' right-hand sides
         return names_in(line)
     rhs = names_in(line[m.end():])
     return rhs | assigned(line) if line[m.end() - 2] in _AUG_OPS else rhs
@@ -253,8 +266,13 @@ def loop_targets(header: str) -> frozenset[str]:
 
 def validation_code(cond: Condition, feeding: list[str], placeholders: dict, function: str,
                     exact: bool, reason: str | None, fed: list[str] | None = None,
-                    loops: list[str] | None = None, changed: list[str] | None = None) -> str | None:
-    """The feeding assignments, then `assert <the test negated>`: it fails exactly where the site raises."""
+                    loops: list[str] | None = None, changed: list[str] | None = None,
+                    unfed: list[str] | None = None) -> str | None:
+    """The feeding assignments, then `assert <the test negated>`: it fails exactly where the site raises.
+
+    `unfed` (`errdex.unfedLocals`): locals the function makes in ways no shown line replays (in a
+    `try`, a `with`, a branch); those the code reads are named as values to set, not left undefined,
+    as are the targets of feeding lines not shown (`_values_to_set`)."""
     if cond.own is None or cond.is_except or cond.constant is not None:
         return None
     own = cond.own_text
@@ -292,6 +310,7 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         # the function runs them too (`m = self.messages[-1]` after `if not self.messages: return`).
         before = feeding_for(names_in(context), feeding) if context else []
         inside = [line for line in fed if line not in before]
+    notes = len(lines)
     if nest or before or inside:
         lines.append("# the assignments the check reads, in source order (other statements between them left out)")
     shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
@@ -307,7 +326,34 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         pad += "    "
     lines += [indented(line, pad) for line in inside]
     lines.append(f"{pad}assert {cond.neg}{message}")
+    given = _values_to_set(lines[notes:], feeding, unfed, loops)
+    if given:
+        shown = ", ".join(f"`{name}`" for name in given)
+        one = len(given) == 1
+        lines.insert(notes, f"# {shown}: {'a value' if one else 'values'} {function} makes before the check"
+                            f" that these lines do not replay: set {'it as it is' if one else 'them as they are'} there")
     return "\n".join(lines)
+
+
+def _values_to_set(code: list[str], feeding: list[str], unfed: list[str] | None,
+                   loops: list[str] | None) -> list[str]:
+    """Locals the code reads and never binds that the function makes before the check: unfed ones
+    (bound in a branch, a try, a with), those of feeding lines not shown (a container filled after
+    `= []`, a `with ... as` target) and those of loops around the site that are not shown."""
+    made = set(unfed or ())
+    for line in (*feeding, *(loops or ())):
+        made |= loop_targets(line) if is_header(line) else assigned(line)
+    if not made:
+        return []
+    try:
+        tree = ast.parse("\n".join(line for line in code if not line.startswith("#")))
+    except SyntaxError:
+        return []
+    read, bound = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+    return sorted((read - bound) & made)
 
 
 def _in_loops(used: frozenset[str], context: frozenset[str], feeding: list[str]

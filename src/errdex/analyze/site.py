@@ -11,7 +11,7 @@ import ast
 
 from errdex.analyze.caught import enclosing_handlers
 from errdex.analyze.changed import changed_inputs, reads_changed
-from errdex.analyze.codegen import assigned, loop_targets, names_in
+from errdex.analyze.codegen import assigned, header_reads, is_header, line_reads, loop_targets, names_in
 from errdex.analyze.condition import trigger_condition
 from errdex.analyze.exprs import memo
 from errdex.analyze.feeding import feeding_values
@@ -61,12 +61,18 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
 
 def _unfed_locals(scope: ast.FunctionDef | ast.AsyncFunctionDef, guard: str, feeding: list[str],
                   loops: list[str]) -> list[str]:
-    """Names the guard reads that the function binds but no feeding line assigns (nor a loop
-    header around the site): a value only the function has."""
-    reads = {n for n in names_in(guard) if "." not in n}
-    reads -= parameter_names(scope)
+    """Names the guard or its feeding lines read that the function binds but no feeding line
+    assigns (nor a loop header around the site): values only the function has."""
+    reads = set(names_in(guard))
+    made: set[str] = set()
     for line in feeding:
-        reads -= assigned(line)
+        if is_header(line):
+            reads |= header_reads(line)
+            made |= loop_targets(line)
+        else:
+            reads |= line_reads(line)
+            made |= assigned(line)
+    reads = {n for n in reads if "." not in n} - made - parameter_names(scope)
     for header in loops:
         reads -= loop_targets(header)
     if not reads:

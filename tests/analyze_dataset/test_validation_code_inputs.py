@@ -1,0 +1,110 @@
+"""A validationCode runs with the check's inputs alone: every local it reads is assigned in it or
+named as a value to set (page review 16: 3,107 sglang records read locals they never assigned)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .sources import index_sources, records_by_message
+
+FILES = {
+    "app/__init__.py": "",
+    "app/checks.py": """
+        def quant(cfg):
+            methods = {"modelopt", "modelopt_fp8"}
+            method = cfg.get("quant_method")
+            if method in methods and cfg.get("algo") == "MIXED":
+                raise ValueError("mixed precision is not supported")
+
+
+        def route(name, offset, limit):
+            is_text = offset <= limit
+            if is_text:
+                name = name.replace(".experts.", ".text.")
+            else:
+                name = name.replace(".experts.", ".vision.")
+            if name.endswith(".text.bad"):
+                raise KeyError(f"{name} not found")
+
+
+        def store_pages(op, pages):
+            try:
+                keys = op.prefix()
+            except AttributeError:
+                keys = None
+            info = dict(keys=keys)
+            ok = pages.put(info)
+            if not ok:
+                raise RuntimeError("write failed")
+
+
+        def collect(items):
+            bad = []
+            for it in items:
+                if it < 0:
+                    bad.append(it)
+            assert not bad, f"negative items: {bad}"
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def recs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("inputs")
+    return records_by_message(index_sources(root, FILES, "acme/inputs"))
+
+
+def _fails(code: str, **inputs) -> bool:
+    """Whether the validation code's assert fails when run on these inputs (nothing else defined)."""
+    try:
+        exec(compile(code, "<validationCode>", "exec"), {"__builtins__": __builtins__, **inputs})
+    except AssertionError:
+        return True
+    return False
+
+
+def test_a_set_of_real_values_is_shown_not_taken_for_an_empty_container(recs):
+    """`methods = {...}` holds the values the check compares with: left out, the code read an
+    undefined `methods` (only blank containers, `[]` or `{"k": []}`, are filled before they are read)."""
+    code = recs["mixed precision is not supported"]["validationCode"]
+    assert 'methods = {"modelopt", "modelopt_fp8"}' in code
+    assert _fails(code, cfg={"quant_method": "modelopt", "algo": "MIXED"})
+    assert not _fails(code, cfg={"quant_method": "modelopt", "algo": "FP8"})
+    assert not _fails(code, cfg={"quant_method": "awq", "algo": "MIXED"})
+
+
+def test_a_branch_shown_whole_brings_the_line_its_test_reads(recs):
+    """`if is_text: name = ...` reads `is_text`: its assignment comes before it."""
+    code = recs["{name} not found"]["validationCode"]
+    assert "is_text = offset <= limit" in code
+    assert code.index("is_text = offset <= limit") < code.index("if is_text:")
+    assert _fails(code, name="m.experts.bad", offset=1, limit=2)
+    assert not _fails(code, name="m.experts.bad", offset=3, limit=2)
+
+
+def test_a_local_made_in_a_try_is_named_as_a_value_to_set(recs):
+    """`keys` is bound in a try and in its handler: no single line gives it, so the code says the
+    reader sets it, instead of reading it undefined."""
+    record = recs["write failed"]
+    code = record["validationCode"]
+    assert "keys" in record["errdex"]["unfedLocals"]
+    assert "# `keys`: a value app.checks.store_pages makes before the check that these lines do not replay" in code
+
+    class Pages:
+        def __init__(self, ok):
+            self.ok = ok
+
+        def put(self, info):
+            return self.ok
+
+    assert _fails(code, keys=None, pages=Pages(False))
+    assert not _fails(code, keys=None, pages=Pages(True))
+
+
+def test_a_container_filled_in_place_is_named_as_a_value_to_set(recs):
+    """`bad = []` is not shown (it claims `bad` stays empty): the code says the reader sets `bad`."""
+    code = recs["negative items: {bad}"]["validationCode"]
+    assert "bad = []" not in code
+    assert code.startswith("# `bad`: a value app.checks.collect makes before the check")
+    assert _fails(code, bad=[-1])
+    assert not _fails(code, bad=[])
