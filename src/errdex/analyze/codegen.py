@@ -267,8 +267,12 @@ def loop_targets(header: str) -> frozenset[str]:
 def validation_code(cond: Condition, feeding: list[str], placeholders: dict, function: str,
                     exact: bool, reason: str | None, fed: list[str] | None = None,
                     loops: list[str] | None = None, changed: list[str] | None = None,
-                    unfed: list[str] | None = None) -> str | None:
+                    unfed: list[str] | None = None, error_type: str | None = None) -> str | None:
     """The feeding assignments, then `assert <the test negated>`: it fails exactly where the site raises.
+
+    A log or a warning is no failure (the call goes on): its code computes `reported`, True exactly
+    where the site reports, instead of asserting the opposite (review 16 P7: an assert rejected valid
+    multi-node setups a warning only mentions).
 
     `unfed` (`errdex.unfedLocals`): locals the function makes in ways no shown line replays (in a
     `try`, a `with`, a branch); those the code reads are named as values to set, not left undefined,
@@ -325,7 +329,15 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"{pad}if {context}:")
         pad += "    "
     lines += [indented(line, pad) for line in inside]
-    lines.append(f"{pad}assert {cond.neg}{message}")
+    if error_type in _REPORTS:
+        says = f"  # {function} {_REPORTS[error_type]} this here; it goes on either way"
+        if nest or context:   # False where the path does not lead to the site
+            lines.insert(notes, "reported = False")
+            lines += [f"{pad}if {own}:", f"{pad}    reported = True{says}"]
+        else:
+            lines.append(f"reported = {f'({own})' if ':=' in own else own}{says}")
+    else:
+        lines.append(f"{pad}assert {cond.neg}{message}")
     given = _values_to_set(lines[notes:], feeding, unfed, loops)
     if given:
         shown = ", ".join(f"`{name}`" for name in given)
@@ -333,6 +345,10 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.insert(notes, f"# {shown}: {'a value' if one else 'values'} {function} makes before the check"
                             f" that these lines do not replay: set {'it as it is' if one else 'them as they are'} there")
     return "\n".join(lines)
+
+
+#: What a reporting site does, as validationCode's comment says it.
+_REPORTS = {"log": "logs", "warning": "warns with"}
 
 
 def _values_to_set(code: list[str], feeding: list[str], unfed: list[str] | None,

@@ -106,7 +106,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
         cond = parse_condition(None, None)
     _set(record, prov, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
                                                                  f.reason, prose.relevant_feeding(f), f.loops,
-                                                                 ex.get("changedBefore"), f.unfed),
+                                                                 ex.get("changedBefore"), f.unfed, f.error_type),
          from_condition)
     _set(record, prov, "typeGuard", codegen.type_guard(cond, ex.get("module")), from_condition)
     if f.test and f.error_type == "assertion":

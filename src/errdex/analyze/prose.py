@@ -88,7 +88,11 @@ class SiteFacts:
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
-    """(strategy, rule): an except-site propagates an underlying failure unless it is transient."""
+    """(strategy, rule): an except-site propagates an underlying failure unless it is transient; a log
+    or a warning propagates nothing (the call goes on): it is watched for, or its call changed when
+    it announces a deprecation."""
+    if f.error_type in ("log", "warning") and f.tag != "deprecation":
+        return "monitor", "strategy:reported-and-continues"
     if f.cond.is_except and f.tag not in ("timeout", "io-network"):
         return "propagate", "strategy:except-site"
     if _unchecked(f):   # no input passes: nothing to validate at the caller
@@ -284,6 +288,10 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error"
                    f"{chained} says why.")
     own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
+    if f.error_type in ("log", "warning") and f.tag != "deprecation" and own is not None \
+            and f.cond.constant is not False:   # review 16 P7: a report told as a failure to prevent
+        out.append(f"Nothing is raised here: `{f.short}` {report_verb(f.error_type, bare=True)} this and goes on;"
+                   " change what follows only if the situation it reports is not what you intend.")
     if f.helper_check:
         helper, check = f.helper_check
         out.append(f"Find why `{helper}`'s own check (`{check}`) holds: it reads values of `{helper}` that this"
