@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "71"
+EXTRACTOR_VERSION = "72"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +152,9 @@ class ErrorSite:
     #: locals of the function its guard reads that no feeding line assigns (bound in a `try`,
     #: a `with`, a branch): no caller has them, so no caller-side guard may read them
     unfed: list[str] = field(default_factory=list)
+    #: neither its guard nor a feeding line reads a parameter of its function (`self` included):
+    #: no caller passes what decides it
+    no_input: bool = False
 
 
 @dataclass(slots=True)

@@ -169,6 +169,8 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
         record["errdex"]["changedBefore"] = list(site.changed)
     if site.unfed:   # what the check reads only the function has
         record["errdex"]["unfedLocals"] = list(site.unfed)
+    if site.no_input:   # what decides it no caller passes
+        record["errdex"]["noInputRead"] = True
     return record
 
 

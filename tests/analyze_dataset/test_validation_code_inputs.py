@@ -53,6 +53,25 @@ FILES = {
             return group
 
 
+        _DECODER = None
+
+
+        def decode(data):
+            if _DECODER is None:
+                raise RuntimeError("no decoder installed")
+            return _DECODER(data)
+
+
+        def limit(n):
+            if n > 3:
+                raise ValueError("n above the limit")
+
+
+        def api(data, n):
+            limit(n)
+            return decode(data)
+
+
         def collect(items):
             bad = []
             for it in items:
@@ -142,3 +161,13 @@ def test_a_report_that_goes_on_is_computed_not_asserted(recs, message):
         expected = (nodes > 1 and group != "quick") if "quick" in message else \
             (not (nodes > 1 and group != "quick") and nodes == 0)
         assert scope["reported"] is expected, (group, nodes)
+
+
+def test_no_entry_point_check_when_no_caller_passes_what_decides_it(recs):
+    """`_DECODER is None` reads module state only: checking it "at the entry point" checks nothing
+    the entry point is given. A check on a parameter keeps that advice."""
+    state, param = recs["no decoder installed"], recs["n above the limit"]
+    assert state["errdex"]["noInputRead"] is True and "noInputRead" not in param["errdex"]
+    assert state["errdex"]["entryPoints"] and param["errdex"]["entryPoints"]
+    assert not any("entry point" in s for s in state["solutions"])
+    assert any("entry point (`app.checks.api`)" in s for s in param["solutions"])

@@ -89,6 +89,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.site_class = ex.get("siteClass")
     f.caught = ex.get("caughtBy")
     f.unfed = ex.get("unfedLocals") or []
+    f.no_input = bool(ex.get("noInputRead"))
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"

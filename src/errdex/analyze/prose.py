@@ -54,7 +54,7 @@ class SiteFacts:
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
-                 "helper_check", "loops", "site_class", "caught", "unfed", "knobs")
+                 "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -84,6 +84,7 @@ class SiteFacts:
         self.caught: dict | None = None      # `errdex.caughtBy`: a handler of its own function that catches it
         self.loops: list[str] = []        # `errdex.loops`: the `for` headers around the site, outermost first
         self.unfed: list[str] = []        # `errdex.unfedLocals`: locals the guard reads that only the function has
+        self.no_input = False             # `errdex.noInputRead`: nothing a caller passes decides the check
         self.knobs: list[Knob] | None = None   # `settings_of`, computed once
 
 
@@ -328,6 +329,8 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         entry = None   # a value read from the environment: set it, no caller passes it
     elif entry and f.unfed and own is not None and not names_in(f.cond.own_text).isdisjoint(f.unfed):
         entry = None   # the test reads a value the function makes itself (in a `try`, a `with`, a branch)
+    elif f.no_input:
+        entry = None   # module state or values made from nothing passed: an entry point has nothing to check
     if entry and own is not None and f.cond.constant is None:   # a constant is no check to repeat
         out.append(f"Check it at the entry point (`{entry}`) before the call reaches `{f.short}`.")
     if f.tag in ("missing-dependency",) and not stated:

@@ -53,7 +53,10 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     site.handlers = enclosing_handlers(path)
     if cond.guard and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         site.unfed = _unfed_locals(scope, cond.guard, site.feeding, site.loops)
-    if cond.guard and _reads_a_parameter(scope, cond.guard, site.feeding):
+    reads_input = bool(cond.guard) and _reads_a_parameter(scope, cond.guard, site.feeding)
+    if cond.guard and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and not reads_input:
+        site.no_input = True   # module state, or values the function makes from nothing a caller passes
+    if reads_input:
         changed = changed_inputs(scope, site.line, path)
         if changed:   # only those the own guard or its feeding values read
             site.changed = reads_changed(text_reads((cond.guard, *site.feeding)), changed)
