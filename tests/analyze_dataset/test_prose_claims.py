@@ -217,7 +217,7 @@ def test_truthiness_in_words_and_code(recs):
     assert r["solutions"][0].startswith("Make sure `self.name` is truthy")
     assert r["validationCode"].splitlines()[-1] == "    assert self.name"
     assert describe(parse_condition("not list(p.iterdir())").own) == \
-        "`list(p.iterdir())` is falsy (empty, zero, None or False)"
+        "`list(p.iterdir())` is falsy (`bool(list(p.iterdir()))` is False)"
     assert parse_condition("(a and b)").neg == "not a or not b"
 
 
@@ -264,7 +264,7 @@ def test_a_predicate_call_is_false_not_falsy():
                  "self.has_lora(name)", "name.startswith('x')"):
         assert describe(parse_condition(f"not {test}").own) == f"`{test}` is False", test
     for test in ("list(p.iterdir())", "self.get(name)", "load(x)"):
-        assert describe(parse_condition(f"not {test}").own).endswith("is falsy (empty, zero, None or False)"), test
+        assert describe(parse_condition(f"not {test}").own).endswith(f"is falsy (`bool({test})` is False)"), test
 
 
 def test_no_generic_catch_tip(recs):
@@ -285,7 +285,7 @@ def test_the_rest_of_the_own_path_is_not_an_earlier_check(recs):
     checks pass" and asserting `not b` alone would claim a raise where the code has none."""
     r = recs["function tools need a name"]
     assert r["documentation"].startswith("`app.core.Tool.validate` raises `ValueError` when `self.name` is falsy"
-                                         " (empty, zero, None or False), where `self.kind == 'function'` holds.")
+                                         " (`bool(self.name)` is False), where `self.kind == 'function'` holds.")
     assert "earlier checks" not in _texts(r) + r["validationCode"] + r["exampleFix"]
     assert r["validationCode"].splitlines() == ["if self.kind == 'function':", "    assert self.name"]
     assert "raises ValueError when self.kind == 'function' and not self.name\n" in r["exampleFix"]
@@ -760,7 +760,7 @@ def test_a_special_method_is_reached_by_its_operation(recs):
     ("len(prompt)", "`prompt` is not empty"),
     ("not seq_lens.is_cuda", "`seq_lens.is_cuda` is False"),
     ("cfg.enable_mixed_chunk", "`cfg.enable_mixed_chunk` is True"),
-    ("not items", "`items` is falsy (empty, zero, None or False)"),
+    ("not items", "`items` is falsy (`bool(items)` is False)"),
 ])
 def test_a_flag_or_a_length_is_said_as_what_it_can_be(test, words):
     """`len(x)` is never None or False, and `x.is_cuda` is a flag: no hedge over kinds of value they never hold."""

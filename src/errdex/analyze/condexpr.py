@@ -198,7 +198,7 @@ def code(node: ast.expr) -> str:
 
 #: Expressions that bind tighter than `not`: `not x.y[0]` needs no brackets.
 ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
-#: Calls that answer True or False: a test of one is "is False", not "is falsy (empty, zero, ...)".
+#: Calls that answer True or False: a test of one is "is False", not "is falsy".
 _BOOL_BUILTINS = frozenset({"callable", "hasattr", "isinstance", "issubclass", "all", "any", "bool"})
 _BOOL_METHODS = frozenset({
     "startswith", "endswith", "isdigit", "isalpha", "isalnum", "isnumeric", "isdecimal", "isspace",
@@ -225,8 +225,8 @@ _FLAG_WORDS = frozenset({"enabled", "disabled", "training", "debug", "verbose", 
 
 
 def flag_named(node: ast.expr) -> bool:
-    """A name or attribute named as a flag: "`x.is_cuda` is False", where "falsy (empty, zero, None
-    or False)" would hedge over kinds of value it never holds."""
+    """A name or attribute named as a flag: "`x.is_cuda` is False", where "falsy" would hedge over
+    kinds of value it never holds."""
     name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
     name = name.lower().lstrip("_")
     return name in _FLAG_WORDS or name.startswith(_FLAG_PREFIXES)
@@ -775,7 +775,8 @@ def describe(node: ast.expr | None) -> str:
                 return f"`{code(sized)}` is empty"
             if returns_bool(inner) or flag_named(inner):
                 return f"`{code(inner)}` is False"
-            return f"`{code(inner)}` is falsy (empty, zero, None or False)"
+            # which falsy values can reach here the code rarely says (review 15: None crashed earlier): none listed
+            return f"`{code(inner)}` is falsy (`bool({code(inner)})` is False)"
         if isinstance(inner, ast.BinOp):
             return f"`{code(inner)}` is zero"
         return f"it is not the case that {describe(inner)}"

@@ -390,7 +390,7 @@ def _keep(f: SiteFacts, own) -> str:
     excused = _flag_excuse(f) if own is f.cond.own else None
     if excused:
         return f"Make sure `{excused}` holds where `{f.short}` checks it{approx_mark(f)}."
-    what = ("is True" if flag_named(own.operand) else "is truthy (not empty, zero or None)") if truthy else "holds"
+    what = ("is True" if flag_named(own.operand) else f"is truthy (`bool({neg})` is True)") if truthy else "holds"
     return f"Make sure `{neg}` {what} where `{f.short}` checks it{approx_mark(f)}."
 
 
