@@ -72,6 +72,14 @@ FILES = {
             return decode(data)
 
 
+        def token(items, kind):
+            for item in items:
+                item.seen = True
+            if all(item.kind != kind for item in items):
+                raise KeyError(kind)
+            return kind
+
+
         def collect(items):
             bad = []
             for it in items:
@@ -171,3 +179,11 @@ def test_no_entry_point_check_when_no_caller_passes_what_decides_it(recs):
     assert state["errdex"]["entryPoints"] and param["errdex"]["entryPoints"]
     assert not any("entry point" in s for s in state["solutions"])
     assert any("entry point (`app.checks.api`)" in s for s in param["solutions"])
+
+
+def test_a_comprehension_target_is_no_unfed_local(recs):
+    """`item` of `all(item.kind != kind for item in items)` is the generator's own, though the function
+    binds an `item` of its own in a loop before: no value to set."""
+    record = recs["{kind}"] if "{kind}" in recs else next(r for r in recs.values() if r["errorClass"] == "KeyError")
+    assert "item" not in (record["errdex"].get("unfedLocals") or [])
+    assert "`item`" not in (record["validationCode"] or "")

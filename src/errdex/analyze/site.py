@@ -81,7 +81,29 @@ def _unfed_locals(scope: ast.FunctionDef | ast.AsyncFunctionDef, guard: str, fee
     if not reads:
         return []
     bound = memo(scope, "_errdex_bound", _bound_in)   # once per function: its sites share it
-    return sorted(reads & bound)
+    found = reads & bound
+    if found:   # a comprehension's own targets (`item` of `all(... for item in items)`) are no local's value
+        found -= _comprehension_targets((guard, *feeding))
+    return sorted(found)
+
+
+def _comprehension_targets(texts) -> set[str]:
+    """Names bound by the comprehensions and lambdas inside these texts (parsed only when one holds
+    `for ` or `lambda`: most guards hold neither)."""
+    out: set[str] = set()
+    for text in texts:
+        if "for " not in text and "lambda" not in text:
+            continue
+        try:
+            tree = ast.parse(text.strip())   # a guard, an assignment or an `if` block (a loop header fails: skipped)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.comprehension):
+                out.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+            elif isinstance(node, ast.Lambda):
+                out.update(a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
+    return out
 
 
 def _bound_in(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
