@@ -80,6 +80,12 @@ FILES = {
             return kind
 
 
+        async def wait_ready(client):
+            resp = await client.get("/health")
+            if resp.status != 200:
+                raise RuntimeError(f"not ready: {resp.status}")
+
+
         def collect(items):
             bad = []
             for it in items:
@@ -187,3 +193,29 @@ def test_a_comprehension_target_is_no_unfed_local(recs):
     record = recs["{kind}"] if "{kind}" in recs else next(r for r in recs.values() if r["errorClass"] == "KeyError")
     assert "item" not in (record["errdex"].get("unfedLocals") or [])
     assert "`item`" not in (record["validationCode"] or "")
+
+
+def test_a_check_that_awaits_runs_as_a_coroutine(recs):
+    """`resp = await client.get(...)` at the top level would not compile (review 17 P8): the code is
+    the body of `async def check()`, run with asyncio.run."""
+    import asyncio
+
+    code = recs["not ready: {resp.status}"]["validationCode"]
+    assert "async def check():" in code
+
+    class Client:
+        def __init__(self, status):
+            self.status = status
+
+        async def get(self, path):
+            return self
+
+    for status, fails in ((200, False), (503, True)):
+        scope = {"client": Client(status)}
+        exec(compile(code, "<validationCode>", "exec"), scope)
+        try:
+            asyncio.run(scope["check"]())
+        except AssertionError:
+            assert fails
+        else:
+            assert not fails

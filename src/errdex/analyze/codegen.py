@@ -338,6 +338,8 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
             lines.append(f"reported = {f'({own})' if ':=' in own else own}{says}")
     else:
         lines.append(f"{pad}assert {cond.neg}{message}")
+    if any("await " in line for line in lines[notes:] if not line.startswith("#")):
+        _in_coroutine(lines, notes)   # review 17 P8: a top-level `await` does not compile
     given = _values_to_set(lines[notes:], feeding, unfed, loops)
     if given:
         shown = ", ".join(f"`{name}`" for name in given)
@@ -345,6 +347,13 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.insert(notes, f"# {shown}: {'a value' if one else 'values'} {function} makes before the check"
                             f" that these lines do not replay: set {'it as it is' if one else 'them as they are'} there")
     return "\n".join(lines)
+
+
+def _in_coroutine(lines: list[str], start: int) -> None:
+    """The code from `start` on as the body of `async def check()`, as the function awaits in it."""
+    body = [line if line.startswith("#") else "    " + line.replace("\n", "\n    ") for line in lines[start:]]
+    lines[start:] = ["# the check awaits, as the function does: run it with asyncio.run(check())",
+                     "async def check():", *body]
 
 
 #: What a reporting site does, as validationCode's comment says it.
