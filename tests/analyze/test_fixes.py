@@ -369,7 +369,7 @@ def test_a_parameter_normalised_from_itself_is_guarded_as_passed(tmp_path):
     argument (and does not replay the line, which would apply it twice); a parameter changed twice,
     or in a loop, gets no caller guard."""
     recs = _records(tmp_path, """
-        def validate(tp_size, rank):
+        def setup_tp(tp_size, rank):
             tp_size = int(tp_size)
             if tp_size < 1:
                 raise ValueError("TP>=1")
@@ -389,7 +389,7 @@ def test_a_parameter_normalised_from_itself_is_guarded_as_passed(tmp_path):
                     raise ValueError("negative")
         """)
     after = recs["TP>=1"]["exampleFix"].split("# after\n")[1].splitlines()
-    assert after[1:3] == ["if int(tp_size) >= 1:", "    validate(...)"]
+    assert after[1:3] == ["if int(tp_size) >= 1:", "    setup_tp(...)"]
     assert recs["too big"]["exampleFix"] is None and recs["negative"]["exampleFix"] is None
 
 

@@ -28,7 +28,7 @@ FILES = {
 
 
         class Tool:
-            def validate(self):
+            def register(self):
                 if self.kind == "function" and not self.name:
                     raise ValueError("function tools need a name")
 
@@ -104,7 +104,7 @@ FILES = {
                 raise ValueError("mixed lora targets")
 
 
-        def check(n, name):
+        def admit(n, name):
             if n < 0:
                 raise ValueError("n must not be negative")
             if not name:
@@ -284,7 +284,7 @@ def test_the_rest_of_the_own_path_is_not_an_earlier_check(recs):
     """`if a and b: raise`: `a` is part of the site's own path. Saying "after the earlier
     checks pass" and asserting `not b` alone would claim a raise where the code has none."""
     r = recs["function tools need a name"]
-    assert r["documentation"].startswith("`app.core.Tool.validate` raises `ValueError` when `self.name` is falsy"
+    assert r["documentation"].startswith("`app.core.Tool.register` raises `ValueError` when `self.name` is falsy"
                                          " (`bool(self.name)` is False), where `self.kind == 'function'` holds.")
     assert "earlier checks" not in _texts(r) + r["validationCode"] + r["exampleFix"]
     assert r["validationCode"].splitlines() == ["if self.kind == 'function':", "    assert self.name"]

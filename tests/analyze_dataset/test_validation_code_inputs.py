@@ -86,6 +86,26 @@ FILES = {
                 raise RuntimeError(f"not ready: {resp.status}")
 
 
+        class Params:
+            def verify(self):
+                if self.min_p < 0:
+                    raise ValueError(f"min_p must be non-negative, got {self.min_p}")
+
+
+        def serve(params):
+            params.verify()
+
+
+        def pad_rows(rows, width):
+            if width <= 0:
+                raise ValueError(f"width must be positive, got {width}")
+            return [r[:width] for r in rows]
+
+
+        def run(rows, width):
+            return pad_rows(rows, width)
+
+
         def collect(items):
             bad = []
             for it in items:
@@ -219,3 +239,12 @@ def test_a_check_that_awaits_runs_as_a_coroutine(recs):
             assert fails
         else:
             assert not fails
+
+
+def test_an_example_fix_never_tells_the_caller_to_skip_a_validation(recs):
+    """Guarding `params.verify()` would skip all its checks (review 17 P2): a validator gets no
+    exampleFix. Elsewhere the other branch says what to do with the rejected value, not "skip it"."""
+    assert recs["min_p must be non-negative, got {self.min_p}"]["exampleFix"] is None
+    fix = recs["width must be positive, got {width}"]["exampleFix"]
+    assert "pad_rows(" in fix and "take a path without this check" not in fix
+    assert "correct the value, or reject it where it came from: pad_rows raises for it" in fix

@@ -14,6 +14,8 @@ older index, or a catalog without analysis) and is left as it is.
 
 from __future__ import annotations
 
+import re
+
 from errdex.analyze import codegen, fixes, prose
 from errdex.analyze.condexpr import Condition, describe_own, parse_condition, unbound_helper_check
 
@@ -127,7 +129,9 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
         return   # the call goes on after logging or warning: a guard skipping it would skip its work
     if ex.get("test"):
         return   # a check in test code finds a bug in the code under test: a guard around it would hide one
-    alternative = "take a path without this check" if strategy != "fix-configuration" else "change the configuration"
+    if _VALIDATOR.match(f.short):
+        return   # guarding a validation call would skip all its checks (review 17 P2: `SamplingParams.verify`)
+    alternative = _ALTERNATIVES.get(strategy, "handle this case here instead: {short} raises for it").format(short=f.short)
     if caught and caught["outcome"] == "handled":
         return   # the function goes on: a caller never sees this error, so there is nothing to guard
     if ex.get("siteClass") is None and "." in (ex.get("function") or ""):
@@ -146,6 +150,18 @@ def is_test_function(qual: str) -> bool:
     other function, and the prose says so."""
     parts = qual.split(".")
     return parts[-1].startswith("test") or (len(parts) > 1 and parts[-2].startswith("Test"))
+
+
+#: A function whose job is to check (`verify`, `_validate_args`, `check_shape`, `assert_ready`).
+_VALIDATOR = re.compile(r"_*(?:verify|validate|check|assert)(?:_|$)", re.I)
+#: The caller's other branch of an exampleFix, by handling strategy: what to do with what the
+#: function rejects (review 17 P2: "take a path without this check" read as "skip the work").
+_ALTERNATIVES = {
+    "fix-configuration": "change the configuration",
+    "validate": "correct the value, or reject it where it came from: {short} raises for it",
+    "fallback": "use an alternative that supports this: {short} does not",
+    "retry": "retry later, or report the failure: {short} raises for it now",
+}
 
 
 def _set(record: dict, prov: dict, name: str, value, provenance: str) -> None:
