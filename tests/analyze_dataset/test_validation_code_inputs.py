@@ -116,6 +116,16 @@ FILES = {
 }
 
 
+FILES["tests/test_flow.py"] = """
+    def _expect_done(job):
+        assert job.state == "done", f"job not done: {job.state}"
+
+
+    def test_flow(job):
+        _expect_done(job)
+    """
+
+
 @pytest.fixture(scope="module")
 def recs(tmp_path_factory):
     root = tmp_path_factory.mktemp("inputs")
@@ -248,3 +258,12 @@ def test_an_example_fix_never_tells_the_caller_to_skip_a_validation(recs):
     fix = recs["width must be positive, got {width}"]["exampleFix"]
     assert "pad_rows(" in fix and "take a path without this check" not in fix
     assert "correct the value, or reject it where it came from: pad_rows raises for it" in fix
+
+
+def test_a_test_helpers_assert_is_no_bug_upstream(recs):
+    """A helper in a test module checks what the test expects (review 17 P3): not "a state it assumes
+    cannot occur: a bug upstream", and no tip to add a test."""
+    record = recs["job not done: {job.state}"]
+    assert record["errdex"]["test"] is True
+    assert record["commonSituations"].startswith("In test code: `_expect_done` meets a state it does not expect")
+    assert not any("Add a test" in tip for tip in record["preventionTips"] or [])

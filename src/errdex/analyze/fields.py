@@ -92,6 +92,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.caught = ex.get("caughtBy")
     f.unfed = ex.get("unfedLocals") or []
     f.no_input = bool(ex.get("noInputRead"))
+    f.test_file = bool(ex.get("test"))
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"

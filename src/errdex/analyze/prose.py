@@ -54,7 +54,7 @@ class SiteFacts:
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
-                 "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input")
+                 "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -85,6 +85,7 @@ class SiteFacts:
         self.loops: list[str] = []        # `errdex.loops`: the `for` headers around the site, outermost first
         self.unfed: list[str] = []        # `errdex.unfedLocals`: locals the guard reads that only the function has
         self.no_input = False             # `errdex.noInputRead`: nothing a caller passes decides the check
+        self.test_file = test             # in test code (`errdex.test`), a test's helper too (`test`: a test itself)
         self.knobs: list[Knob] | None = None   # `settings_of`, computed once
 
 
@@ -259,6 +260,9 @@ def common_situations(f: SiteFacts) -> str:
         return (f"Any run of {_shown(f)} that reaches this line: it raises every time, with no check"
                 " first (the message says why).")
     tag = "runtime-warning" if f.error_type == "log" and f.error_class.endswith((".warning", ".warn")) else f.tag
+    if f.test_file and tag == "internal-invariant":   # review 17 P3: no "bug upstream" in a test's helper
+        return (f"In test code: {_shown(f)} meets a state it does not expect; the code under test, or the"
+                " test's own setup, changed.")
     situation = _SITUATIONS.get(tag, _SITUATIONS["runtime-error"]).format(fn=_shown(f))
     found = settings_of(f)
     if not found:
@@ -442,14 +446,15 @@ def prevention_tips(f: SiteFacts) -> list[str]:
         return []   # a test's own check, or a line nothing reaches: nothing to prevent
     tips = []
     checked = f.cond.own is not None and not f.cond.is_except and f.cond.constant is None and not f.helper_check
-    if checked:
+    reports = f.error_type in ("log", "warning") and f.tag != "deprecation"   # nothing to prevent: it goes on
+    if checked and not reports:
         tips.append(f"Validate `{_flag_excuse(f) or f.neg}` where the values are produced, not only in `{f.short}`.")
     fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] if checked and f.cond.own_text \
         else []
     if fed:
         tips.append(f"The check reads a derived value (`{one_line(fed[-1])}`): check the inputs it is computed from.")
     tip = _TAG_TIPS.get(f.tag)
-    if tip:
+    if tip and not (f.test_file and f.tag == "internal-invariant"):   # a test's helper is the test already
         tips.append(tip)
     return tips
 
