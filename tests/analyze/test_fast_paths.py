@@ -156,3 +156,13 @@ def test_a_bounded_term_reads_the_same_alone_and_after_its_first_use(text):
     assert first.text() == again.text() == expected
     narrowed = simplify(ast.parse(f"({text}) and {render(operand)} != 7", mode="eval").body)
     assert EMPTY.add(term).add(narrowed).text() == EMPTY.add(narrowed).text()
+
+
+@pytest.mark.parametrize("test", ["0.0 <= p <= 1.0", "x > 0.5", "-x <= 2.5", "x >= -1e-6"])
+def test_an_order_on_a_float_is_negated_whole_so_nan_keeps_its_answer(test):
+    """NaN fails `x <= 1.0` and `x > 1.0` alike: flipping the test would drop it from the negation
+    (review 17 P9: `if not 0.0 <= min_p <= 1.0` told as `min_p < 0.0 or min_p > 1.0`, marked exact)."""
+    negated = render(negate(simplify(ast.parse(test, mode="eval").body)))
+    for value in (float("nan"), 0.25, 3.0, -2.0):
+        names = {"p": value, "x": value}
+        assert eval(negated, names) == (not eval(test, names)), (negated, value)

@@ -93,7 +93,7 @@ def negate(node: ast.expr) -> ast.expr:
 def negation_key(node: ast.expr) -> str:
     """`expr_key(negate(node))`; a single comparison's without building its negation."""
     if node.__class__ is ast.Compare and len(node.ops) == 1 and node.left.__class__ is not ast.Constant \
-            and id(node) not in _NEGATIONS and not set_order(node):
+            and id(node) not in _NEGATIONS and not set_order(node) and not _float_order(node):
         return comparison_key(node.left, _FLIP[node.ops[0].__class__], node.comparators[0])   # see `_negate`
     return expr_key(negate(node))
 
@@ -107,6 +107,8 @@ def _negate(node: ast.expr) -> ast.expr:
     if kind is ast.Compare:
         if len(node.ops) == 1 and set_order(node):
             return ast.UnaryOp(op=ast.Not(), operand=node)   # not a subset is no superset
+        if _float_order(node):   # NaN is neither `<= 1.0` nor `> 1.0`: the flip would drop it (review 17 P9)
+            return ast.UnaryOp(op=ast.Not(), operand=node)
         if len(node.ops) == 1:
             flipped = compare(node.left, _FLIP[type(node.ops[0])](), node.comparators[0])
             return _constant_right(flipped)
@@ -117,6 +119,21 @@ def _negate(node: ast.expr) -> ast.expr:
         parts = [negate(v) for v in node.values]
         return disjoin(parts) if node.op.__class__ is ast.And else conjoin(parts)
     return ast.UnaryOp(op=ast.Not(), operand=node)
+
+
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _float_order(node: ast.Compare) -> bool:
+    """An ordering comparison with a float literal (`0.0 <= p <= 1.0`, `x > -1e-6`): its operand may be NaN."""
+    if not any(op.__class__ in _ORDERING for op in node.ops):
+        return False
+    for side in (node.left, *node.comparators):
+        if side.__class__ is ast.UnaryOp and side.op.__class__ in (ast.USub, ast.UAdd):
+            side = side.operand
+        if side.__class__ is ast.Constant and side.value.__class__ is float:
+            return True
+    return False
 
 
 def conjoin(parts: Iterable[ast.expr]) -> ast.expr:
