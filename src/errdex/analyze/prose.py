@@ -90,11 +90,12 @@ class SiteFacts:
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
-    """(strategy, rule): an except-site propagates an underlying failure unless it is transient; a log
-    or a warning propagates nothing (the call goes on): it is watched for, or its call changed when
-    it announces a deprecation."""
+    """(strategy, rule), one of issue 3's five: an except-site propagates an underlying failure unless
+    it is transient; a log or a warning propagates nothing (the call goes on): a caller that does not
+    want the report checks its condition first (`validate`, as validationCode's `reported` does), or
+    changes the call it announces as deprecated (`fix-configuration`)."""
     if f.error_type in ("log", "warning") and f.tag != "deprecation":
-        return "monitor", "strategy:reported-and-continues"
+        return "validate", "strategy:reported-and-continues"
     if f.cond.is_except and f.tag not in ("timeout", "io-network"):
         return "propagate", "strategy:except-site"
     if _unchecked(f):   # no input passes: nothing to validate at the caller
