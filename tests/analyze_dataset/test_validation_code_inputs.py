@@ -106,6 +106,15 @@ FILES = {
             return pad_rows(rows, width)
 
 
+        def load_profiler():
+            try:
+                import fancy_profiler
+            except ImportError as exc:
+                logger.warning("full runtime unavailable (%s); using a fallback", exc)
+                return None
+            return fancy_profiler
+
+
         def collect(items):
             bad = []
             for it in items:
@@ -267,3 +276,11 @@ def test_a_test_helpers_assert_is_no_bug_upstream(recs):
     assert record["errdex"]["test"] is True
     assert record["commonSituations"].startswith("In test code: `_expect_done` meets a state it does not expect")
     assert not any("Add a test" in tip for tip in record["preventionTips"] or [])
+
+
+def test_a_logged_fallback_is_no_failure_to_fix_first(recs):
+    """A warning logged in an except that falls back: the call goes on, so the first solution says
+    so before naming what failed (review 17: an optional import's fallback told as a failure)."""
+    sols = recs["full runtime unavailable ({exc}); using a fallback"]["solutions"]
+    assert sols[0].startswith("Nothing is raised here: `load_profiler` logs the failure it caught and goes on")
+    assert sols[1].startswith("Fix the underlying failure first")

@@ -290,14 +290,17 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
                "log": " (logged with this line only when the call passes it or its traceback, as"
                       " `logger.exception` and `exc_info=True` do)",
                "warning": " (caught: the warning does not carry it)"}.get(f.error_type, ", which Python chains to this one,")
+    own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
+    reported = f.error_type in ("log", "warning") and f.tag != "deprecation" and f.cond.constant is not False
+    mild = f.error_type == "warning" or f.error_class.endswith((".warning", ".warn", ".info", ".debug"))
+    if reported and (own is not None or (f.cond.is_except and mild)):   # review 16 P7: a report told as a failure
+        # to prevent; a caught failure logged as an error still leads with that failure
+        what = "the failure it caught" if f.cond.is_except else "this"
+        out.append(f"Nothing is raised here: `{f.short}` {report_verb(f.error_type, bare=True)} {what} and goes on;"
+                   " change what follows only if the situation it reports is not what you intend.")
     for call, exc in raised_in(f.cond):
         out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error"
                    f"{chained} says why.")
-    own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
-    if f.error_type in ("log", "warning") and f.tag != "deprecation" and own is not None \
-            and f.cond.constant is not False:   # review 16 P7: a report told as a failure to prevent
-        out.append(f"Nothing is raised here: `{f.short}` {report_verb(f.error_type, bare=True)} this and goes on;"
-                   " change what follows only if the situation it reports is not what you intend.")
     if f.helper_check:
         helper, check = f.helper_check
         out.append(f"Find why `{helper}`'s own check (`{check}`) holds: it reads values of `{helper}` that this"
