@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "74"
+EXTRACTOR_VERSION = "75"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +155,8 @@ class ErrorSite:
     #: neither its guard nor a feeding line reads a parameter of its function (`self` included):
     #: no caller passes what decides it
     no_input: bool = False
+    #: an assert whose test holds wherever it is reached (condition False, yet the line runs)
+    holds: bool = False
 
 
 @dataclass(slots=True)

@@ -115,6 +115,13 @@ FILES = {
             return fancy_profiler
 
 
+        def reserve(n, cap):
+            if n > cap:
+                raise ValueError("over capacity")
+            assert n <= cap, "capacity check"
+            return n
+
+
         def collect(items):
             bad = []
             for it in items:
@@ -284,3 +291,14 @@ def test_a_logged_fallback_is_no_failure_to_fix_first(recs):
     sols = recs["full runtime unavailable ({exc}); using a fallback"]["solutions"]
     assert sols[0].startswith("Nothing is raised here: `load_profiler` logs the failure it caught and goes on")
     assert sols[1].startswith("Fix the underlying failure first")
+
+
+def test_an_assert_that_never_fails_is_not_told_unreachable(recs):
+    """`assert n <= cap` after `if n > cap: raise` runs on every call that gets there, and never fails
+    (review 17 P10: told as "no input reaches this line")."""
+    record = recs["capacity check"]
+    assert record["errdex"]["condition"] == "False" and record["errdex"]["assertHolds"] is True
+    texts = " ".join([record["documentation"], record["triggerScenarios"], record["commonSituations"],
+                      *record["solutions"]])
+    assert "reaches this line" not in texts and "unreachable" not in texts
+    assert "the line runs, but the test it asserts holds on every path that reaches it" in record["documentation"]

@@ -80,6 +80,7 @@ class TriggerCondition:
     reason: str | None      # why not exact
     calls: list[str] = field(default_factory=list)  # calls the condition relies on
     guard: str = ""         # the site's own guard: `expr` without earlier validation checks
+    holds: bool = False     # an assert reached on some path whose test holds on each: it never fails
 
 
 class _PathWalk:
@@ -374,6 +375,10 @@ def _trigger_condition(scope: Scope, path: Sequence[ast.AST]) -> TriggerConditio
         if index == len(path) - 1:
             if isinstance(element, ast.Assert):
                 walk.add(negate(simplify(element.test)))
+                if walk.dead():   # reached (the walk lived up to here), but its test cannot fail there
+                    result = _result(walk)
+                    result.holds = True
+                    return result
             break
         parent = path[index - 1] if index else None
         block = _enter(walk, element, path[index + 1], parent)

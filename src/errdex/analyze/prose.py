@@ -54,7 +54,7 @@ class SiteFacts:
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
-                 "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file")
+                 "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -86,6 +86,7 @@ class SiteFacts:
         self.unfed: list[str] = []        # `errdex.unfedLocals`: locals the guard reads that only the function has
         self.no_input = False             # `errdex.noInputRead`: nothing a caller passes decides the check
         self.test_file = test             # in test code (`errdex.test`), a test's helper too (`test`: a test itself)
+        self.holds = False                # `errdex.assertHolds`: a reached assert whose test cannot fail
         self.knobs: list[Knob] | None = None   # `settings_of`, computed once
 
 
@@ -150,7 +151,10 @@ def documentation(f: SiteFacts) -> str:
         return f"{_subject(f.function)} {what} `{f.error_class}` {_helper_words(f)}{approx(f)}."
     parts = [f"{_subject(f.function)} {what} `{f.error_class}`"]
     c = f.cond.constant
-    if c is False and f.exact:
+    if c is False and f.holds:   # review 17 P10: the line runs; only its test cannot fail
+        parts.append(f" on no input{approx(f)}: the line runs, but the test it asserts holds on every path that"
+                     " reaches it (the checks before it already ensure it).")
+    elif c is False and f.exact:
         parts.append(" on no input: every path to this line is cut off earlier, so the site is unreachable as written.")
     elif c is False:
         parts.append(f" on no input the analysis could follow{approx(f)}: it found no path to this line,"
@@ -203,6 +207,8 @@ def relevant_feeding(f: SiteFacts) -> list[str]:
 
 def trigger_scenarios(f: SiteFacts) -> str:
     if f.cond.constant is False:
+        if f.holds:
+            return f"None{approx_mark(f)}: the assert in `{f.function}` runs, and its test holds wherever it does."
         if not f.exact:
             return f"None found: no path the analysis followed reaches this line of `{f.function}`{approx_mark(f)}."
         return f"None: no input reaches this line of `{f.function}`."
@@ -254,6 +260,8 @@ def common_situations(f: SiteFacts) -> str:
     if f.test and f.error_type == "assertion" and f.neg and f.cond.constant is None:
         return (f"The test `{f.short}` expects `{f.neg}`; it fails when the code it exercises"
                 " gives something else.")
+    if f.cond.constant is False and f.holds:
+        return f"None{approx_mark(f)}: the checks before this assert in {_shown(f)} already ensure what it tests."
     if f.cond.constant is False:   # nothing reaches it: no situation to describe
         return (f"None in this version: no path into {_shown(f)} reaches this line{approx(f)}."
                 if f.exact else f"None the analysis found: no path it followed reaches this line{approx(f)}.")
@@ -347,7 +355,10 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     if f.tag == "resource-exhaustion":
         out.append("Split the work into smaller requests or batches.")
         fact = False
-    if not out and f.cond.constant is False:
+    if not out and f.cond.constant is False and f.holds:
+        out.append(f"Nothing to fix: the checks before this assert in `{f.short}` already ensure its test{approx_mark(f)};"
+                   " if it fails, one of them changed or a value changed between them (the linked source shows both).")
+    elif not out and f.cond.constant is False:
         out.append(f"No input the analysis followed reaches this line; if it is raised, the linked source of"
                    f" `{f.short}` shows the path it took.")
     elif not out and f.cond.constant is True:

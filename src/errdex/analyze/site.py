@@ -38,6 +38,7 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     cond = trigger_condition(scope, path)
     site.condition = cond.expr
     site.guard = cond.guard
+    site.holds = cond.holds
     site.condition_exact = cond.exact
     site.condition_reason = cond.reason
     site.condition_calls = list(cond.calls)
