@@ -122,7 +122,7 @@ def _preallocated(value: ast.expr) -> bool:
 def _blank(node: ast.expr) -> bool:
     """Only placeholders inside: None, zero, False, empty strings and empty containers (dict keys aside)."""
     if isinstance(node, ast.Constant):
-        return not node.value and not isinstance(node.value, type(...))
+        return not node.value
     if isinstance(node, (ast.List, ast.Set, ast.Tuple)):
         return all(_blank(e) for e in node.elts)
     if isinstance(node, ast.Dict):
