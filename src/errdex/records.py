@@ -171,7 +171,7 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
         record["errdex"]["unfedLocals"] = list(site.unfed)
     if site.no_input:   # what decides it no caller passes
         record["errdex"]["noInputRead"] = True
-    if site.holds and site.condition == "False":   # reached, never failing: not an unreachable line
+    if site.holds:   # reached, never failing: not an unreachable line
         record["errdex"]["assertHolds"] = True
     return record
 

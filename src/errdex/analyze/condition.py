@@ -80,7 +80,7 @@ class TriggerCondition:
     reason: str | None      # why not exact
     calls: list[str] = field(default_factory=list)  # calls the condition relies on
     guard: str = ""         # the site's own guard: `expr` without earlier validation checks
-    holds: bool = False     # an assert reached on some path whose test holds on each: it never fails
+    holds: bool = False     # "False" for an assert reached on some path, whose test holds on each: it never fails
 
 
 class _PathWalk:
@@ -377,7 +377,7 @@ def _trigger_condition(scope: Scope, path: Sequence[ast.AST]) -> TriggerConditio
                 walk.add(negate(simplify(element.test)))
                 if walk.dead():   # reached (the walk lived up to here), but its test cannot fail there
                     result = _result(walk)
-                    result.holds = True
+                    result.holds = result.expr == "False"   # not when stale tests were set aside
                     return result
             break
         parent = path[index - 1] if index else None

@@ -22,6 +22,7 @@ from errdex.analyze.condexpr import (
 )
 from errdex.analyze.fixes import off_path, report_verb
 from errdex.analyze.knobs import Knob, knob_words, knobs
+from errdex.extract.logcalls import LOG_LEVELS
 from errdex.analyze.operations import OPERATIONS, module_operation, operation
 
 _SITUATIONS = {
@@ -95,7 +96,7 @@ def handling_strategy(f: SiteFacts) -> tuple[str, str]:
     it is transient; a log or a warning propagates nothing (the call goes on): a caller that does not
     want the report checks its condition first (`validate`, as validationCode's `reported` does), or
     changes the call it announces as deprecated (`fix-configuration`)."""
-    if f.error_type in ("log", "warning") and f.tag != "deprecation":
+    if _goes_on(f):
         return "validate", "strategy:reported-and-continues"
     if f.cond.is_except and f.tag not in ("timeout", "io-network"):
         return "propagate", "strategy:except-site"
@@ -109,6 +110,16 @@ def handling_strategy(f: SiteFacts) -> tuple[str, str]:
 #: Errors the code raises about a path it checked: a retry finds the same file system.
 _PATH_ERRORS = frozenset({"FileNotFoundError", "NotADirectoryError", "IsADirectoryError", "PermissionError",
                           "FileExistsError"})
+
+
+def _goes_on(f: SiteFacts) -> bool:
+    """A log or a warning other than a deprecation's: it reports, and the call goes on."""
+    return f.error_type in ("log", "warning") and f.tag != "deprecation"
+
+
+def _warns(f: SiteFacts) -> bool:
+    """A warning, or a log at warning level (`logger.warning`, as `errorClass` writes the call)."""
+    return f.error_type == "warning" or LOG_LEVELS.get(f.error_class.rpartition(".")[2]) == "warning"
 
 
 def approx(f: SiteFacts) -> str:
@@ -268,7 +279,7 @@ def common_situations(f: SiteFacts) -> str:
     if _unchecked(f):
         return (f"Any run of {_shown(f)} that reaches this line: it raises every time, with no check"
                 " first (the message says why).")
-    tag = "runtime-warning" if f.error_type == "log" and f.error_class.endswith((".warning", ".warn")) else f.tag
+    tag = "runtime-warning" if f.error_type == "log" and _warns(f) else f.tag
     if f.test_file and tag == "internal-invariant":   # review 17 P3: no "bug upstream" in a test's helper
         return (f"In test code: {_shown(f)} meets a state it does not expect; the code under test, or the"
                 " test's own setup, changed.")
@@ -299,10 +310,9 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
                       " `logger.exception` and `exc_info=True` do)",
                "warning": " (caught: the warning does not carry it)"}.get(f.error_type, ", which Python chains to this one,")
     own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
-    reported = f.error_type in ("log", "warning") and f.tag != "deprecation" and f.cond.constant is not False
-    mild = f.error_type == "warning" or f.error_class.endswith((".warning", ".warn", ".info", ".debug"))
-    if reported and (own is not None or (f.cond.is_except and mild)):   # review 16 P7: a report told as a failure
-        # to prevent; a caught failure logged as an error still leads with that failure
+    if _goes_on(f) and f.cond.constant is not False and (own is not None or (f.cond.is_except and _warns(f))):
+        # review 16 P7: a report told as a failure to prevent; a caught failure logged as an error
+        # still leads with that failure
         what = "the failure it caught" if f.cond.is_except else "this"
         out.append(f"Nothing is raised here: `{f.short}` {report_verb(f.error_type, bare=True)} {what} and goes on;"
                    " change what follows only if the situation it reports is not what you intend.")
@@ -461,8 +471,7 @@ def prevention_tips(f: SiteFacts) -> list[str]:
         return []   # a test's own check, or a line nothing reaches: nothing to prevent
     tips = []
     checked = f.cond.own is not None and not f.cond.is_except and f.cond.constant is None and not f.helper_check
-    reports = f.error_type in ("log", "warning") and f.tag != "deprecation"   # nothing to prevent: it goes on
-    if checked and not reports:
+    if checked and not _goes_on(f):   # a report: nothing to prevent, the call goes on
         tips.append(f"Validate `{_flag_excuse(f) or f.neg}` where the values are produced, not only in `{f.short}`.")
     fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] if checked and f.cond.own_text \
         else []

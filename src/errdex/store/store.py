@@ -171,14 +171,14 @@ class Store:
         """Record id -> (body key, window key): equal pairs in two datasets mean the same site as stored
         (only its `related` ids, kept in the membership row, may differ)."""
         rows = self._conn.execute(
-            "SELECT b.record_id, dr.body_key, dr.window_key FROM dataset_records dr"
-            " JOIN record_bodies b ON b.key = dr.body_key WHERE dr.dataset_id = ?", (dataset_id,))
+            f"SELECT b.record_id, dr.body_key, dr.window_key FROM {queries.MEMBERS} WHERE dr.dataset_id = ?",
+            (dataset_id,))
         return {rid: (body, window) for rid, body, window in rows}
 
     def related_lists(self, dataset_id: int) -> dict[str, list[str]]:
         """Record id -> its stored `related` ids (kept in the membership rows; see `bodies`)."""
         rows = self._conn.execute(
-            "SELECT b.record_id, dr.related FROM dataset_records dr JOIN record_bodies b ON b.key = dr.body_key"
+            f"SELECT b.record_id, dr.related FROM {queries.MEMBERS}"
             " WHERE dr.dataset_id = ? AND dr.related IS NOT NULL", (dataset_id,))
         return {rid: unpack_ids(related) for rid, related in rows}
 
