@@ -157,6 +157,9 @@ class ErrorSite:
     no_input: bool = False
     #: an assert whose test holds wherever it is reached (condition False, yet the line runs)
     holds: bool = False
+    #: digest of what the local analysis read (its function's text, the site's place in it and its
+    #: placeholders): a later version of the file reuses the analysis of a site with the same key
+    analysis_key: bytes = b""
 
 
 @dataclass(slots=True)

@@ -22,7 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from errdex.collector import collector_paused
-from errdex.delta.reindex import full_state, prune_cache, reindex, stat_files
+from errdex.analyze.reuse import ReusingAnalyzer
+from errdex.delta.reindex import earlier_keys, full_state, prune_cache, reindex, stat_files
 from errdex.extract.files import (
     cache_key,
     decode_source,
@@ -166,8 +167,9 @@ def _extract_all(tree: SourceTree, store, jobs: int | None, progress: ProgressFn
     """
     root = str(tree.root)
     pkg_dirs = frozenset(f.rsplit("/", 1)[0] if "/" in f else "" for f in tree.files if f.endswith("__init__.py"))
-    got = _Gathered(root, {f: module_name(f, pkg_dirs) for f in tree.files}, analysis,
-                    cold=store.file_cache_size() == 0)
+    cold = store.file_cache_size() == 0
+    got = _Gathered(root, {f: module_name(f, pkg_dirs) for f in tree.files}, analysis, cold,
+                    earlier=earlier_keys(store, tree.repo) if analysis and not cold else {})
     total = len(tree.files)
     groups = (got.read_group(tree.files[i:i + _READ_GROUP], store) for i in range(0, total, _READ_GROUP))
     fresh: dict[str, bytes] = {}
@@ -199,6 +201,8 @@ class _Gathered:
     modules: dict[str, str]
     analysis: bool
     cold: bool                      # the cache is empty: nothing is read here
+    #: path -> cache key of the file in the repo's latest dataset (`delta.reindex.earlier_keys`)
+    earlier: dict[str, str] = field(default_factory=dict)
     raw: dict[str, bytes] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
     facts: dict[str, FileFacts] = field(default_factory=dict)
@@ -207,10 +211,11 @@ class _Gathered:
     files: list[FileFacts] = field(default_factory=list)   # every file's facts, in tree order, once done
     extracted: int = 0
 
-    def read_group(self, group: Sequence[str], store) -> list[tuple[str, str]]:
-        """Read and key `group`, take what the cache knows; return the (path, module) items to extract."""
+    def read_group(self, group: Sequence[str], store) -> list[tuple[str, str, bytes | None]]:
+        """Read and key `group`, take what the cache knows; return the items to extract: (path,
+        module, the facts of the file's earlier version when the cache has them)."""
         if self.cold:
-            return [(rel, self.modules[rel]) for rel in group]
+            return [(rel, self.modules[rel], None) for rel in group]
         for rel in group:
             self.raw[rel] = data = self._read(rel)
             self.keys[rel] = cache_key(rel, self.modules[rel], data, self.analysis)
@@ -220,10 +225,11 @@ class _Gathered:
             blob = cached.get(self.keys[rel])
             facts = cached_facts_or_none(blob) if blob is not None else None
             if facts is None:
-                misses.append((rel, self.modules[rel]))
+                misses.append(rel)
             else:
                 self.facts[rel] = facts
-        return misses
+        before = store.cached_facts([self.earlier[rel] for rel in misses if rel in self.earlier])
+        return [(rel, self.modules[rel], before.get(self.earlier.get(rel, ""))) for rel in misses]
 
     def add(self, rel: str, key: str, facts: FileFacts, wblob: bytes | None) -> None:
         """A worker's facts, keyed by what it read (the file may have changed since this process read it)."""
@@ -269,18 +275,23 @@ class _Gathered:
             return b""
 
 
-def _worker_batch(root: str, batch: list[tuple[str, str]], analysis: bool, in_pool: bool = True
+def _worker_batch(root: str, batch: list[tuple[str, str, bytes | None]], analysis: bool, in_pool: bool = True
                   ) -> list[tuple[str, str, bytes, bytes | None]]:
-    """(path, cache key, compressed facts, pickled windows or None) per file.
+    """(path, cache key, compressed facts, pickled windows or None) per (path, module, earlier facts) item.
 
+    A site in a function unchanged since the earlier facts keeps their analysis (`analyze.reuse`).
     A pool worker (forked while the collector is paused) frees the batch's few
     cycles (analysis makes some) with one young-generation pass at the end.
     """
     analyze = _site_analyzer() if analysis else None
     out = []
     with collector_paused():
-        for rel, module in batch:
-            facts, lines = extract_file_lines(root, rel, module, analyze=analyze, calls=analysis)
+        for rel, module, earlier in batch:
+            reusing = None
+            if analyze is not None:
+                before = cached_facts_or_none(earlier) if earlier is not None else None
+                reusing = ReusingAnalyzer(analyze, before.sites if before is not None else ())
+            facts, lines = extract_file_lines(root, rel, module, analyze=reusing, calls=analysis)
             windows = _cut_windows(facts, lines)
             out.append((rel, key_of(rel, module, facts.sha256, analysis), pack_facts(facts),
                         pickle.dumps(windows, pickle.HIGHEST_PROTOCOL) if windows else None))
@@ -300,8 +311,8 @@ def _cut_windows(facts: FileFacts, lines: list[str]) -> Windows:
     return out
 
 
-def _run_workers(root: str, groups: Iterable[list[tuple[str, str]]], jobs: int | None, analysis: bool
-                 ) -> Iterator[tuple[str, bytes, bytes | None]]:
+def _run_workers(root: str, groups: Iterable[list[tuple[str, str, bytes | None]]], jobs: int | None,
+                 analysis: bool) -> Iterator[tuple[str, str, bytes, bytes | None]]:
     """Yield `_worker_batch` results for the items of each group, in order.
 
     Groups are pulled while the pool works, so reading the next files overlaps the
@@ -309,7 +320,7 @@ def _run_workers(root: str, groups: Iterable[list[tuple[str, str]]], jobs: int |
     few changed files forks nothing), and never when jobs == 1.
     """
     jobs = jobs or os.cpu_count() or 1
-    waiting: list[tuple[str, str]] = []
+    waiting: list[tuple[str, str, bytes | None]] = []
     pending: deque[Future] = deque()
     pool: ProcessPoolExecutor | None = None
     try:

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from errdex.analyze.related import RelatedIndex, RelatedKey
+from errdex.analyze.reuse import ReusingAnalyzer
 from errdex.delta.lazy import FactsLoader, MissingFacts
 from errdex.delta.state import (
     STATE_VERSION,
@@ -177,8 +178,10 @@ def _changed_facts(store, tree: SourceTree, old: FactsLoader, files: dict[str, F
     out: dict[str, tuple[FileFacts, list[str]]] = {}
     fresh: dict[str, bytes] = {}
     for rel in changed:
-        facts, lines = extract_file_lines(str(tree.root), rel, files[rel].module, analyze=analyze, calls=analysis)
-        if surface_digest(facts) != surface_digest(old.facts(rel)):
+        before = old.facts(rel)
+        reusing = ReusingAnalyzer(analyze, before.sites) if analyze is not None else None
+        facts, lines = extract_file_lines(str(tree.root), rel, files[rel].module, analyze=reusing, calls=analysis)
+        if surface_digest(facts) != surface_digest(before):
             raise NeedFull(f"{rel} changed what it offers other files")
         out[rel] = (facts, lines)
         fresh[files[rel].key] = pack_facts(facts)
@@ -389,6 +392,25 @@ def prune_cache(store, repo: str, keys: Iterable[str]) -> int:
         if isinstance(manifest, Manifest):
             keep.update(entry.key for entry in manifest.files.values())
     return store.prune_file_cache(keep)
+
+
+def earlier_keys(store, repo: str) -> dict[str, str]:
+    """Path -> cache key of the files of the repo's latest analysed dataset, when this build wrote it:
+    a changed file's earlier facts, still in the cache until `prune_cache`, lend it the analysis of
+    its unchanged functions (`analyze.reuse`)."""
+    latest: tuple[int, bytes] | None = None
+    for dataset_id, other, blob in store.state_parts("manifest"):
+        if other == repo and (latest is None or dataset_id > latest[0]):
+            latest = (dataset_id, blob)
+    if latest is None:
+        return {}
+    try:
+        manifest = loads(latest[1])
+    except (pickle.UnpicklingError, zlib.error, AttributeError, EOFError, TypeError, ValueError):
+        return {}
+    if not isinstance(manifest, Manifest) or not manifest.analysis or manifest.extractor_version != EXTRACTOR_VERSION:
+        return {}
+    return {rel: entry.key for rel, entry in manifest.files.items()}
 
 
 def stat_files(tree: SourceTree) -> dict[str, tuple[int, int] | None]:
