@@ -438,3 +438,68 @@ def test_a_guarded_edge_is_met_whichever_way_reaches_its_caller_first(order):
     graph.guarded = {("p.a", "p.c"): (((("KeyError",), True),),)}
     for error in (None, (frozenset({"ValueError"}), True), (frozenset({"KeyError"}), True)):
         assert graph.climb("p.f", error=error) == (["p.c"], True)
+
+
+def test_an_override_is_reached_only_through_instances_of_its_class(tmp_path):
+    """Review 17 P5: `self.setup()` in a base class's `__post_init__` reaches every subclass's
+    override, but a caller that constructs one subclass runs only that subclass's `setup`; a
+    method of a sibling class calling `self.setup()` is no way up either."""
+    recs = _index(tmp_path, {
+        "pipe/__init__.py": "",
+        "pipe/base.py": """
+            from dataclasses import dataclass
+
+
+            @dataclass
+            class Pipeline:
+                name: str
+
+                def __post_init__(self):
+                    self.setup()
+
+                def setup(self):
+                    pass
+            """,
+        "pipe/kinds.py": """
+            from pipe.base import Pipeline
+
+
+            class Video(Pipeline):
+                def setup(self):
+                    if not self.name:
+                        raise ValueError("video pipeline needs a name")
+
+                def reload(self):
+                    self.setup()
+
+
+            class Image(Pipeline):
+                def setup(self):
+                    pass
+
+                def again(self):
+                    self.setup()
+
+
+            class LongVideo(Video):
+                pass
+
+
+            def make_video(name):
+                return Video(name)
+
+
+            def make_long(name):
+                return LongVideo(name)
+
+
+            def make_image(name):
+                return Image(name)
+            """,
+    })
+    ex = recs["video pipeline needs a name"]["errdex"]
+    assert ex["callers"] == ["pipe.base.Pipeline.__post_init__", "pipe.kinds.Video.reload"]
+    entries = ex["entryPoints"]
+    assert "pipe.kinds.make_video" in entries and "pipe.kinds.make_long" in entries
+    assert "pipe.kinds.make_image" not in entries
+    assert "pipe.kinds.Image.again" not in entries

@@ -11,6 +11,11 @@ the dataset (library code, dynamic attributes) are dropped: an edge is only
 recorded when the code names its target. An edge whose calls all sit in `try`
 bodies keeps the handlers around them (`FunctionFacts.guarded`): the errors
 those handlers stop do not climb it, so a site's entry points depend on its class.
+
+An edge whose calls all say what the receiver is (`self.m()` in a method of Y: an instance of Y;
+`X(...)`: an X) is climbed only by an instance that can be one: from an override
+`Sub.m` reached by `self.m()` in `Base.f`, the callers of `Base.f` that construct a sibling of
+`Sub` are not on its way (`CallGraph.receivers`).
 """
 
 from __future__ import annotations
@@ -36,10 +41,48 @@ class CallGraph:
     test_functions: set[str] = field(default_factory=set)
     # (callee, caller) -> handler chains around every call of that edge (`FunctionFacts.guarded`)
     guarded: dict[tuple[str, str], tuple] = field(default_factory=dict)
+    #: (callee, caller) -> what the receiver is in every call of that edge: ("self", Y) for `self.m()`
+    #: in a method of class Y, ("new", X) for `X(...)`; edges with any other call are not here
+    receivers: dict[tuple[str, str], frozenset] = field(default_factory=dict)
+    owner: dict[str, str] = field(default_factory=dict)                 # method qualname -> its class
+    lineage: dict[str, frozenset[str]] = field(default_factory=dict)    # class -> itself and its ancestors
+    mixed: dict[tuple[str, str], bool] = field(default_factory=dict)    # `_related` answers for unrelated pairs
 
     def callers(self, qualname: str) -> list[str]:
-        """Direct callers, sorted, capped at MAX_CALLERS."""
-        return sorted(self.callers_of.get(qualname, ()))[:MAX_CALLERS]
+        """Direct callers whose calls can reach this function's class, sorted, capped at MAX_CALLERS."""
+        need = self.owner.get(qualname)
+        found = self.callers_of.get(qualname, ())
+        if need is not None and self.receivers:
+            found = [c for c in found if self._through(qualname, c, need) is not _NO_WAY]
+        return sorted(found)[:MAX_CALLERS]
+
+    def _through(self, callee: str, caller: str, need: str | None):
+        """The class the instance must have in `caller` after climbing this edge with one of class
+        `need` (None: any), or `_NO_WAY` when no call of the edge can be made on such an instance."""
+        tags = self.receivers.get((callee, caller))
+        if tags is None:
+            return None
+        after: set = set()
+        for kind, cls in tags:
+            if kind == "new":
+                if need is None or need in self.lineage.get(cls, (need,)):
+                    after.add(None)   # the caller made it: its own instance is another matter
+            elif need is None or self._related(cls, need):
+                after.add(cls if need is None or need in self.lineage.get(cls, ()) else need)
+        if not after:
+            return _NO_WAY
+        return after.pop() if len(after) == 1 else None
+
+    def _related(self, a: str, b: str) -> bool:
+        """Whether one instance can be both an `a` and a `b`: one derives from the other, or a
+        class of the dataset derives from both (a mixin). Classes not in the dataset: assumed so."""
+        la, lb = self.lineage.get(a), self.lineage.get(b)
+        if la is None or lb is None or a in lb or b in la:
+            return True
+        found = self.mixed.get((a, b))
+        if found is None:
+            found = self.mixed[(a, b)] = any(a in line and b in line for line in self.lineage.values())
+        return found
 
     def entry_points(self, qualname: str, *, depth: int = ENTRY_DEPTH, include_tests: bool = False,
                      error: tuple[frozenset[str], bool] | None = None) -> list[str]:
@@ -57,20 +100,23 @@ class CallGraph:
         """`entry_points`, and whether the way up met a guarded edge: when it met none, the
         answer is the same for every class (a re-index may reuse it for a new one)."""
         out: list[str] = []
-        seen = {qualname}
-        frontier = [qualname]
-        guarded = self.guarded
+        listed: set[str] = set()
+        start = (qualname, self.owner.get(qualname))
+        seen = {start}
+        frontier = [start]
+        guarded, receivers = self.guarded, self.receivers
         met = False
         for level in range(depth + 1):
-            for q in sorted(frontier):
-                if q in self.public and (include_tests or q not in self.test_functions):
+            for q, _ in sorted(frontier, key=_by_name):
+                if q not in listed and q in self.public and (include_tests or q not in self.test_functions):
+                    listed.add(q)
                     out.append(q)
                     if len(out) >= MAX_ENTRY_POINTS:
                         return out, met
             if level == depth:
                 break
             nxt = []
-            for q in frontier:
+            for q, need in frontier:
                 for c in self.callers_of.get(q, ()):
                     # every edge of the level is looked at, seen caller or not: which of two edges
                     # reaches a caller first follows set order, and `met` must not
@@ -79,13 +125,23 @@ class CallGraph:
                         met = True
                         if error is not None and all(chain_stops(chain, *error) for chain in chains):
                             continue   # not seen: another way up may still reach it
-                    if c not in seen:
-                        seen.add(c)
-                        nxt.append(c)
+                    after = self._through(q, c, need) if receivers else None
+                    if after is _NO_WAY:
+                        continue
+                    if (c, after) not in seen:
+                        seen.add((c, after))
+                        nxt.append((c, after))
             frontier = nxt
             if not frontier:
                 break
         return out, met
+
+
+_NO_WAY = object()
+
+
+def _by_name(state: tuple[str, str | None]) -> tuple[str, str]:
+    return state[0], state[1] or ""
 
 
 def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> CallGraph:
@@ -100,6 +156,8 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
     known = resolver.cache   # looked up inline: most of the calls name a callee seen before
     guarded: dict[tuple[str, str], tuple] = {}
     open_edges: set[tuple[str, str]] = set()   # edges with a call no handler stops anything around
+    receivers: dict[tuple[str, str], set] = {}
+    any_receiver: set[tuple[str, str]] = set()   # edges with a call on a receiver of unknown class
     for fn in functions.values():
         caller = fn.qualname
         chains_of = fn.guarded
@@ -108,7 +166,8 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
             target = known.get(call, False)
             if target is False:
                 target = known[call] = resolver.callee(call)
-            if own is not None and call.startswith(own) and call[len(own):len(own) + 1] == ".":
+            on_self = own is not None and call.startswith(own) and call[len(own):len(own) + 1] == "."
+            if on_self:
                 # `self.m()`: on an instance of a subclass, its override runs
                 more = resolver.overrides(own, call[len(own) + 1:])
                 if more:
@@ -116,6 +175,9 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
                         *(target if target.__class__ is tuple else (target,)), *more)
             if target is None:
                 continue
+            receiver = resolver.constructs(call, target)
+            if receiver is None and on_self and "." not in call[len(own) + 1:]:
+                receiver = ("self", own)
             for one in target if target.__class__ is tuple else (target,):   # a class: `__init__`, `__post_init__`
                 if one == caller:
                     continue
@@ -124,12 +186,20 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
                     guarded[(one, caller)] = guarded.get((one, caller), ()) + chains_of[call]
                 else:
                     open_edges.add((one, caller))
+                if receiver is None:
+                    any_receiver.add((one, caller))
+                else:
+                    receivers.setdefault((one, caller), set()).add(receiver)
         for passed in fn.passes:
             one = resolver.passed(passed)
             if one is not None and one != caller:
                 callers_of.setdefault(one, set()).add(caller)
                 open_edges.add((one, caller))
+                any_receiver.add((one, caller))
     graph.guarded = {edge: chains for edge, chains in guarded.items() if edge not in open_edges}
+    graph.receivers = {edge: frozenset(tags) for edge, tags in receivers.items() if edge not in any_receiver}
+    graph.owner = {q: fn.cls for q, fn in functions.items() if fn.cls is not None}
+    graph.lineage = {c: frozenset((c, *resolver.ancestors_of(c))) for c in cb.classes}
     return graph
 
 
@@ -184,6 +254,22 @@ class _CalleeResolver:
                         return forward
                 return found
         return None
+
+    def constructs(self, call: str, target) -> tuple[str, str] | None:
+        """("new", class) when `call` names a class of the dataset and `target` is what constructing it runs."""
+        key = "()" + call
+        found = self.cache.get(key, False)
+        if found is False:
+            classes = self.cb.classes
+            cls = call if call in classes else _resolve(self.cb, call, classes)
+            runs = target if target.__class__ is tuple else (target,)
+            found = ("new", cls) if cls in classes and call not in self.functions and all(
+                one.rpartition(".")[2] in _CONSTRUCTORS for one in runs) else None
+            self.cache[key] = found
+        return found
+
+    def ancestors_of(self, cls: str) -> list[str]:
+        return self._ancestors(cls)
 
     def overrides(self, cls: str, name: str) -> tuple[str, ...]:
         """The methods `name` defined on the dataset's subclasses of `cls` (at any depth)."""
