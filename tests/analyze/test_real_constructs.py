@@ -122,6 +122,33 @@ def f(reg, model):
     assert _condition(source, 1).exact
 
 
+def test_a_call_seen_answering_two_literals_keeps_only_its_latest_reads():
+    """Review 17 P7: a test's asserts on one stateful call, each expecting the next answer
+    (`None`, then one list, then another), are not one impossible conjunction claimed exact:
+    the reads before the call answered otherwise are left out, and the condition is not exact."""
+    source = """
+def test_state(state):
+    assert state.sample(3) is None
+    state.receive([["w"], ["a"], ["s"], ["d"]])
+    assert state.sample(3) == [["w"], ["a"], ["s"]]
+    assert state.sample(3) == [["d"], [], []]
+    assert state.sample(3) == [[], [], []]
+    assert state.done
+"""
+    def same(produced: str, expected: str) -> bool:
+        return ast.dump(ast.parse(produced)) == ast.dump(ast.parse(expected))
+
+    third = _condition(source, 2)
+    assert same(third.expr, 'state.sample(3) != [["d"], [], []]')
+    assert not third.exact and "state.sample(3)" in third.reason
+    fourth = _condition(source, 3)
+    assert same(fourth.expr, "state.sample(3) != [[], [], []]") and not fourth.exact
+    last = _condition(source, 4)
+    assert same(last.expr, "state.sample(3) == [[], [], []] and not state.done") and not last.exact
+    # Two answers that can be one (`is None`, then `!= [...]`) keep the reading that a call answers the same.
+    assert _condition(source, 1).exact
+
+
 def test_names_only_guards_stay_exact_across_calls():
     got = _condition("""
 def f(n):

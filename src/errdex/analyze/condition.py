@@ -250,10 +250,20 @@ class _PathWalk:
         names = {key: ast.Name(f"_errdex_call_{i}", ast.Load()) for i, key in enumerate(calls)}
         stale = frozenset(calls)
         earlier = EMPTY
+        values: dict[str, set] = {}
         for old in self.guards:
             if stale & state_atoms(old):
-                earlier = earlier.add(_calls_as_names(old, names))
-        contradict = not earlier.false and earlier.add(_calls_as_names(expr, names)).false
+                renamed = _calls_as_names(old, names)
+                earlier = earlier.add(renamed)
+                _literal_values(renamed, values)
+        renamed = _calls_as_names(expr, names)
+        contradict = not earlier.false and earlier.add(renamed).false
+        if not contradict:   # `f() == [1]` then `f() == [2]`, `f() is None` then `f() == []`: two answers
+            contradict = _literal_values(renamed, values)
+        if not contradict:   # a call that answered otherwise once on this path may again
+            contradict = any(name in stale for name, _ in self.stale)
+        if contradict:   # the earlier reads were of other answers: left out (`_without_stale`)
+            self.stale += tuple((key, len(self.guards)) for key in calls)
         return stale if contradict else frozenset()
 
     def _guarded(self) -> frozenset[str]:
@@ -766,6 +776,46 @@ def _enter_case(walk: _PathWalk, match: ast.Match, child: ast.AST) -> None:
     walk.note(NOT_IN_BLOCK)
 
 
+def _literal_values(expr: ast.AST, values: dict[str, set]) -> bool:
+    """Note the literal each top-level `name == <literal>` or `name is None` term of `expr` says
+    a renamed call answered (`_calls_as_names`); True when one says an answer other than noted.
+
+    Only data literals (numbers, text, None, and lists, tuples, sets, dicts of them) count:
+    two of them that differ cannot both equal one value."""
+    clash = False
+    for term in _and_terms(expr):
+        if not (isinstance(term, ast.Compare) and len(term.ops) == 1):
+            continue
+        left, op, right = term.left, term.ops[0], term.comparators[0]
+        if isinstance(right, ast.Name) and not isinstance(left, ast.Name):
+            left, right = right, left
+        if not (isinstance(left, ast.Name) and left.id.startswith("_errdex_call_")):
+            continue
+        if isinstance(op, ast.Is) and isinstance(right, ast.Constant) and right.value is None:
+            value = None
+        elif isinstance(op, ast.Eq):
+            try:
+                value = ast.literal_eval(right)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if isinstance(value, float) and value != value:
+                continue
+        else:
+            continue
+        seen = values.setdefault(left.id, set())
+        key = repr(value)
+        if seen and key not in seen:
+            clash = True
+        seen.add(key)
+    return clash
+
+
+def _and_terms(expr: ast.AST) -> list[ast.AST]:
+    if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And):
+        return [t for v in expr.values for t in _and_terms(v)]
+    return [expr]
+
+
 def _calls_as_names(expr: ast.AST, names: dict[str, ast.Name]) -> ast.AST:
     """A copy of `expr` with the parts whose key is in `names` replaced by those names."""
     if isinstance(expr, ast.expr):
@@ -795,7 +845,8 @@ def _without_stale(walk: _PathWalk) -> tuple[Conjunction, Conjunction]:
     kept = own = EMPTY
     for i, expr in enumerate(walk.guards):
         names = expr_names(expr)
-        if any(i < before and name in names for name, before in walk.stale):
+        if any(i < before and (name in names or ("(Call " in name and name in state_atoms(expr)))
+               for name, before in walk.stale):
             continue
         kept = kept.add(expr)
         if i not in walk.not_own:
@@ -822,7 +873,8 @@ def _result(walk: _PathWalk) -> TriggerCondition:
     if not conjunction.false:
         calls.extend(c for c in conjunction.calls if c not in calls)
     reason = joined_reasons(walk.reasons)
-    if walk.stale and (conjunction.false or _contradicts_itself(conjunction)):
+    if walk.stale and (conjunction.false or _contradicts_itself(conjunction)
+                       or any("(Call " in name for name, _ in walk.stale)):
         # `if not s: return`, `s = s.strip()`, `if not s: raise`: the two tests read two values of
         # `s`; joined, they read as an impossible path. The guards read before the name was bound
         # again are left out (the condition is approximate already, for that reason).
