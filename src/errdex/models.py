@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "76"
+EXTRACTOR_VERSION = "77"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +157,9 @@ class ErrorSite:
     no_input: bool = False
     #: an assert whose test holds wherever it is reached (condition False, yet the line runs)
     holds: bool = False
+    #: an assert whose own test reads parameters of its function and no other local (`self` aside):
+    #: it checks what its caller passed, an input, not a state the function assumes
+    checks_args: bool = False
     #: digest of what the local analysis read (its function's text, the site's place in it and its
     #: placeholders): a later version of the file reuses the analysis of a site with the same key
     analysis_key: bytes = b""
@@ -169,6 +172,10 @@ class ClassFacts:
     qualname: str                    # "pkg.mod.KernelLimitError"
     bases: list[str]                 # resolved dotted names ("builtins.ValueError", "pkg.errors.Base")
     error_code: str | None = None    # class attribute code/error_code when a literal
+    #: how its constructor is declared here (`extract.initargs`: "init", "fields" or "" when
+    #: inherited) and the arguments it keeps as attributes of the same name
+    init_kind: str = ""
+    init_args: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

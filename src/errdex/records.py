@@ -171,6 +171,8 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
         record["errdex"]["unfedLocals"] = list(site.unfed)
     if site.no_input:   # what decides it no caller passes
         record["errdex"]["noInputRead"] = True
+    if site.checks_args:   # an assert on what the caller passed
+        record["errdex"]["checksArguments"] = True
     if site.holds:   # reached, never failing: not an unreachable line
         record["errdex"]["assertHolds"] = True
     return record

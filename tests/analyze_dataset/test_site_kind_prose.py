@@ -143,7 +143,9 @@ def test_a_setting_behind_a_check_is_named_and_is_no_bug(tmp_path):
     recs = _records(tmp_path)
     ep = recs["--max-ep-size must be a positive integer."]
     assert ep["commonSituations"] == ("Settings of the run involved: the command-line option `--max-ep-size` "
-                                      "(the message names it).")
+                                      "(the message names it). A setting or combination of options that"
+                                      " `check_ep` does not handle.")
+    assert ep["backgroundTag"] == "unsupported-configuration"   # an assert on an argument's option
     dtype = recs["Ignoring ACME_SSM_DTYPE={name}: using float32 for the state cache"]
     assert dtype["commonSituations"] == (
         "Settings of the run involved: the environment variable `ACME_SSM_DTYPE` (read before it). "

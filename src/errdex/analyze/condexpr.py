@@ -20,6 +20,8 @@ _FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,
          ast.LtE: ast.Gt, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
 _OP_TEXT = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
             ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+#: `not a >= b` in words: the opposite order, which NaN also meets (no order holds for it).
+_NOT_ORDER = {ast.GtE: "is less than", ast.Gt: "is at most", ast.LtE: "is greater than", ast.Lt: "is at least"}
 _OP_WORDS = {ast.Eq: "equals", ast.NotEq: "differs from", ast.Lt: "is less than", ast.LtE: "is at most",
              ast.Gt: "is greater than", ast.GtE: "is at least", ast.Is: "is", ast.IsNot: "is not",
              ast.In: "is one of", ast.NotIn: "is not one of"}
@@ -779,6 +781,12 @@ def describe(node: ast.expr | None) -> str:
             return f"`{code(inner)}` is falsy (`bool({code(inner)})` is False)"
         if isinstance(inner, ast.BinOp):
             return f"`{code(inner)}` is zero"
+        if isinstance(inner, ast.Compare) and len(inner.ops) == 1 and type(inner.ops[0]) in _NOT_ORDER:
+            # kept whole for NaN (`simplify._float_order`): said as its opposite, NaN named
+            left, right = inner.left, inner.comparators[0]
+            nan = (f"`{code(left)}`" if isinstance(right, ast.Constant) else
+                   f"`{code(right)}`" if isinstance(left, ast.Constant) else "one of them")
+            return f"`{code(left)}` {_NOT_ORDER[type(inner.ops[0])]} `{code(right)}` (or {nan} is NaN)"
         return f"it is not the case that {describe(inner)}"
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OP_WORDS:
         return f"`{code(node.left)}` {_OP_WORDS[type(node.ops[0])]} `{code(node.comparators[0])}`"

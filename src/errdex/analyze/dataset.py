@@ -21,7 +21,7 @@ from errdex.analyze.callgraph import CallGraph, build_call_graph
 from errdex.analyze.condexpr import own_test_source
 from errdex.analyze.fields import fill_prose, set_owners, site_qualname
 from errdex.analyze.related import RelatedIndex, RelatedKey
-from errdex.analyze.setters import merged_setters, setters_for
+from errdex.analyze.setters import init_args_for, merged_setters, setters_for
 from errdex.analyze.tags import background_tag, tags_for
 from errdex.collector import collector_paused
 from errdex.extract.handlers import error_names
@@ -180,6 +180,10 @@ def fill_own(record: dict, qual: str, method_of: dict, setters: dict, cb: Codeba
     if found:
         ex["setters"] = found
         prov["setters"] = "fact"
+    taken = init_args_for(own_text, ex["siteClass"], cb)
+    if taken:
+        ex["initArgs"] = taken
+        prov["initArgs"] = "fact"
 
 
 _TAXONOMY: dict[str, str] = {}     # provenance texts by rule: one string each, not one per record

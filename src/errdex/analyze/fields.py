@@ -86,6 +86,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
                         bool(ex.get("test")) and is_test_function(qual))
     f.message = record.get("errorMessage") or ""
     f.setters = ex.get("setters") or {}
+    f.init_args = ex.get("initArgs") or {}
     f.helper_check = unbound_helper_check(f.reason) if ex.get("helper") else None
     f.loops = ex.get("loops") or []
     f.site_class = ex.get("siteClass")

@@ -10,6 +10,8 @@ only numbers are those in the condition.
 from __future__ import annotations
 
 import ast
+import builtins
+import keyword
 import re
 
 from errdex.analyze.codegen import binding_loop, feeding_for, names_in, one_line
@@ -55,7 +57,8 @@ class SiteFacts:
 
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
-                 "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds")
+                 "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds",
+                 "init_args")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -89,6 +92,8 @@ class SiteFacts:
         self.test_file = test             # in test code (`errdex.test`), a test's helper too (`test`: a test itself)
         self.holds = False                # `errdex.assertHolds`: a reached assert whose test cannot fail
         self.knobs: list[Knob] | None = None   # `settings_of`, computed once
+        #: `errdex.initArgs`: attributes the own test reads that are constructor arguments of the class
+        self.init_args: dict[str, str] = {}
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -328,6 +333,8 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         # Advice to "call the test differently" would be nonsense: the test's expectation failed.
         return [f"The test expects `{f.neg}`{approx_mark(f)}: find which change in the code it exercises"
                 " broke that."], f.exact
+    if f.init_args and own is not None and f.cond.constant is None:
+        out.append(_made_with(f))
     dispatch = dispatch_types(f.cond) if own is not None else None
     if dispatch is not None:   # a type dispatch: the earlier branches' types pass too
         subject, types = dispatch
@@ -381,6 +388,34 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     elif not out:
         out.append(f"Read the check in `{f.function}` (linked source) to see which input it rejects.")
     return out, fact
+
+
+def _made_with(f: SiteFacts) -> str:
+    """"`self.min_p` is the `min_p` argument `SamplingParams` is made with: pass one for which
+    `min_p >= 0.0 and min_p <= 1.0` holds" (review 17 P1: name what the user sets, not only the test)."""
+    cls = (f.site_class or "").rpartition(".")[2] or "the class"
+    chains, args = list(f.init_args), list(f.init_args.values())
+    many = len(args) > 1
+    which = (f"{_listed(chains)} {'are' if many else 'is'} the {_listed(args)} argument{'s' if many else ''}"
+             f" `{cls}` is made with (`{cls}({', '.join(f'{a}=...' for a in args)})`)")
+    also = sorted({m.rpartition(".")[0].rpartition(".")[2] + "." + m.rpartition(".")[2]
+                   for chain in chains for m in f.setters.get(chain, ()) if not m.endswith(".__init__")})
+    if also:
+        which += f" ({_listed(also)} assign{'s' if len(also) == 1 else ''} {'them' if many else 'it'} too)"
+    wanted = f.neg
+    for arg in args:
+        wanted = re.sub(rf"\bself\.{re.escape(arg)}\b(?!\s*\()", arg, wanted)
+    if not wanted or "self." in wanted:   # the test reads more of the object than its arguments
+        return f"{which}: the check reads {'them' if many else 'it'}."
+    others = sorted(n for n in names_in(wanted) if "." not in n and n not in args
+                    and not hasattr(builtins, n) and not keyword.iskeyword(n))
+    where = f", with {_listed(others)} as `{f.short}` has {'them' if len(others) > 1 else 'it'}" if others else ""
+    return f"{which}: pass {'values' if many else 'one'} for which `{wanted}` holds{where}{approx_mark(f)}."
+
+
+def _listed(names: list[str]) -> str:
+    quoted = [f"`{n}`" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 def _call_first(f: SiteFacts, own_text: str) -> list[str]:

@@ -54,6 +54,34 @@ def setters_for(own_test: str | None, qual: str, site_class: str | None,
     return found or None
 
 
+def init_args_for(own_test: str | None, site_class: str | None, cb) -> dict[str, str] | None:
+    """`{"self.min_p": "min_p"}` for the attributes the own test reads that the site's class takes as
+    constructor arguments of that name and stores as they are (`extract.initargs`), or None.
+
+    The constructor is the class's own, else the nearest ancestor's that declares one; the
+    annotated fields of a dataclass-like class and its dataclass-like ancestors add up.
+    """
+    if not own_test or site_class is None or "self." not in own_test:
+        return None
+    attrs = list(dict.fromkeys(_SELF_ATTR.findall(own_test)))[:MAX_ATTRS]
+    if not attrs:
+        return None
+    taken: set[str] = set()
+    fields = False
+    for cls in _lineage(site_class, cb):
+        facts = cb.classes.get(cls)
+        kind = getattr(facts, "init_kind", "")
+        if kind == "init":   # an explicit `__init__` is the signature: what lies above it is not
+            if not fields:   # below a dataclass-like class, its generated constructor is
+                taken.update(facts.init_args)
+            break
+        if kind == "fields":
+            fields = True
+            taken.update(facts.init_args)
+    found = {f"self.{attr}": attr for attr in attrs if attr in taken}
+    return found or None
+
+
 def _lineage(site_class: str, cb) -> list[str]:
     """The class, then its ancestors defined in the codebase (through re-exports), breadth first (bounded)."""
     order = [site_class]

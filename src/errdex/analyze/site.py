@@ -15,6 +15,7 @@ from errdex.analyze.codegen import assigned, header_reads, is_header, line_reads
 from errdex.analyze.condition import trigger_condition
 from errdex.analyze.exprs import memo
 from errdex.analyze.feeding import feeding_values
+from errdex.analyze.flow import free_names
 from errdex.analyze.names import block_bound_names, parameter_names, text_reads
 from errdex.analyze.source import analyzing, node_text
 from errdex.models import ErrorSite, Placeholder
@@ -57,6 +58,8 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     reads_input = bool(cond.guard) and _reads_a_parameter(scope, cond.guard, site.feeding)
     if cond.guard and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and not reads_input:
         site.no_input = True   # module state, or values the function makes from nothing a caller passes
+    if reads_input and site.error_type == "assertion" and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        site.checks_args = _checks_arguments(scope, cond.guard)
     if reads_input:
         changed = changed_inputs(scope, site.line, path)
         if changed:   # only those the own guard or its feeding values read
@@ -116,6 +119,22 @@ def _reads_a_parameter(scope: ast.AST, guard: str, feeding: list[str]) -> bool:
     function could have changed, and need no walk of its statements."""
     params = parameter_names(scope)
     return bool(params) and any(not params.isdisjoint(names_in(text)) for text in (guard, *feeding))
+
+
+def _checks_arguments(scope: ast.FunctionDef | ast.AsyncFunctionDef, guard: str) -> bool:
+    """Whether the guard reads parameters (not `self`/`cls`) and no other local of the function:
+    `assert x.ndim == 2` checks an input; `assert self.ready` or `assert n > 0` after `n = ...` do not.
+    Module names (`torch`, constants) may be read besides."""
+    try:
+        tree = ast.parse(guard.strip(), mode="eval")
+    except SyntaxError:
+        return False
+    read = free_names(tree.body)
+    params = parameter_names(scope) - {"self", "cls"}
+    if read.isdisjoint(params) or "self" in read or "cls" in read:
+        return False
+    own = memo(scope, "_errdex_bound", _bound_in)
+    return read.isdisjoint(own - params)
 
 
 def _loops(path: list) -> list[str]:

@@ -332,6 +332,12 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
                 first = i
                 break
     rule = RULES[first] if first < _NONE else RULES[-1]
+    if rule.name == "bare-assert" and ex.get("checksArguments") and not ex.get("test"):
+        # review 17 P3: it checks what a caller passed; a setting read off it is still a setting
+        for i in _COND_RULES:
+            if i > first and _COND_RX[i].search(text):
+                return RULES[i].tag, RULES[i].name
+        return "input-validation", "assert-on-arguments"
     return rule.tag, rule.name
 
 

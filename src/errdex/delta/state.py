@@ -83,7 +83,7 @@ def surface_digest(facts: FileFacts) -> bytes:
     factories = [(d.qualname, d.params, d.site.error_type, d.site.error_class, d.site.class_ref,
                   d.site.message.segments, d.site.message.form, d.site.http_status, d.site.error_code)
                  for d in facts.factories]
-    classes = [(c.qualname, c.bases, c.error_code) for c in facts.classes]
+    classes = [(c.qualname, c.bases, c.error_code, c.init_kind, c.init_args) for c in facts.classes]
     surface = (facts.module, classes, sorted(facts.imports.items()), facts.exports, helpers, functions,
                sorted(facts.string_constants.items()), facts.diagnostic is not None, factories)
     return hashlib.sha256(pickle.dumps(surface, 4)).digest()

@@ -15,6 +15,7 @@ from typing import Callable
 
 from errdex.extract.constructors import constructor_of, in_parameters
 from errdex.extract.handlers import Handler, caught_names, stops
+from errdex.extract.initargs import init_arguments
 from errdex.extract.logcalls import LOG_LEVELS, LOGGER_METHODS, is_logger
 from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal, whole
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, own_nodes, resolve_dotted
@@ -410,7 +411,7 @@ class ModuleWalker:
                     and s.targets[0].id in _CODE_KWARGS and isinstance(s.value, ast.Constant)
                     and isinstance(s.value.value, (str, int)) and not isinstance(s.value.value, bool)):
                 code = str(s.value.value)
-        self.facts.classes.append(ClassFacts(f"{self.module}.{qual}", bases, code))
+        self.facts.classes.append(ClassFacts(f"{self.module}.{qual}", bases, code, *init_arguments(stmt)))
         self._note_constructor(stmt, qual)
         scope = _Scope(stmt, qual, "class", None, [])
         scope.bases = bases

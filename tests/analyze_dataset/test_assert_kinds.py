@@ -1,0 +1,60 @@
+"""An assert on what the caller passed is input validation, not an internal invariant (review 17 P3:
+every assert was told as "a state the function assumes cannot occur: a bug upstream")."""
+
+import pytest
+
+from .sources import index_sources, records_by_message
+
+FILES = {
+    "ops/__init__.py": "",
+    "ops/mm.py": """
+        import torch
+
+        MODES = ("tn", "nn")
+
+
+        def matmul(a, b, *, kind="nn", alpha=1.0):
+            assert kind in MODES, f"kind {kind} is neither tn nor nn"
+            assert 0 < alpha <= 1, "alpha out of range"
+            assert a.shape[1] == b.shape[0], "inner sizes differ"
+            n = a.shape[0]
+            assert n % 16 == 0, "rows not a multiple of 16"
+            return a @ b
+
+
+        class Cache:
+            def __init__(self):
+                self.ready = False
+
+            def get(self, key):
+                assert self.ready, "cache used before it is ready"
+                assert len([k for k in key if k]) > 0, "empty key"
+                return key
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def recs(tmp_path_factory):
+    return records_by_message(index_sources(tmp_path_factory.mktemp("asserts"), FILES, "o/ops"))
+
+
+@pytest.mark.parametrize("message", ["kind {kind} is neither tn nor nn", "alpha out of range", "empty key"])
+def test_an_assert_on_parameters_checks_an_input(recs, message):
+    rec = recs[message]
+    assert rec["errdex"]["checksArguments"] is True
+    assert rec["backgroundTag"] == "input-validation"
+    assert rec["errdex"]["provenance"]["backgroundTag"] == "heuristic:taxonomy:assert-on-arguments"
+    assert rec["handlingStrategy"] == "validate"
+    assert "assumes cannot occur" not in rec["commonSituations"]
+
+
+@pytest.mark.parametrize("message", ["cache used before it is ready", "rows not a multiple of 16"])
+def test_an_assert_on_state_or_a_local_stays_an_invariant(recs, message):
+    rec = recs[message]
+    assert "checksArguments" not in rec["errdex"]
+    assert rec["backgroundTag"] == "internal-invariant"
+
+
+def test_a_shape_check_keeps_its_own_rule(recs):
+    assert recs["inner sizes differ"]["backgroundTag"] == "shape-dtype-mismatch"
