@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from errdex.collector import collector_paused
 from errdex.analyze.reuse import ReusingAnalyzer
+from errdex.collector import collector_paused
 from errdex.delta.reindex import earlier_keys, full_state, prune_cache, reindex, stat_files
 from errdex.extract.files import (
     cache_key,
