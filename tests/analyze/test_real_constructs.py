@@ -817,3 +817,29 @@ def f(x):
     got = _condition(source, 0)
     assert got.expr == "False" and got.exact
     assert _condition(source, 1).expr == "x < 0"
+
+
+def test_a_site_after_a_call_that_checks_is_not_exact():
+    """Review 18: `_assert_supported(x)`, `super()._validate()` or `torch.testing.assert_close(a, b)`
+    before the site raise when their own checks fail, which the walk does not follow: the condition
+    holds only if they returned, so it is not exact (the first one is named); other calls are not checks."""
+    checked = _condition("""
+def f(self, x, y):
+    self.cache.update(x)
+    _assert_supported(x)
+    super()._validate()
+    torch.testing.assert_close(x, y)
+    if y > 3:
+        raise ValueError("big")
+""")
+    assert checked.expr == "y > 3" and not checked.exact
+    assert checked.reason.startswith("the checks inside `_assert_supported(...)` (line 4) are not followed")
+    assert "_validate" not in checked.reason   # one named
+    plain = _condition("""
+def f(x, y):
+    log.update(x)
+    await asyncio.sleep(0)
+    if y > 3:
+        raise ValueError("big")
+""")
+    assert plain.exact

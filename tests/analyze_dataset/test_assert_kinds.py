@@ -22,6 +22,16 @@ FILES = {
             return a @ b
 
 
+        def send(blocks, chunk):
+            start, end = chunk
+
+            def set_blocks(i):
+                assert start <= i < end, "block outside the chunk"
+                return blocks[i]
+
+            return [set_blocks(i) for i in range(start, end)]
+
+
         class Cache:
             def __init__(self):
                 self.ready = False
@@ -49,7 +59,8 @@ def test_an_assert_on_parameters_checks_an_input(recs, message):
     assert "assumes cannot occur" not in rec["commonSituations"]
 
 
-@pytest.mark.parametrize("message", ["cache used before it is ready", "rows not a multiple of 16"])
+@pytest.mark.parametrize("message", ["cache used before it is ready", "rows not a multiple of 16",
+                                     "block outside the chunk"])
 def test_an_assert_on_state_or_a_local_stays_an_invariant(recs, message):
     rec = recs[message]
     assert "checksArguments" not in rec["errdex"]

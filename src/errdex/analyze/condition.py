@@ -68,6 +68,11 @@ CHANGED = "{atoms} tested again after a call that may change it"
 #: An impossible path only if state read before a call is the same after it (`_changed_between`).
 STATE_CHANGED_BETWEEN = "a value tested before a call is tested again after it, which may change it"
 NOT_IN_BLOCK = "path element not found in its block"
+EARLIER_CHECK = "the checks inside `{call}` (line {line}) are not followed: the site is reached only if it returned"
+_EARLIER_CHECK_HEAD = EARLIER_CHECK.partition("`")[0]
+#: A call whose name says it checks (`_assert_supported`, `check_shapes`, `validate`, `verify`,
+#: `ensure_...`, `assert_close`, `assert_called_once_with`): it raises when its check fails.
+_CHECKING = re.compile(r"_*(?:assert|check|validate|verify|ensure)(?:_|[A-Z]|$)")
 MAX_CALLS = 8
 
 
@@ -424,6 +429,11 @@ def _fall_through_preceding(walk: _PathWalk, block: list[ast.stmt], element: ast
 
 def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
     flow = walk.flow
+    if stmt.__class__ is ast.Expr:
+        checked = _checking_call(stmt.value)
+        if checked is not None and not any(r.startswith(_EARLIER_CHECK_HEAD) for r in walk.reasons):
+            # review 18: `_assert_args(...)`, `super()._validate()` before the site; the first one named
+            walk.note(EARLIER_CHECK.format(call=checked, line=stmt.lineno))
     exits = flow.stmt_exits(stmt)
     bound = None
     if walk.guards:   # with no guard yet, a rebinding stales nothing
@@ -454,6 +464,23 @@ def _fall_through(walk: _PathWalk, stmt: ast.stmt) -> None:
         stale = _rebound_after_read(stmt, stale, exits.next)
         if stale:
             walk.note(REBOUND.format(names=_named(stale)))
+
+
+def _checking_call(expr: ast.expr) -> str | None:
+    """`name(...)` as written when `expr` is a call (awaited or not) of a checking function, else None."""
+    if expr.__class__ is ast.Await:
+        expr = expr.value
+    if expr.__class__ is not ast.Call:
+        return None
+    func = expr.func
+    last = func.attr if func.__class__ is ast.Attribute else func.id if func.__class__ is ast.Name else None
+    if last is None or _CHECKING.match(last) is None:
+        return None
+    written = dotted_source(func)
+    if written is None and func.__class__ is ast.Attribute and func.value.__class__ is ast.Call \
+            and func.value.func.__class__ is ast.Name and func.value.func.id == "super":
+        written = f"super().{last}"
+    return f"{written or last}(...)"
 
 
 def _stored_chains(stmt: ast.stmt, bound: frozenset[str]) -> dict[str, set[str]] | None:

@@ -696,6 +696,8 @@ class ModuleWalker:
             site.condition_reason = "analysis recursion limit"
         except Exception as exc:  # an analyzer bug must not lose the site
             site.condition_reason = f"analysis failed: {type(exc).__name__}"
+        if site.checks_args and any(s.kind == "function" for s in self.scopes[:-1]):
+            site.checks_args = False   # review 18: a nested function's other names may be its outer one's locals
 
     def _function_name(self) -> str:
         for scope in reversed(self.scopes):
