@@ -23,6 +23,8 @@ FILES = {
                 self.min_p = self.min_p if self.min_p is not None else 0.0
 
             def verify(self):
+                if self.top_k.bit_length() > 30:
+                    raise OverflowError("top_k too large")
                 if not 0.0 <= self.min_p <= 1.0:
                     raise ValueError(f"min_p must be in [0, 1], got {self.min_p}.")
                 if self.seen > self.LIMIT:
@@ -73,6 +75,11 @@ def test_a_dataclass_field_is_named_with_the_test_on_it(recs):
     assert "pass one for which `min_p >= 0.0 and min_p <= 1.0` holds." in first
     # the test is kept whole for NaN, and said so
     assert "`self.min_p` is less than `0.0` (or `self.min_p` is NaN)" in rec["documentation"]
+
+
+def test_attribute_names_are_not_taken_for_other_values(recs):
+    first = recs["top_k too large"]["solutions"][0]
+    assert first.endswith("pass one for which `top_k.bit_length() <= 30` holds.")   # no "`bit_length` as ..."
 
 
 def test_fields_not_taken_by_the_constructor_are_not_named(recs):

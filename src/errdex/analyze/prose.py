@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import keyword
 import re
 
 from errdex.analyze.codegen import binding_loop, feeding_for, names_in, one_line
@@ -407,8 +406,11 @@ def _made_with(f: SiteFacts) -> str:
         wanted = re.sub(rf"\bself\.{re.escape(arg)}\b(?!\s*\()", arg, wanted)
     if not wanted or "self." in wanted:   # the test reads more of the object than its arguments
         return f"{which}: the check reads {'them' if many else 'it'}."
-    others = sorted(n for n in names_in(wanted) if "." not in n and n not in args
-                    and not hasattr(builtins, n) and not keyword.iskeyword(n))
+    try:   # names, not attributes (`x.ndim` reads `x`): review 18 read "`ndim` as f has it"
+        read = {n.id for n in ast.walk(ast.parse(wanted, mode="eval")) if isinstance(n, ast.Name)}
+    except (SyntaxError, ValueError, RecursionError):
+        read = set()
+    others = sorted(n for n in read if n not in args and not hasattr(builtins, n))
     where = f", with {_listed(others)} as `{f.short}` has {'them' if len(others) > 1 else 'it'}" if others else ""
     return f"{which}: pass {'values' if many else 'one'} for which `{wanted}` holds{where}{approx_mark(f)}."
 
