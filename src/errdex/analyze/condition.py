@@ -183,7 +183,11 @@ class _PathWalk:
                 return merged, ""   # impossible for another reason
             merged = apart
         else:
-            stale = self._across_with(expr) or self._calls_answering_otherwise(expr)
+            stale = self._across_with(expr)
+            if not stale:
+                stale = self._calls_answering_otherwise(expr)
+                # the earlier reads were of other answers: left out (`_without_stale`)
+                self.stale += tuple((key, len(self.guards)) for key in sorted(stale))
             if not stale:
                 return merged, ""
         texts = sorted(render_key(expr, key) for key in stale)
@@ -267,8 +271,6 @@ class _PathWalk:
             contradict = _literal_values(renamed, values)
         if not contradict:   # a call that answered otherwise once on this path may again
             contradict = any(name in stale for name, _ in self.stale)
-        if contradict:   # the earlier reads were of other answers: left out (`_without_stale`)
-            self.stale += tuple((key, len(self.guards)) for key in calls)
         return stale if contradict else frozenset()
 
     def _guarded(self) -> frozenset[str]:

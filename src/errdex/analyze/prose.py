@@ -397,8 +397,7 @@ def _made_with(f: SiteFacts) -> str:
     many = len(args) > 1
     which = (f"{_listed(chains)} {'are' if many else 'is'} the {_listed(args)} argument{'s' if many else ''}"
              f" `{cls}` is made with (`{cls}({', '.join(f'{a}=...' for a in args)})`)")
-    also = sorted({m.rpartition(".")[0].rpartition(".")[2] + "." + m.rpartition(".")[2]
-                   for chain in chains for m in f.setters.get(chain, ()) if not m.endswith(".__init__")})
+    also = sorted({_class_method(m) for chain in chains for m in f.setters.get(chain, ()) if not m.endswith(".__init__")})
     if also:
         which += f" ({_listed(also)} assign{'s' if len(also) == 1 else ''} {'them' if many else 'it'} too)"
     wanted = f.neg
@@ -415,6 +414,12 @@ def _made_with(f: SiteFacts) -> str:
     return f"{which}: pass {'values' if many else 'one'} for which `{wanted}` holds{where}{approx_mark(f)}."
 
 
+def _class_method(qualname: str) -> str:
+    """`Pool.register` of `pkg.mod.Pool.register`."""
+    head, _, method = qualname.rpartition(".")
+    return f"{head.rpartition('.')[2]}.{method}"
+
+
 def _listed(names: list[str]) -> str:
     quoted = [f"`{n}`" for n in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
@@ -428,7 +433,7 @@ def _call_first(f: SiteFacts, own_text: str) -> list[str]:
     for chain, methods in f.setters.items():
         if own_text not in (f"{chain} is None", f"not {chain}"):
             continue
-        named = [m.rpartition(".")[0].rpartition(".")[2] + "." + m.rpartition(".")[2] for m in methods]
+        named = [_class_method(m) for m in methods]
         public = [n for n in named if not n.rpartition(".")[2].startswith("_")
                   and f"self.{n.rpartition('.')[2]}(" not in context]
         if public:

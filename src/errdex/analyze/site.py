@@ -53,12 +53,13 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
         site.feeding = feeding_values(scope, path, names)
     site.loops = _loops(path)
     site.handlers = enclosing_handlers(path)
-    if cond.guard and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    in_function = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if cond.guard and in_function:
         site.unfed = _unfed_locals(scope, cond.guard, site.feeding, site.loops)
     reads_input = bool(cond.guard) and _reads_a_parameter(scope, cond.guard, site.feeding)
-    if cond.guard and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and not reads_input:
+    if cond.guard and in_function and not reads_input:
         site.no_input = True   # module state, or values the function makes from nothing a caller passes
-    if reads_input and site.error_type == "assertion" and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    if reads_input and in_function and site.error_type == "assertion":
         site.checks_args = _checks_arguments(scope, cond.guard)
     if reads_input:
         changed = changed_inputs(scope, site.line, path)

@@ -118,6 +118,7 @@ class Facts:
     words: str                  # the template's literal text, lower-case
     condition: str
     http_status: int | None
+    checks_args: bool = False   # `errdex.checksArguments` outside test code: an assert on what a caller passed
 
 
 _CLASS_SETS: dict[tuple, frozenset[str]] = {}
@@ -135,7 +136,12 @@ def _facts(record: dict) -> Facts:
         if len(_CLASS_SETS) < 50_000:
             _CLASS_SETS[key] = classes
     words = _literal_words(record.get("errorMessage") or "")
-    return Facts(record.get("errorType") or "", classes, words, ex.get("condition") or "", record.get("httpStatus"))
+    return Facts(record.get("errorType") or "", classes, words, ex.get("condition") or "", record.get("httpStatus"),
+                 _checks_args(ex))
+
+
+def _checks_args(ex: dict) -> bool:
+    return bool(ex.get("checksArguments")) and not ex.get("test")
 
 
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
@@ -203,9 +209,11 @@ RULES: tuple[Rule, ...] = (
     Rule("internal-invariant", "unreachable", when=lambda f: f.condition == "False"),
     Rule("internal-invariant", "invariant-words",
          words=r"should not happen|should never|unreachable|\bbug\b|invariant|internal error|unexpected"),
-    Rule("internal-invariant", "bare-assert", when=lambda f: f.error_type == "assertion"),
+    Rule("internal-invariant", "bare-assert", when=lambda f: f.error_type == "assertion" and not f.checks_args),
     Rule("unsupported-configuration", "config-condition",
          condition=r"\b(server_args|config|args|envs?|settings|backend)\b\."),
+    # review 17 P3: an assert on what a caller passed checks an input (a setting read off it is one above)
+    Rule("input-validation", "assert-on-arguments", when=lambda f: f.error_type == "assertion" and f.checks_args),
     Rule("input-validation", "validation-class",
          frozenset({"ValueError", "TypeError", "KeyError", "IndexError", "LookupError", "AttributeError"})),
     Rule("input-validation", "validation-words", words=r"invalid|must be|expected|should be|\bgot\b"),
@@ -310,7 +318,7 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
     # Everything but the condition rules follows from these (records repeat them: one class, one message).
     key = (record.get("errorClass"), ex.get("classQualname"), tuple(ex.get("classAncestors") or ()),
            record.get("errorType"), record.get("httpStatus") is not None, condition == "False",
-           record.get("errorMessage") or "")
+           record.get("errorMessage") or "", _checks_args(ex))
     first = _FIRST_BEFORE_CONDITION.get(key)
     if first is None:
         f = _facts(record)
@@ -332,12 +340,6 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
                 first = i
                 break
     rule = RULES[first] if first < _NONE else RULES[-1]
-    if rule.name == "bare-assert" and ex.get("checksArguments") and not ex.get("test"):
-        # review 17 P3: it checks what a caller passed; a setting read off it is still a setting
-        for i in _COND_RULES:
-            if i > first and _COND_RX[i].search(text):
-                return RULES[i].tag, RULES[i].name
-        return "input-validation", "assert-on-arguments"
     return rule.tag, rule.name
 
 
@@ -348,7 +350,7 @@ _BY_CLASS: dict[tuple, int] = {}
 
 def _first_by_class(f: Facts) -> int:
     """Index of the first rule that fires on the class, the ancestors and `when` alone (words aside)."""
-    key = (f.error_type, f.classes, f.http_status is not None, f.condition == "False")
+    key = (f.error_type, f.classes, f.http_status is not None, f.condition == "False", f.checks_args)
     found = _BY_CLASS.get(key)
     if found is None:
         found = _NONE

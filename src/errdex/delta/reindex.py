@@ -132,13 +132,8 @@ def _manifest(store, info: DatasetInfo | None, tree: SourceTree, analysis: bool)
     if info is None:
         return None
     blob = store.load_state(info.id, "manifest")
-    if blob is None:
-        return None
-    try:
-        manifest = loads(blob)
-    except (pickle.UnpicklingError, zlib.error, AttributeError, EOFError, TypeError, ValueError):
-        return None
-    if (not isinstance(manifest, Manifest) or manifest.state_version != STATE_VERSION
+    manifest = _decoded_manifest(blob) if blob is not None else None
+    if (manifest is None or manifest.state_version != STATE_VERSION
             or manifest.extractor_version != EXTRACTOR_VERSION or manifest.analysis != analysis
             or manifest.tree != tree_fingerprint(tree) or len(manifest.files) != len(tree.files)
             or any(rel not in manifest.files for rel in tree.files)):
@@ -383,13 +378,8 @@ def prune_cache(store, repo: str, keys: Iterable[str]) -> int:
     """
     keep = set(keys)
     for _, other, blob in store.state_parts("manifest"):
-        if other == repo:
-            continue
-        try:
-            manifest = loads(blob)
-        except (pickle.UnpicklingError, zlib.error, AttributeError, EOFError, TypeError, ValueError):
-            continue
-        if isinstance(manifest, Manifest):
+        manifest = _decoded_manifest(blob) if other != repo else None
+        if manifest is not None:
             keep.update(entry.key for entry in manifest.files.values())
     return store.prune_file_cache(keep)
 
@@ -402,15 +392,19 @@ def earlier_keys(store, repo: str) -> dict[str, str]:
     for dataset_id, other, blob in store.state_parts("manifest"):
         if other == repo and (latest is None or dataset_id > latest[0]):
             latest = (dataset_id, blob)
-    if latest is None:
-        return {}
-    try:
-        manifest = loads(latest[1])
-    except (pickle.UnpicklingError, zlib.error, AttributeError, EOFError, TypeError, ValueError):
-        return {}
-    if not isinstance(manifest, Manifest) or not manifest.analysis or manifest.extractor_version != EXTRACTOR_VERSION:
+    manifest = _decoded_manifest(latest[1]) if latest is not None else None
+    if manifest is None or not manifest.analysis or manifest.extractor_version != EXTRACTOR_VERSION:
         return {}
     return {rel: entry.key for rel, entry in manifest.files.items()}
+
+
+def _decoded_manifest(blob: bytes) -> Manifest | None:
+    """A stored manifest, or None for a part that no longer decodes as one (damaged, or an older layout)."""
+    try:
+        manifest = loads(blob)
+    except (pickle.UnpicklingError, zlib.error, AttributeError, EOFError, TypeError, ValueError):
+        return None
+    return manifest if isinstance(manifest, Manifest) else None
 
 
 def stat_files(tree: SourceTree) -> dict[str, tuple[int, int] | None]:
