@@ -508,7 +508,7 @@ def f(n):
         n -= 1
     else:
         raise ValueError("n")
-""", "n <= 0", exact=False),
+""", None, exact=False),   # runs for n < 5 (n counts down past 5 or never meets it): not followed
     Case("while_skipping_then_break", """
 def f(parts, i):
     while i < len(parts):
@@ -562,7 +562,37 @@ def f(i, n):
     while i < n:
         i += 1
     raise ValueError("i")
-""", "i >= n"),
+""", "True"),   # the loop runs `i` up to `n`: the code after runs whatever `i` and `n` were
+    Case("while_drain_is_no_guard", """
+def f(queue, sleeping):
+    while queue:
+        queue.pop()
+    while len(queue) >= 4:
+        queue.pop()
+    if sleeping:
+        raise RuntimeError("asleep")
+""", "sleeping"),   # review 18: the drained queue's tests held only after the loops emptied it
+    Case("while_unchanging_test_never_ends", """
+def f(ready, x):
+    while not ready:
+        x + 1
+    if x:
+        raise ValueError("x")
+""", "ready and x"),   # no pass changes `ready`: entered, the loop never ends
+    Case("while_waiting_keeps_its_test", """
+def f(ready, x):
+    while not ready:
+        time.sleep(1)
+    if x:
+        raise ValueError("x")
+""", "ready and x"),   # the world sets `ready` (a global, another thread): the code after runs once it is set
+    Case("while_calling_a_method_of_its_test", """
+def f(items, x):
+    while items:
+        items.pop()
+    if x:
+        raise ValueError("x")
+""", "x"),   # each pass empties `items` a little: the loop runs until it is empty
     Case("while_false_body", """
 def f(x):
     while False:

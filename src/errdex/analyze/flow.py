@@ -607,7 +607,15 @@ class FlowAnalyzer:
             # function in the body means every pass goes on to the test again.
             stays = not _leaves_function(stmt.body)
             approx = body.approx if is_const(passes, True) or stays else _merge(body.approx, (WHILE_LOOP,))
-            return LoopOutcome(negate(test), FALSE, approx)
+            # Such a loop whose passes change what its test reads (`while q: q.popleft()`,
+            # `while i < n: i += 1`) runs until they made the test fail: the failed test holds of
+            # the values the loop left, not of those the function was called with, and the code
+            # after runs either way. A loop waiting for the world to change (`while not
+            # self.done: await sleep(5)`) keeps its failed test: the code after runs once it
+            # failed. So does one the body may leave (`while waited < t: if ready(): return`):
+            # the code after runs when the wait ran out first (approximate).
+            ended = TRUE if stays and _body_changes_test(stmt) else negate(test)
+            return LoopOutcome(ended, FALSE, approx)
         return LoopOutcome(negate(test), TRUE, _merge(body.approx, (WHILE_LOOP,)))
 
     def _unrolled_outcome(self, stmt: ast.For | ast.AsyncFor, elements: list[ast.expr],
@@ -872,6 +880,27 @@ def _leaves_function(stmts: list[ast.stmt]) -> bool:
 def _onlyleaves(exits: Exits) -> bool:
     """Whether a block never goes on, breaks or continues: it returns or raises on every path."""
     return is_const(exits.next, False) and is_const(exits.brk, False) and is_const(exits.cont, False)
+
+
+def _body_changes_test(loop: ast.While) -> bool:
+    """Whether a pass of the loop changes what its test reads by itself: binds a name the test
+    reads, stores into or deletes from it, or calls a method of it (`q.popleft()`,
+    `self.step()` for a test of `self.done`)."""
+    reads = {dotted for node in ast.walk(loop.test) if (dotted := dotted_source(node)) is not None} \
+        if isinstance(loop.test, ast.expr) else set()
+    names = read_names(loop.test)
+    for child in loop.body:
+        if names & bound_names(child):
+            return True
+        for node in ast.walk(child):
+            if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                target = dotted_source(node.value)
+                if target in reads or dotted_source(node) in reads:
+                    return True
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and dotted_source(node.func.value) in reads:
+                return True
+    return False
 
 
 def _always_true(test: ast.expr) -> bool:
