@@ -55,6 +55,14 @@ FILES = {
             target = last.recipient
             if target is None or not target.startswith("browser."):
                 raise ValueError("no tool call found")
+
+
+        def check_rule(rules):
+            if not rules:
+                return
+            rule = rules[0]
+            if rule == "tse":
+                assert len(rules) == 4, "tse takes four values"
             return target
 
 
@@ -336,6 +344,18 @@ def test_validation_code_assigns_every_name_it_reads_after_the_guards_it_needs(r
                                ([type("M", (), {"recipient": "python"})()], True)):
         assert _fails(r["validationCode"], {"messages": messages}) is expected, messages
     assert "`last = messages[-1]`" in r["documentation"]
+
+
+def test_validation_code_runs_a_line_only_past_the_guards_before_it(recs):
+    """Review 18 (validation_hook.py:399): `rule = rules[0]` read by the path's test `rule == "tse"`
+    ran before `if rules`, so the check raised IndexError on `[]` and TypeError on None, values
+    the function returns early for; the terms that read none of its names now go first."""
+    r = recs["tse takes four values"]
+    for rules, expected in (([], False), (None, False), (["tse", 1, 2, 3], False), (["tse", 1], True),
+                            (["default"], False)):
+        assert _fails(r["validationCode"], {"rules": rules}) is expected, rules
+    assert r["validationCode"].splitlines()[-4:] == ["if rules:", "    rule = rules[0]", "    if rule == 'tse':",
+                                                     "        assert len(rules) == 4"]
 
 
 def test_a_container_filled_in_place_is_not_shown_as_its_initial_value(recs):

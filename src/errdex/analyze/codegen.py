@@ -324,9 +324,13 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(indented(line, pad) + (":" if is_header(line) else ""))
         if is_header(line):
             pad += "    "
-    lines += [indented(line, pad) for line in before] if context else []
     if context:   # the site's own path: the test holds only there
-        lines.append(f"{pad}if {context}:")
+        first, then = _gates(context, before)
+        if first:   # review 18: `if not rule: return` then `r = rule[0]`: the line runs past its guard only
+            lines.append(f"{pad}if {first}:")
+            pad += "    "
+        lines += [indented(line, pad) for line in before]
+        lines.append(f"{pad}if {then}:")
         pad += "    "
     lines += [indented(line, pad) for line in inside]
     if error_type in _REPORTS:
@@ -347,6 +351,60 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.insert(notes, f"# {shown}: {'a value' if one else 'values'} {function} makes before the check"
                             f" that these lines do not replay: set {'it as it is' if one else 'them as they are'} there")
     return "\n".join(lines)
+
+
+def _gates(context: str, before: list[str]) -> tuple[str | None, str]:
+    """The path's test cut in two around the lines it reads: the terms that read none of the
+    names those lines bind or hand to a call (which may fill them: `encode(m, images=images)`)
+    are tested first, as the lines may fail without them (`rule = rules[0]` when `if not rules:
+    return` came before it); then the others. (None, context) when no term can go first."""
+    if not before or " and " not in context:
+        return None, context
+    try:
+        tree = ast.parse(context, mode="eval").body
+    except SyntaxError:
+        return None, context
+    if not (isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And)):
+        return None, context
+    made: set[str] = set()
+    for line in before:
+        made |= assigned(line) | _handed_to_calls(line)
+    terms = [ast.get_source_segment(context, value) or ast.unparse(value) for value in tree.values]
+    first = [t for t in terms if not (names_in(t) & made)]
+    then = [t for t in terms if names_in(t) & made]
+    if not first or not then:
+        return None, context
+    return " and ".join(_wrapped(t) for t in first), " and ".join(_wrapped(t) for t in then)
+
+
+def _handed_to_calls(line: str) -> frozenset[str]:
+    """Names and attribute chains a line passes to a call or calls a method of: what it may change
+    in place."""
+    try:
+        tree = ast.parse(line.strip())
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            handed = [*node.args, *(k.value for k in node.keywords)]
+            if isinstance(node.func, ast.Attribute):
+                handed.append(node.func.value)
+            for value in handed:
+                for inner in ast.walk(value):
+                    chain = dotted(inner) if isinstance(inner, (ast.Name, ast.Attribute)) else None
+                    if chain is not None:
+                        found.add(chain)
+    return frozenset(found)
+
+
+def _wrapped(term: str) -> str:
+    """A term of an `and`, bracketed again when it is an `or`, a lambda or a walrus (as it was)."""
+    try:
+        node = ast.parse(term, mode="eval").body
+    except SyntaxError:
+        return f"({term})"
+    return f"({term})" if isinstance(node, (ast.BoolOp, ast.Lambda, ast.NamedExpr, ast.IfExp)) else term
 
 
 def _in_coroutine(lines: list[str], start: int) -> None:
