@@ -774,9 +774,23 @@ def f(n):
     Case("match_class_pattern", """
 def f(p):
     match p:
-        case Point():
-            raise ValueError("point")
-""", None, exact=False),
+        case int():
+            raise ValueError("an int")
+""", "isinstance(p, int)"),
+    Case("match_class_pattern_after_another", """
+def f(p):
+    match p:
+        case str("a"):
+            return 1
+        case str(s):
+            raise ValueError(s)
+""", "isinstance(p, str) and p != 'a'"),   # `str(x)` matches the subject itself
+    Case("match_class_positional_unknown", """
+def f(p):
+    match p:
+        case Point(0, y):
+            raise ValueError("on the axis")
+""", None, exact=False),   # which attribute `0` is tested against is in Point.__match_args__
     Case("match_capture_guard", """
 def f(n):
     match n:
@@ -1117,3 +1131,30 @@ def test_a_search_loop_with_an_else_is_told_exactly(source, expected):
     func, path = site_path(source)
     got = trigger_condition(func, path)
     assert (got.expr, got.exact) == (expected, True)
+
+
+def test_a_class_pattern_tests_the_class_and_its_keyword_attributes():
+    """Review 18 (http_server.py:120): `case ScriptFailed(traceback=tb): raise` read as any reply;
+    the pattern says the reply is a ScriptFailed, and a keyword sub-pattern tests that attribute."""
+    func, path = site_path("""
+def f(reply):
+    match reply:
+        case Done(code=0):
+            return
+        case Failed(traceback=tb):
+            raise AssertionError(tb)
+""")
+    got = trigger_condition(func, path)
+    assert got.exact, got.reason
+
+    class Done:
+        def __init__(self, code):
+            self.code = code
+
+    class Failed:
+        traceback = "tb"
+
+    def holds(reply) -> bool:
+        return bool(eval(got.expr, {"Done": Done, "Failed": Failed}, {"reply": reply}))
+
+    assert holds(Failed()) and not holds(Done(0)) and not holds(Done(1)) and not holds("text")
