@@ -555,22 +555,17 @@ def _call_text(entry: str, method_of: str | None, binding: str | None) -> str:
 def try_catch(call: str, error_class: str, error_type: str, strategy: str, tag: str | None = None) -> str | None:
     """The nearest public entry point wrapped in try/except for the class, when catching it can
     lead somewhere: an alternative (fallback) or another attempt (retry). None otherwise, and
-    for a log, which raises nothing to catch."""
-    if error_type == "log" or tag == "deprecation":
+    for a log or a warning, which raise nothing to catch (a report's `fallback` is what the code
+    itself does)."""
+    if error_type in ("log", "warning") or tag == "deprecation":
         return None
     if strategy == "retry":   # transient: a few attempts with a growing pause, then the error itself
-        if error_type == "warning":
-            return None   # the call went on after warning: nothing failed to try again
         return (f"import time\n\nfor attempt in range(3):\n    try:\n        {call}\n        break\n"
                 f"    except {error_class}:\n        if attempt == 2:\n            raise\n"
                 f"        time.sleep(2 ** attempt)\n")
     body = _STRATEGY_BODY.get(strategy)
     if body is None:
         return None
-    if error_type == "warning":
-        return (f"import warnings\n\ntry:\n    with warnings.catch_warnings():\n"
-                f"        warnings.simplefilter(\"error\", {error_class})\n        {call}\n"
-                f"except {error_class} as exc:\n{body}\n")
     return f"try:\n    {call}\nexcept {error_class} as exc:\n{body}\n"
 
 

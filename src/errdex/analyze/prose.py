@@ -97,11 +97,9 @@ class SiteFacts:
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
     """(strategy, rule), one of issue 3's five: an except-site propagates an underlying failure unless
-    it is transient; a log or a warning propagates nothing (the call goes on): a caller that does not
-    want the report checks its condition first (`validate`, as validationCode's `reported` does), or
-    changes the call it announces as deprecated (`fix-configuration`)."""
+    it is transient. A log or a warning raises nothing and the call goes on (`_report_strategy`)."""
     if _goes_on(f):
-        return "validate", "strategy:reported-and-continues"
+        return _report_strategy(f)
     if f.cond.is_except and f.tag not in ("timeout", "io-network"):
         return "propagate", "strategy:except-site"
     if _unchecked(f):   # no input passes: nothing to validate at the caller
@@ -109,6 +107,29 @@ def handling_strategy(f: SiteFacts) -> tuple[str, str]:
     if f.error_class.rpartition(".")[2] in _PATH_ERRORS:   # a path the code found missing or wrong: not transient
         return "fix-configuration", "strategy:path"
     return _STRATEGY.get(f.tag, "propagate"), f"strategy:{f.tag}"
+
+
+def _report_strategy(f: SiteFacts) -> tuple[str, str]:
+    """A report's strategy: nothing is raised, so nothing is validated or caught (review 18: `validate`
+    on 2,507 of 2,530 logs and warnings). One about the setup is answered by fixing it; one that says
+    the code falls back or retries describes what the code itself does; any other passes on to the
+    log as it is (`propagate`)."""
+    if f.tag in _SETUP_TAGS:
+        return "fix-configuration", f"strategy:reported-{f.tag}"
+    words = f.message.lower()
+    if "deprecat" in words:   # a deprecation logged, not warned: the call it names is to change
+        return "fix-configuration", "strategy:reported-deprecation"
+    if _FALLS_BACK.search(words):
+        return "fallback", "strategy:reported-fallback"
+    if _RETRIES.search(words):
+        return "retry", "strategy:reported-retry"
+    return "propagate", "strategy:reported-and-continues"
+
+
+#: Report tags whose cause is the setup (configuration, installed packages, rights).
+_SETUP_TAGS = frozenset({"unsupported-configuration", "missing-dependency", "permission"})
+_FALLS_BACK = re.compile(r"\bfall(?:s|ing)?[ -]?back\b|\bfallback\b|\binstead\b|\bdisabl(?:e|ed|ing)\b")
+_RETRIES = re.compile(r"\bretr(?:y|ies|ying|ied)\b|\btry(?:ing)? again\b|\breconnect")
 
 
 #: Errors the code raises about a path it checked: a retry finds the same file system.
