@@ -265,9 +265,11 @@ def test_at_most_eight_kept_closest_to_the_site():
     assert got == [f"v{i} = v{i - 1} + 1" for i in range(5, 13)]
 
 
-def test_an_attribute_the_guard_reads_is_fed_until_a_call_may_change_it():
-    """`self.group_size = ...` feeds `self.group_size == -1`; after `self.reload()` or `helper(self)`
-    an attribute of `self` may hold anything, so its assignment before the call is not shown."""
+def test_an_attribute_the_guard_reads_is_fed_through_a_call_that_may_change_it():
+    """`self.group_size = ...` feeds `self.group_size == -1`; after `self.reload()` an attribute of
+    `self` may hold anything: the call is shown after the assignments, so that code replaying the
+    lines changes them as the function does (review 18: `stage = make()` replayed without the
+    `stage.extract(inputs)` calls that fill what the check reads)."""
     source = """
 def f(self, strategy, group_size, cfg):
     self.strategy = strategy
@@ -278,6 +280,28 @@ def f(self, strategy, group_size, cfg):
 """
     assert feed(source, {"self.group_size == -1 and self.strategy != 'channel'"}) == [
         "self.strategy = strategy", "self.group_size = -1 if group_size is None else group_size"]
-    for call in ("self.reload()", "helper(self)"):
-        assert feed(source.replace('log.info("built")', call),
-                    {"self.group_size == -1 and self.strategy != 'channel'"}) == []
+    assert feed(source.replace('log.info("built")', "self.reload()"),
+                {"self.group_size == -1 and self.strategy != 'channel'"}) == [
+        "self.strategy = strategy", "self.group_size = -1 if group_size is None else group_size", "self.reload()"]
+    # given to a call, `self` may be changed or only read (`configure_logger(args)`, more often): the
+    # slice of what is inside it ends there, unshown
+    assert feed(source.replace('log.info("built")', "helper(self)"),
+                {"self.group_size == -1 and self.strategy != 'channel'"}) == []
+
+
+def test_a_call_statement_that_fills_an_object_is_fed_with_what_it_reads():
+    """The calls that fill `stage.debugs` and the values they are given are part of the slice; one
+    that only asserts on `stage` changes nothing."""
+    source = """
+def test_audio(monkeypatch):
+    stage = make_stage(monkeypatch, [])
+    inputs = make_inputs(True)
+    unrelated = 3
+    stage.extract(inputs)
+    stage.extract(inputs)
+    stage.assert_called_once_with(inputs)
+    assert stage.debugs == ["cannot decode"]
+"""
+    assert feed(source, {'stage.debugs == ["cannot decode"]'}) == [
+        "stage = make_stage(monkeypatch, [])", "inputs = make_inputs(True)", "stage.extract(inputs)",
+        "stage.extract(inputs)"]

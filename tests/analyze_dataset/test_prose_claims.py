@@ -57,6 +57,13 @@ FILES = {
                 raise ValueError("no tool call found")
 
 
+        def check_filled(make, first, second):
+            box = make()
+            box.put(first)
+            box.put(second)
+            assert box.items == [1, 2], "box holds the wrong items"
+
+
         def check_rule(rules):
             if not rules:
                 return
@@ -356,6 +363,25 @@ def test_validation_code_runs_a_line_only_past_the_guards_before_it(recs):
         assert _fails(r["validationCode"], {"rules": rules}) is expected, rules
     assert r["validationCode"].splitlines()[-4:] == ["if rules:", "    rule = rules[0]", "    if rule == 'tse':",
                                                      "        assert len(rules) == 4"]
+
+
+def test_validation_code_replays_the_calls_that_fill_what_it_reads(recs):
+    """Review 18 (test_wan_animate_2_config.py:1344): the check replayed `stage = make()` and read
+    `stage.debugs` without the `stage.extract(inputs)` calls that fill it, so it always failed."""
+    r = recs["box holds the wrong items"]
+    assert r["errdex"]["feeding"] == ["box = make()", "box.put(first)", "box.put(second)"]
+    assert r["validationCode"].splitlines()[-4:] == ["box = make()", "box.put(first)", "box.put(second)",
+                                                     "assert box.items == [1, 2]"]
+
+    class Box:
+        def __init__(self):
+            self.items = []
+
+        def put(self, item):
+            self.items.append(item)
+
+    for first, second, expected in ((1, 2, False), (2, 1, True), (1, 1, True)):
+        assert _fails(r["validationCode"], {"make": Box, "first": first, "second": second}) is expected
 
 
 def test_a_container_filled_in_place_is_not_shown_as_its_initial_value(recs):

@@ -81,6 +81,8 @@ def feeding_for(names: set[str] | frozenset[str], feeding: list[str], loops: boo
         targets = loop_targets(line) if header else _ASSIGNED.get(line)
         if targets is None:
             targets = assigned(line)
+        if not targets and not header:   # a call the slice shows for what it may change (`stage.extract(x)`)
+            targets = _call_targets(line)
         if not targets.isdisjoint(needed):
             if not header and _initial_value(line):
                 continue   # `d = {"k": []}`, usually filled later (in place, or by a call it is passed to): shown, it would claim `d` stays empty
@@ -88,6 +90,42 @@ def feeding_for(names: set[str] | frozenset[str], feeding: list[str], loops: boo
             needed = needed | (header_reads(line) if header else line_reads(line))
     picked.reverse()
     return picked
+
+
+_CALL_TARGETS: dict[str, frozenset[str]] = {}
+
+
+def _call_targets(line: str) -> frozenset[str]:
+    """What a call statement among the feeding lines may change: its object and what it is given,
+    with their names (`stage`, `stage.cache` and `inputs` for `stage.cache.fill(inputs)`); empty for
+    any other line."""
+    found = _CALL_TARGETS.get(line)
+    if found is not None:
+        return found
+    found = frozenset()
+    if "(" in line and not is_header(line):
+        try:
+            tree = ast.parse(line.strip())
+        except (SyntaxError, ValueError, RecursionError):
+            tree = None
+        stmt = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Await):
+            call = call.value
+        if isinstance(call, ast.Call):
+            handed = [*call.args, *(k.value for k in call.keywords)]
+            if isinstance(call.func, ast.Attribute):
+                handed.append(call.func.value)
+            chains = {dotted(v.value if isinstance(v, ast.Starred) else v) for v in handed}
+            found = frozenset(part for chain in chains if chain for part in _prefixes(chain))
+    if len(_CALL_TARGETS) < 200_000:
+        _CALL_TARGETS[line] = found
+    return found
+
+
+def _prefixes(chain: str) -> list[str]:
+    parts = chain.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def _initial_value(line: str) -> bool:

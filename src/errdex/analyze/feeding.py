@@ -54,6 +54,10 @@ class _Definition:
     #: objects whose attributes a call may change (`self` of `self.reload()` or `helper(self)`): what
     #: the slice needs inside them (`self.limit`) ends here; the names themselves stay
     inside: tuple[str, ...] = ()   # as prefixes, `self.`: what `str.startswith` is given
+    #: of such a call, a statement of its own (`stage.extract(inputs)`): its object, as a prefix; the
+    #: call is shown when the slice needs something inside it (what it is given is more often only
+    #: read: `configure_logger(server_args)`)
+    shown_for: str = ""
     #: defines/kills/uses/text, computed once: definitions are kept on their statement
     #: and reused by every later site of the function.
     cached_defines: set[str] | None = None
@@ -212,6 +216,11 @@ _READING_METHODS = frozenset({
 })
 
 
+#: Names of calls that assert on their arguments, not change them (`assert_called_once_with`,
+#: `_assert_inactive`, `response.raise_for_status()`); a `validate()` may fill in defaults, so only these.
+_CHECKING = ("assert", "raise_for_")
+
+
 def _call_changes(stmt: ast.stmt, expr: ast.expr | None) -> list[_Definition]:
     """One hidden definition for the objects whose attributes the call `expr` may change (the
     statement's own call, not those nested in its arguments: a walk of every expression would cost
@@ -220,10 +229,20 @@ def _call_changes(stmt: ast.stmt, expr: ast.expr | None) -> list[_Definition]:
     bases = _changed_by(expr)
     if not bases:
         return []
-    hidden = _Definition(stmt, [], None, hidden=True, inside=tuple(sorted(b + "." for b in bases)))
+    receiver = _receiver(expr) if stmt.__class__ is ast.Expr else None
+    hidden = _Definition(stmt, [], None, hidden=True, inside=tuple(sorted(b + "." for b in bases)),
+                         shown_for=receiver + "." if receiver in bases else "")
     hidden.cached_defines = hidden.cached_kills = set()
     hidden.cached_uses = set()
     return [hidden]
+
+
+def _receiver(expr: ast.expr) -> str | None:
+    """The object whose method the call (awaited or not) is: `stage` of `stage.extract(x)`."""
+    if expr.__class__ is ast.Await:
+        expr = expr.value
+    func = expr.func if expr.__class__ is ast.Call else None
+    return dotted(func.value) if func.__class__ is ast.Attribute else None
 
 
 def _changed_by(expr: ast.expr | None) -> set[str]:
@@ -235,11 +254,13 @@ def _changed_by(expr: ast.expr | None) -> set[str]:
     bases: set[str] = set()
     func = expr.func
     if func.__class__ is ast.Attribute:
+        if func.attr.lstrip("_").startswith(_CHECKING):
+            return bases
         if func.attr not in _READING_METHODS and not func.attr.startswith(("is_", "has_", "get_")):
             chain = dotted(func.value)
             if chain is not None:
                 bases.add(chain)
-    elif func.__class__ is ast.Name and func.id in _READING_CALLS:
+    elif func.__class__ is ast.Name and (func.id in _READING_CALLS or func.id.lstrip("_").startswith(_CHECKING)):
         return bases
     for arg in (*expr.args, *(k.value for k in expr.keywords)):
         chain = dotted(arg.value if arg.__class__ is ast.Starred else arg)
@@ -483,6 +504,16 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
             inside = definition.inside
             if inside:   # a call may change these objects' attributes: what is inside them ends
                 dead = {n for n in need if n.startswith(inside)}
+                shown_for = definition.shown_for
+                if dead and shown_for and any(n.startswith(shown_for) for n in dead):
+                    # ... unless the call is a statement of its own (`stage.extract(inputs)`): shown,
+                    # the replay changes them as the function does (review 18: a check replaying
+                    # `stage = make()` alone read the attributes the calls after it fill)
+                    kept.append(definition)
+                    if len(kept) >= MAX_FEEDING:
+                        return [d.text() for d in reversed(kept)]
+                    need |= read_chains(definition.text_of)
+                    continue
                 if dead:
                     need = need - dead
             defines = definition.cached_defines
