@@ -469,3 +469,19 @@ def test_a_nested_unpacking_feeds_the_check(tmp_path):
     r = recs["frame size differs"]
     assert "unfedLocals" not in r["errdex"]
     assert r["validationCode"].splitlines()[-2:] == ["[(header, payload)] = unpack(raw)", 'assert header["bytes"] == 3000']
+
+
+def test_an_attribute_named_like_a_later_local_is_no_unfed_local(tmp_path):
+    """Review 18 (test_server_common.py:1593): `case.server_args.model_path` was read as the local
+    `model_path` the function assigns after the site, and listed as a value to set."""
+    recs = _records(tmp_path, """
+        def check_model(case, model):
+            expected = case.expected or case.server_args.model_path
+            if model["id"] != expected:
+                raise ValueError("model id mismatch")
+            model_path = model["path"]
+            return model_path
+        """)
+    r = recs["model id mismatch"]
+    assert "unfedLocals" not in r["errdex"]
+    assert "model_path" not in r["validationCode"].replace("case.server_args.model_path", "")

@@ -57,6 +57,16 @@ def names_in(expr: str) -> frozenset[str]:
     return found
 
 
+_ROOT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+def root_names_in(text: str) -> frozenset[str]:
+    """Identifiers of an expression or line that are no attribute's name (`case` and `model_path`
+    of `case.server_args.model_path`, `model_path` not), outside its string literals."""
+    plain = _STRINGS.sub(_string_reads, text) if "'" in text or '"' in text else text
+    return frozenset(_ROOT.findall(plain))
+
+
 def _string_reads(m: re.Match) -> str:
     """A string literal as `names_in` reads it: nothing, or the names an f-string's replacement
     fields read (`f"{cpath}.role"` reads `cpath`)."""

@@ -11,7 +11,7 @@ import ast
 
 from errdex.analyze.caught import enclosing_handlers
 from errdex.analyze.changed import changed_inputs, reads_changed
-from errdex.analyze.codegen import assigned, header_reads, is_header, line_reads, loop_targets, names_in
+from errdex.analyze.codegen import assigned, header_reads, is_header, line_reads, loop_targets, names_in, root_names_in
 from errdex.analyze.condition import trigger_condition
 from errdex.analyze.exprs import memo
 from errdex.analyze.feeding import feeding_values
@@ -80,7 +80,9 @@ def _unfed_locals(scope: ast.FunctionDef | ast.AsyncFunctionDef, guard: str, fee
         else:
             reads |= line_reads(line)
             made |= assigned(line)
-    reads = {n for n in reads if "." not in n} - made - parameter_names(scope)
+    # an attribute's name is no local (review 18: `model_path` of `case.server_args.model_path`)
+    roots = root_names_in(guard).union(*(root_names_in(line) for line in feeding))
+    reads = {n for n in reads if "." not in n and n in roots} - made - parameter_names(scope)
     for header in loops:
         reads -= loop_targets(header)
     if not reads:
