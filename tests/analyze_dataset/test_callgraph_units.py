@@ -104,6 +104,41 @@ def test_constructing_a_class_reaches_its_post_init(tmp_path):
     assert recs["never dataclass"]["errdex"]["callers"] == ["shop.items.order"]
 
 
+def test_cls_in_a_classmethod_constructs_its_class(tmp_path):
+    """Review 18 (minimax_h3_vdn.py:45): `return cls(...)` in `from_config` runs `__post_init__`,
+    so `from_config` and whoever calls it reach its site."""
+    recs = _index(tmp_path, {
+        "conf/__init__.py": "",
+        "conf/vdn.py": """
+            from dataclasses import dataclass
+
+
+            @dataclass
+            class VdnConfig:
+                depth: int
+
+                def __post_init__(self):
+                    if self.depth < 1:
+                        raise ValueError(f"depth {self.depth} must be at least 1")
+
+                @classmethod
+                def from_config(cls, raw):
+                    return cls(raw["depth"])
+
+
+            def build(raw):
+                return VdnConfig.from_config(raw)
+
+
+            def plain(cls):
+                return cls(3)
+            """,
+    })
+    r = recs["depth {self.depth} must be at least 1"]
+    assert r["errdex"]["callers"] == ["conf.vdn.VdnConfig.from_config"]
+    assert "conf.vdn.build" in r["errdex"]["entryPoints"]
+
+
 def test_callers_that_stop_the_error_are_not_climbed(tmp_path):
     """A caller whose handlers stop the site's class around every call of it is no way up for
     that class: not an entry point, nor is what calls it only through it. A handler that re-raises

@@ -289,6 +289,9 @@ class ModuleWalker:
     def _resolve_call(self, name: str) -> str | None:
         head = name.partition(".")[0]
         if head in ("self", "cls"):
+            if name == "cls":   # `cls(...)` in a classmethod constructs its class (review 18: `from_config`)
+                cls = self.scopes[-1].cls
+                return f"{self.module}.{cls}" if cls is not None else None
             return self._resolve(name) if "." in name else None
         if head in self.imports or head in self.local_defs:
             return resolve_dotted(name, self.module, self.imports, self.local_defs)
