@@ -160,3 +160,47 @@ def test_a_log_prefix_ends_before_a_flag_that_opens_the_message(line, rest):
     from errdex.match.text import strip_log_prefix
 
     assert strip_log_prefix(line) == rest
+
+
+built = both_engines(lambda: [
+    make_record("Decode transfer failed for request rank={rank} room={room} with exception {e} "
+                "(local restore failed on this rank)", file_path="acme/decode.py", line=2884,
+                function="poll", error_class="logger.error", error_type="log", bases=[]),
+    make_record("TransferError(room={room}): {reason}", file_path="acme/conn.py", line=2452,
+                function="fail", error_class="TransferError", bases=["Exception"]),
+    make_record("Lost {n} pages", file_path="acme/pool.py", line=7, function="free"),
+])
+
+#: The message built in parts (`+=` under an `except` and an `if`): the line carries the first
+#: two, the last part's branch did not run; the appended exception is another site's message.
+CUT_BUILT = ("[2025-09-17 16:23:13 TP1] Decode transfer failed for request rank=1 room=1655 with exception "
+             "TransferError(room=1655): Failed due to an unknown reason from another rank")
+
+
+def test_a_cut_rendering_that_explains_more_outranks_a_template_inside_it(built):
+    """Review of held-out line d:5: the appended error's own template, found inside the line, used
+    to win (low, at the wrong site) over the template the line opens, cut before its last part."""
+    matches = explain(CUT_BUILT, context=built)
+    assert [(m.line_number, m.match_kind, m.confidence) for m in matches] == [(2884, "prefix", "high")]
+    assert matches[0].bindings["e"].startswith("TransferError(room=1655)")
+
+
+def test_the_appended_error_alone_still_names_its_own_site(built):
+    (m,) = explain("TransferError(room=1655): Failed due to an unknown reason from another rank", context=built)
+    assert (m.line_number, m.match_kind) == (2452, "full")
+
+
+def test_a_cut_rendering_explaining_less_leaves_the_template_inside(built):
+    """`Lost {n} pages` inside a line opening with a few words of another template: the cut
+    rendering covers less literal text than the template inside, which keeps the line."""
+    (m,) = explain("Decode transfer failed: Lost 3 pages", context=built)
+    assert m.line_number == 7
+
+
+def test_scan_agrees_on_the_cut_rendering(built, tmp_path):
+    from errdex.match.scan import scan
+
+    log = tmp_path / "run.log"
+    log.write_text("INFO ok\n" + CUT_BUILT + "\nINFO ok\n")
+    report = scan(str(log), context=built)
+    assert [(m.line_number, m.confidence, m.log_line) for m in report.occurrences] == [(2884, "high", 2)]

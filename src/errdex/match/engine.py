@@ -185,8 +185,10 @@ class PatternEngine:
             hits = self._second_opinion(text)
         if hits and any(hit.kind == "full" for hit in hits):
             return hits
-        if hits:   # found inside the text only: a template's whole first line may be the text
-            return self.first_lines(text, done) + hits
+        if hits:   # found inside the text only: a template's whole first line may be the text, or
+            # the text a cut rendering of a template that explains more of it than they do
+            first, cuts = self.cut_renderings(text, done, max(hit.literal_covered for hit in hits))
+            return first + hits if first else cuts or hits
         drifted: list[MessageHit] = []
         for idx in sorted(self._backend.prefix_candidates(text) - done):
             hit = verify_prefix(self.records[idx], text)
@@ -203,15 +205,24 @@ class PatternEngine:
         found = (verify_prefix(self.records[idx], text) for idx in sorted(self._backend.prefix_candidates(text)))
         return [hit for hit in found if hit is not None]
 
-    def first_lines(self, text: str, done: set[int]) -> list[MessageHit]:
-        """Templates whose first line the text is, whole (`Capture failed: {e}` then hint
-        lines that a pasted exception line does not carry)."""
-        found = []
+    def cut_renderings(self, text: str, done: set[int], literal: int) -> tuple[list[MessageHit], list[MessageHit]]:
+        """For a text that only holds templates inside it (`literal`: the most literal text one of
+        them covers): the templates whose first line the text is, whole (`Capture failed: {e}`
+        then hint lines that a pasted exception line does not carry), and the templates the text
+        is a cut rendering of that cover more literal text than that, from its start: a message
+        built in parts, whose last part is left out (`... with exception {e}` then ` (HiCache
+        ... failed)` added on another branch), holds the error it appends inside it."""
+        first: list[MessageHit] = []
+        cuts: list[MessageHit] = []
         for idx in sorted(self._backend.prefix_candidates(text) - done):
             hit = verify_prefix(self.records[idx], text)
-            if hit is not None and hit.kind == "firstline":
-                found.append(hit)
-        return found
+            if hit is None:
+                continue
+            if hit.kind == "firstline":
+                first.append(hit)
+            elif hit.kind == "prefix" and hit.literal_covered > literal:
+                cuts.append(hit)
+        return first, cuts
 
     def _second_opinion(self, text: str) -> list[MessageHit]:
         """Full matches by the pure-Python candidates, for text hyperscan found none in.

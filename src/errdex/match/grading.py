@@ -166,10 +166,20 @@ _ERROR_VALUE = re.compile(r"^(?:str\(|repr\()?(?:e|ex|exc|err|error|exception|tb
 
 def _appends_an_error(rec: RecordRef) -> bool:
     """Whether the template's last placeholder is a caught error's text."""
-    if not rec.groups:
-        return False
-    expr = rec.placeholders.get(rec.groups[-1], rec.groups[-1]).replace(" ", "")
+    return bool(rec.groups) and _is_error_value(rec, len(rec.groups) - 1)
+
+
+def _is_error_value(rec: RecordRef, i: int) -> bool:
+    expr = rec.placeholders.get(rec.groups[i], rec.groups[i]).replace(" ", "")
     return _ERROR_VALUE.match(expr) is not None
+
+
+def cut_own_length(rec: RecordRef, values: Sequence[str], message_length: int) -> int:
+    """The length of a cut rendering's own part: all of it, but a caught error's text it ends
+    in (`... with exception {e}`, cut after the error: that text is another site's, however long)."""
+    if values and len(values) <= len(rec.groups) and _is_error_value(rec, len(values) - 1):
+        return max(1, message_length - len(values[-1]))
+    return message_length
 
 
 def _own_part_covered(rec: RecordRef, said: str, values: Sequence[str], evidence: int) -> bool:

@@ -65,8 +65,11 @@ class LineMatcher:
         for item in found:
             if item[1] != "contained":
                 break
-        else:   # all inside the text: a template whose whole first line it is ranks first (general path)
-            if self.engine.first_lines(text, {item[0].rec.idx for item in found}):
+        else:   # all inside the text: a template whose whole first line it is, or one it is a cut
+            # rendering of that covers more, ranks first (general path)
+            first, cuts = self.engine.cut_renderings(text, {item[0].rec.idx for item in found},
+                                                     max(item[0].literal for item in found))
+            if first or cuts:
                 return None
         primary = event.primary
         if len(found) == 1:

@@ -45,6 +45,7 @@ from errdex.match.grading import (
     HIGH_MIN_LITERAL_PREFIX,
     HIGH_MIN_LITERAL_PREFIX_CLASSLESS,
     contained_hit_is_high,
+    cut_own_length,
     full_hit_is_high,
     hit_score,
     ranked_as,
@@ -586,7 +587,7 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         rec = c.record
         evidence = hit.literal_covered + corroborated_length(rec.groups, rec.placeholders, hit.values)
         if evidence >= (HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS) \
-                and evidence / max(1, hit.message_length) >= HIGH_MIN_COVERAGE:
+                and evidence / cut_own_length(rec, hit.values, hit.message_length) >= HIGH_MIN_COVERAGE:
             return "low" if interpreter_shaped(event.error_class, event.message) else "high"
     if hit.kind == "drift" and agrees and hit.literal_covered >= DRIFT_HIGH_SHARED \
             and not interpreter_shaped(event.error_class, event.message):
