@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "89"
+EXTRACTOR_VERSION = "90"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +163,8 @@ class ErrorSite:
     #: digest of what the local analysis read (its function's text, the site's place in it and its
     #: placeholders): a later version of the file reuses the analysis of a site with the same key
     analysis_key: bytes = b""
+    #: parameters whose literal default the path refutes (`analyze.optional_args`): a call must pass them
+    optional_args: dict[str, dict] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

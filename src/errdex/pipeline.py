@@ -135,7 +135,7 @@ def _index_into(tree: SourceTree, db_path: Path, jobs: int | None, progress: Pro
         link_to_previous(store, tree.repo, tree.version, records)
         # The rest of each record's analysis is done where the publish encodes it (`finish`):
         # from here on `records` are complete only as stored.
-        prepared = _prepare(records, facts, cb) if analysis else None
+        prepared = _prepare(records, facts, cb, str(tree.root)) if analysis else None
         progress("records", 1, 1)
         diagnostics = [f.diagnostic for f in facts if f.diagnostic is not None]
         diagnostics += [Diagnostic(path, reason, reason) for path, reason in tree.skipped]
@@ -150,7 +150,8 @@ def _index_into(tree: SourceTree, db_path: Path, jobs: int | None, progress: Pro
                              finish=prepared.finish if prepared else None)
         store.save_state(info.id, full_state(tree, stats, keys, modules, records, analysis,
                                              prepared.keys if prepared else None,
-                                             store.related_lists(info.id) if prepared else None))
+                                             store.related_lists(info.id) if prepared else None,
+                                             prepared.examined if prepared else ()))
         progress("publish", 1, 1)
         if keep is not None:
             keep.append((got, sites, records, by_text, cb))
@@ -408,11 +409,11 @@ def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[
         store.put_cached_facts(fresh)
 
 
-def _prepare(records: list[dict], facts: list[FileFacts], cb: Codebase):
+def _prepare(records: list[dict], facts: list[FileFacts], cb: Codebase, root: str):
     """`analyze.dataset.prepare_dataset`, imported only when analysing: a catalog run skips its imports."""
     from errdex.analyze.dataset import prepare_dataset
 
-    return prepare_dataset(records, facts, cb)
+    return prepare_dataset(records, facts, cb, root)
 
 
 def _now() -> str:

@@ -538,3 +538,79 @@ def test_an_override_is_reached_only_through_instances_of_its_class(tmp_path):
     assert "pipe.kinds.make_video" in entries and "pipe.kinds.make_long" in entries
     assert "pipe.kinds.make_image" not in entries
     assert "pipe.kinds.Image.again" not in entries
+
+
+OPTIONAL = {
+    "plan/__init__.py": "",
+    "plan/core.py": """
+        def make_plan(batch, full=None, *, strict=False):
+            if full is not None:
+                assert len(full) == batch, "full must cover the batch"
+            if strict:
+                raise ValueError("strict planning is not supported")
+            return batch
+        """,
+    "plan/users.py": """
+        from plan.core import make_plan
+
+
+        def prepare(batch):
+            return make_plan(batch)
+
+
+        def prepare_none(batch):
+            return make_plan(batch, None)
+
+
+        def prepare_full(batch, table):
+            return make_plan(batch, full=table)
+
+
+        def prepare_any(*args, **kwargs):
+            return make_plan(*args, **kwargs)
+
+
+        def prepare_strict(batch):
+            return make_plan(batch, strict=True)
+        """,
+}
+
+
+def test_callers_that_never_pass_a_needed_argument_do_not_reach_the_site(tmp_path):
+    """Review 18 (cache_locs.py:626): the assert under `if full is not None:` was said reached from
+    callers that never pass `full`; they are left out of its callers and entry points, and named."""
+    recs = _index(tmp_path, OPTIONAL)
+    r = recs["full must cover the batch"]
+    assert r["errdex"]["optionalArgs"] == {"full": {"default": "None", "test": "full is not None", "position": 1}}
+    assert r["errdex"]["callers"] == ["plan.users.prepare_any", "plan.users.prepare_full"]
+    assert r["errdex"]["unreachedFrom"] == ["plan.users.prepare", "plan.users.prepare_none",
+                                            "plan.users.prepare_strict"]
+    assert "plan.users.prepare" not in r["errdex"]["entryPoints"]
+    assert "plan.users.prepare_full" in r["errdex"]["entryPoints"]
+    strict = recs["strict planning is not supported"]
+    assert strict["errdex"]["optionalArgs"]["strict"]["test"] == "strict"
+    assert strict["errdex"]["callers"] == ["plan.users.prepare_any", "plan.users.prepare_strict"]
+
+
+def test_a_caller_starting_to_pass_the_argument_is_reindexed_whole(tmp_path):
+    """The callers read for their arguments are kept with the dataset: a re-index that changes
+    one of them does not keep the old answer in place."""
+    from errdex.pipeline import index_source
+    from errdex.store import Store
+    from .sources import write_sources
+
+    src = write_sources(tmp_path / "src", OPTIONAL)
+    db, fresh = tmp_path / "a.db", tmp_path / "b.db"
+    index_source(str(src), db, jobs=1, repo="o/plan", version="1")
+    users = src / "plan" / "users.py"
+    users.write_text(users.read_text().replace("return make_plan(batch)\n", "return make_plan(batch, full=[batch])\n"))
+    again = index_source(str(src), db, jobs=1, repo="o/plan", version="1")
+    assert not again.in_place
+    index_source(str(src), fresh, jobs=1, repo="o/plan", version="1")
+
+    def callers(path):
+        with Store.open(path, readonly=True) as store:
+            return {r["errorMessage"]: r["errdex"]["callers"] for r in store.iter_records()}
+
+    assert callers(db) == callers(fresh)
+    assert "plan.users.prepare" in callers(db)["full must cover the batch"]

@@ -88,20 +88,20 @@ def stage(tmp_path_factory):
         sites, classes, cb = pipeline.link(facts, tree, store, got.keys)
         got.fill_windows(sites, store)
     modules = {f.file_path: f.module for f in facts}
-    return build_records(tree, sites, classes, modules, "2026-01-01T00:00:00Z"), facts, cb
+    return build_records(tree, sites, classes, modules, "2026-01-01T00:00:00Z"), facts, cb, str(tree.root)
 
 
 def _analyzed(stage) -> list[dict]:
-    records, facts, cb = stage
+    records, facts, cb, root = stage
     mine = copy.deepcopy(records)
-    analyze_dataset(mine, facts, cb)
+    analyze_dataset(mine, facts, cb, root)
     return mine
 
 
 def test_prepare_then_finish_fills_records_as_analyze_dataset(stage):
-    records, facts, cb = stage
+    records, facts, cb, root = stage
     mine = copy.deepcopy(records)
-    prepared = prepare_dataset(mine, facts, cb)
+    prepared = prepare_dataset(mine, facts, cb, root)
     finish = prepared.finish
     assert [k.id for k in prepared.keys] == [r["id"] for r in mine]
     assert all(r["errdex"]["callers"] is not None and "documentation" not in r["errdex"]["provenance"] for r in mine)

@@ -48,10 +48,13 @@ class CallGraph:
     lineage: dict[str, frozenset[str]] = field(default_factory=dict)    # class -> itself and its ancestors
     mixed: dict[tuple[str, str], bool] = field(default_factory=dict)    # `_related` answers for unrelated pairs
 
-    def callers(self, qualname: str) -> list[str]:
-        """Direct callers whose calls can reach this function's class, sorted, capped at MAX_CALLERS."""
+    def callers(self, qualname: str, skip: frozenset[str] = frozenset()) -> list[str]:
+        """Direct callers whose calls can reach this function's class, sorted, capped at MAX_CALLERS
+        (`skip`: callers whose calls never pass what the site needs, `analyze.reach`)."""
         need = self.owner.get(qualname)
         found = self.callers_of.get(qualname, ())
+        if skip:
+            found = [c for c in found if c not in skip]
         if need is not None and self.receivers:
             found = [c for c in found if self._through(qualname, c, need) is not _NO_WAY]
         return sorted(found)[:MAX_CALLERS]
@@ -96,9 +99,11 @@ class CallGraph:
         return self.climb(qualname, depth=depth, include_tests=include_tests, error=error)[0]
 
     def climb(self, qualname: str, *, depth: int = ENTRY_DEPTH, include_tests: bool = False,
-              error: tuple[frozenset[str], bool] | None = None) -> tuple[list[str], bool]:
+              error: tuple[frozenset[str], bool] | None = None,
+              skip: frozenset[str] = frozenset()) -> tuple[list[str], bool]:
         """`entry_points`, and whether the way up met a guarded edge: when it met none, the
-        answer is the same for every class (a re-index may reuse it for a new one)."""
+        answer is the same for every class (a re-index may reuse it for a new one). `skip`:
+        callers of `qualname` itself not climbed (their calls never pass what the site needs)."""
         out: list[str] = []
         listed: set[str] = set()
         start = (qualname, self.owner.get(qualname))
@@ -118,6 +123,8 @@ class CallGraph:
             nxt = []
             for q, need in frontier:
                 for c in self.callers_of.get(q, ()):
+                    if skip and level == 0 and c in skip:
+                        continue
                     # every edge of the level is looked at, seen caller or not: which of two edges
                     # reaches a caller first follows set order, and `met` must not
                     chains = guarded.get((q, c)) if guarded else None

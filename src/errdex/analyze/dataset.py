@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from errdex.analyze.callgraph import CallGraph, build_call_graph
 from errdex.analyze.condexpr import own_test_source
 from errdex.analyze.fields import fill_prose, set_owners, site_qualname
+from errdex.analyze.reach import CallerCalls, args_key
 from errdex.analyze.related import RelatedIndex, RelatedKey
 from errdex.analyze.setters import init_args_for, merged_setters, setters_for
 from errdex.analyze.tags import background_tag, tags_for
@@ -47,9 +48,13 @@ class Prepared:
     calls: CallFacts
     finish: "Finisher"   # callable: finish(record)
     keys: list[RelatedKey]   # in record order; the re-index state keeps them (`delta.state.related_rows`)
+    #: callers whose calls were read for the arguments they pass (`analyze.reach`): a re-index that
+    #: changes one of them redoes the whole dataset (`delta.reindex`)
+    examined: frozenset[str] = frozenset()
 
 
-def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None) -> CallFacts:
+def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None,
+                    root: str | None = None) -> CallFacts:
     """Complete each record in place, prose and code fields included (records in file/line
     order, as `build_records` returns them): the in-memory path; a publish stores records
     without their prose (see `fields`).
@@ -58,7 +63,7 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
     small objects next to a large live heap (every record), so its full
     collections would cost more than the pass itself, and it makes no cycles.
     """
-    prepared = prepare_dataset(records, facts, cb)
+    prepared = prepare_dataset(records, facts, cb, root)
     with collector_paused():
         for record in records:
             prepared.finish(record)
@@ -66,7 +71,8 @@ def analyze_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
     return prepared.calls
 
 
-def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None) -> Prepared:
+def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | None = None,
+                    root: str | None = None) -> Prepared:
     """What needs the whole dataset, now: the call graph and the ranking index over every record's key.
 
     Returns, with the call facts, `finish`, which fills one record (callers and entry points from
@@ -90,8 +96,46 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
             quals.append(site_qualname(record))
             position[id(record)] = i
         index = RelatedIndex(keys)
+        examined = _examined_callers(records, quals, graph)
+        unreached = Unreached(graph, root, facts) if examined else None
     return Prepared(CallFacts(graph, method_of, setters, cb, bindings),
-                    Finisher(graph, method_of, index, position, quals, setters, cb, bindings), keys)
+                    Finisher(graph, method_of, index, position, quals, setters, cb, bindings, unreached), keys,
+                    examined)
+
+
+def _examined_callers(records: list[dict], quals: list[str], graph: CallGraph) -> frozenset[str]:
+    """The direct callers of every function with a site that needs arguments passed (`optionalArgs`):
+    their calls are read (`Unreached`), so a re-index changing one of them redoes the dataset."""
+    examined: set[str] = set()
+    for record, qual in zip(records, quals):
+        if record["errdex"].get("optionalArgs"):
+            examined.update(graph.callers_of.get(qual, ()))
+    return frozenset(examined)
+
+
+class Unreached:
+    """(function, `args_key`) -> the callers whose calls never pass what its sites with those
+    `optionalArgs` need (`analyze.reach`), read when first asked: in the encoders the publish
+    forks, each with its own answers, on every core."""
+
+    def __init__(self, graph: CallGraph, root: str | None, facts: list[FileFacts]) -> None:
+        self.graph, self.root, self.facts = graph, root, facts
+        self.reader: CallerCalls | None = None
+        self.known: dict[tuple, frozenset[str]] = {}
+
+    def get(self, qual: str, key: tuple, optional: dict) -> frozenset[str]:
+        found = self.known.get((qual, key))
+        if found is None:
+            callers = self.graph.callers_of.get(qual, ())
+            if not callers:
+                found = frozenset()
+            else:
+                if self.reader is None:
+                    self.reader = CallerCalls(self.root, {fn.qualname: (f.file_path, fn.line)
+                                                          for f in self.facts for fn in f.functions})
+                found = self.reader.unreached(qual, callers, optional)
+            self.known[(qual, key)] = found
+        return found
 
 
 class Finisher:
@@ -100,18 +144,20 @@ class Finisher:
     from the record as that left it. The graph and the index are the dataset's; looking a record
     up in them runs in the encoders, on every core."""
 
-    __slots__ = ("graph", "method_of", "index", "position", "quals", "reached", "setters", "cb", "bindings")
+    __slots__ = ("graph", "method_of", "index", "position", "quals", "reached", "setters", "cb", "bindings",
+                 "unreached")
 
     def __init__(self, graph: CallGraph, method_of: dict[str, str], index: RelatedIndex,
                  position: dict[int, int], quals: list[str], setters: dict, cb: Codebase,
-                 bindings: dict[str, str] | None = None) -> None:
+                 bindings: dict[str, str] | None = None, unreached: Unreached | None = None) -> None:
         self.graph, self.method_of, self.index, self.position, self.quals = graph, method_of, index, position, quals
         self.setters, self.cb, self.bindings = setters, cb, bindings or {}
         self.reached: dict = {}   # callers and entry points by function: each encoder fills its own copy
+        self.unreached = unreached
 
     def __call__(self, record: dict) -> None:
         i = self.position[id(record)]
-        fill_reach(record, self.quals[i], self.graph, self.reached)
+        fill_reach(record, self.quals[i], self.graph, self.reached, self.unreached)
         record["errdex"]["related"] = self.index.related(i)
         fill_own(record, self.quals[i], self.method_of, self.setters, self.cb, self.bindings)
         record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
@@ -132,20 +178,26 @@ def fill_record(record: dict, calls: CallFacts, reach: dict) -> None:
     fill_own(record, qual, calls.method_of, calls.setters, calls.cb, calls.bindings)
 
 
-def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict) -> tuple[list[str], list[str], str]:
+def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict,
+               unreached: Unreached | None = None) -> tuple:
     """Callers and entry points: the only fields that need the whole call graph. Returns the shared
-    (callers, entry points, entry points' provenance)."""
+    (callers, entry points, entry points' provenance, callers that never pass what the site needs)."""
     ex = record["errdex"]
     prov = ex["provenance"]
     key = reach_key(record, qual)
     found = reach.get(key)
     if found is None:
-        callers = graph.callers(qual)
-        entry, met = graph.climb(qual, include_tests=key[1], error=error_names(key[2], key[3]) if key[2] else None)
-        found = reach[key] = (callers, entry, BY_HANDLERS if met else "fact")
+        skip = unreached.get(qual, key[2], ex["optionalArgs"]) if unreached is not None and key[2] else frozenset()
+        callers = graph.callers(qual, skip)
+        entry, met = graph.climb(qual, include_tests=key[1], error=error_names(key[3], key[4]) if key[3] else None,
+                                 skip=skip)
+        found = reach[key] = (callers, entry, BY_HANDLERS if met else "fact", sorted(skip))
     ex["callers"], ex["entryPoints"] = found[0][:], found[1][:]   # each record its own lists
     prov["callers"] = "fact"
     prov["entryPoints"] = found[2]
+    if found[3]:
+        ex["unreachedFrom"] = found[3][:]
+        prov["unreachedFrom"] = "fact"
     return found
 
 
@@ -155,11 +207,13 @@ BY_HANDLERS = "fact:handlers"
 
 def reach_key(record: dict, qual: str) -> tuple:
     """What a record's callers and entry points depend on: its function, whether it is test
-    code, and the class it raises with its ancestors (a warning, which does not climb as an
-    exception, none): handlers on the way up may stop one class and not another."""
+    code, the arguments a call must pass to reach it (`optionalArgs`: callers that never pass
+    them are left out), and the class it raises with its ancestors (a warning, which does not
+    climb as an exception, none): handlers on the way up may stop one class and not another."""
     ex = record["errdex"]
     cls = record.get("errorClass") if record.get("errorType") not in ("warning", "log") else None
-    return qual, bool(ex.get("test")), cls or "", tuple(ex.get("classAncestors") or ()) if cls else ()
+    return (qual, bool(ex.get("test")), args_key(ex.get("optionalArgs")), cls or "",
+            tuple(ex.get("classAncestors") or ()) if cls else ())
 
 
 def fill_own(record: dict, qual: str, method_of: dict, setters: dict, cb: Codebase,

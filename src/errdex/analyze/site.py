@@ -17,6 +17,7 @@ from errdex.analyze.exprs import memo
 from errdex.analyze.feeding import feeding_values
 from errdex.analyze.flow import free_names
 from errdex.analyze.names import block_bound_names, parameter_names, text_reads
+from errdex.analyze.optional_args import optional_args
 from errdex.analyze.source import analyzing, node_text
 from errdex.models import ErrorSite, Placeholder
 
@@ -54,6 +55,8 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     site.loops = _loops(path)
     site.handlers = enclosing_handlers(path)
     in_function = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if in_function:
+        site.optional_args = optional_args(scope, cond.expr, site.line, path)
     if cond.guard and in_function:
         site.unfed = _unfed_locals(scope, cond.guard, site.feeding, site.loops)
     reads_input = bool(cond.guard) and _reads_a_parameter(scope, cond.guard, site.feeding)

@@ -97,6 +97,8 @@ def _apply(tree: SourceTree, store, info: DatasetInfo, manifest: Manifest, files
            changed: list[str], analysis: bool, analyzed_at: str) -> Delta:
     old_loader = FactsLoader(store, manifest)
     facts = _changed_facts(store, tree, old_loader, files, changed, analysis)
+    if analysis:
+        _check_examined(store, info, facts)
     loader = FactsLoader(store, manifest, {rel: f for rel, (f, _) in facts.items()})
     records, windows = _changed_records(tree, store, facts, {rel: files[rel].key for rel in changed}, loader,
                                         analyzed_at, analysis)
@@ -110,6 +112,9 @@ def _apply(tree: SourceTree, store, info: DatasetInfo, manifest: Manifest, files
     if analysis:
         _fill_analysis(records, old, loader)
     state = {"manifest": dumps(replace(manifest, files=files))}
+    examined = store.load_state(info.id, "examined") if analysis else None
+    if examined is not None:   # what the full index read is read again by nothing here: kept as it is
+        state["examined"] = examined
     patched: list[dict] = []
     if _same_places(records, old, analysis):
         _keep_dataset_fields(records, old, analysis)
@@ -184,6 +189,19 @@ def _changed_facts(store, tree: SourceTree, old: FactsLoader, files: dict[str, F
     return out
 
 
+def _check_examined(store, info: DatasetInfo, facts: dict[str, tuple[FileFacts, list[str]]]) -> None:
+    """A changed function whose calls were read for the arguments they pass (`analyze.reach`) may
+    now reach, or no longer reach, a site in another file: that takes the whole dataset."""
+    blob = store.load_state(info.id, "examined")
+    if blob is None:
+        return
+    examined = set(zlib.decompress(blob).decode().split("\n"))
+    for f, _ in facts.values():
+        for fn in f.functions:
+            if fn.qualname in examined:
+                raise NeedFull(f"{fn.qualname} passes arguments a site elsewhere needs")
+
+
 def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, list[str]]], keys: dict[str, str],
                      loader: FactsLoader, analyzed_at: str, analysis: bool) -> tuple[list[dict], dict]:
     """The changed files' records, linked through the lazily loaded name tables (ids as built)."""
@@ -215,7 +233,7 @@ def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, 
 class _NoGraph:
     """Callers come from the previous records; a function that had none needs the whole call graph."""
 
-    def callers(self, qualname: str) -> list[str]:
+    def callers(self, qualname: str, *_args, **_kwargs) -> list[str]:
         raise NeedFull(f"no previous record in {qualname}")
 
     entry_points = climb = callers
@@ -223,11 +241,14 @@ class _NoGraph:
 
 class _AnyClass(dict):
     """Reach by `reach_key`; a class the function did not raise before takes the reach of its
-    (function, test) pair when that met no handler on the way up."""
+    (function, test, arguments needed) when that met no handler on the way up; other arguments
+    needed take the reach of a function no call reaches at all (no caller to leave out)."""
 
     def get(self, key, default=None):
         found = super().get(key)
-        return found if found is not None else super().get(key[:2], default)
+        if found is None:
+            found = super().get(key[:3])
+        return found if found is not None else super().get(("callerless", *key[:2]), default)
 
 
 def _fill_analysis(records: list[dict], old: list[dict], loader: FactsLoader) -> None:
@@ -237,9 +258,12 @@ def _fill_analysis(records: list[dict], old: list[dict], loader: FactsLoader) ->
     reach: dict[tuple, tuple] = {}
     for r in old:
         key, ex = reach_key(r, site_qualname(r)), r["errdex"]
-        found = reach[key] = (ex["callers"], ex["entryPoints"], ex["provenance"].get("entryPoints", "fact"))
+        found = reach[key] = (ex["callers"], ex["entryPoints"], ex["provenance"].get("entryPoints", "fact"),
+                              ex.get("unreachedFrom") or [])
         if found[2] != BY_HANDLERS:   # met no handler on the way up: the same for any class
-            reach.setdefault(key[:2], found)
+            reach.setdefault(key[:3], found)
+            if not found[0] and not found[3]:   # no caller at all: the same for any arguments needed
+                reach.setdefault(("callerless", *key[:2]), found)
     reach = _AnyClass(reach)
     calls = CallFacts(_NoGraph(), loader.method_of, loader.setters, loader.cb, loader.bindings)  # type: ignore[arg-type]
     for r in records:
@@ -359,13 +383,16 @@ def _patched(store, dataset_id: int, patches: dict[str, dict]) -> list[dict]:
 def full_state(tree: SourceTree, stats: dict[str, tuple[int, int] | None], keys: dict[str, str],
                modules: dict[str, str], records: list[dict], analysis: bool,
                related_keys: list[RelatedKey] | None = None,
-               related_lists: Mapping[str, Sequence[str]] | None = None) -> dict[str, bytes]:
+               related_lists: Mapping[str, Sequence[str]] | None = None,
+               examined: Iterable[str] = ()) -> dict[str, bytes]:
     """The state a full index leaves for the next re-index, as stored parts (`related_keys`: the records',
-    if known; `related_lists`: their `related` ids by record id, as stored, else read from the records)."""
+    if known; `related_lists`: their `related` ids by record id, as stored, else read from the records;
+    `examined`: the callers whose calls were read for the arguments they pass)."""
     files = {rel: FileEntry(keys[rel], *(stats.get(rel) or (-1, -1)), modules[rel]) for rel in tree.files}
     parts = {"manifest": dumps(Manifest(analysis, tree_fingerprint(tree), files))}
     if analysis:
         parts["related"] = pack_related(related_rows(records, related_keys, related_lists))
+        parts["examined"] = zlib.compress("\n".join(sorted(examined)).encode())
     return parts
 
 
