@@ -485,3 +485,29 @@ def test_an_attribute_named_like_a_later_local_is_no_unfed_local(tmp_path):
     r = recs["model id mismatch"]
     assert "unfedLocals" not in r["errdex"]
     assert "model_path" not in r["validationCode"].replace("case.server_args.model_path", "")
+
+
+def test_an_attribute_the_check_does_not_read_is_not_named_as_changed(tmp_path):
+    """Review 19 (serve_backends.py:100): `self._loaded = {}` was named as changed before a check
+    that reads `self._builtins` only, because the check reads `self.<something>`."""
+    recs = _records(tmp_path, """
+        class Registry:
+            def __init__(self, builtins, found):
+                self._builtins = list(builtins)
+                self._loaded = {}
+                self._found = found
+                reserved = set(self._builtins) & set(self._found)
+                if reserved:
+                    raise ValueError("reserved names taken")
+
+
+        def check(cfg):
+            cfg.n = 3
+            validate(cfg)
+            if not ok(cfg):
+                raise ValueError("cfg rejected")
+        """)
+    taken = recs["reserved names taken"]
+    assert taken["errdex"]["changedBefore"] == ["self._builtins", "self._found"]
+    assert "self._loaded" not in taken["validationCode"]
+    assert recs["cfg rejected"]["errdex"]["changedBefore"] == ["cfg.n"]   # `cfg` itself is read whole

@@ -127,9 +127,13 @@ def _base_chain(target: ast.expr) -> str | None:
 def reads_changed(reads: frozenset[str] | set[str], changed: list[str]) -> list[str]:
     """The changed inputs a test reads: the value itself, something inside it, or an object one of
     whose attributes changed (`d` when `d.n` was set)."""
+    # An object is read whole only when nothing inside it is read besides (`validate(d)`): the
+    # `self` of `self.n` (the chains of a read hold their prefixes) reads no other attribute of it
+    # (review 19: "changes `self._loaded`" above a check that reads `self._builtins` only).
+    whole = [r for r in reads if not any(other.startswith(r + ".") for other in reads)]
     hit = []
     for chain in changed:
         inside = chain + "."
-        if any(r == chain or r.startswith(inside) or chain.startswith(r + ".") for r in reads):
+        if any(r == chain or r.startswith(inside) for r in reads) or any(chain.startswith(r + ".") for r in whole):
             hit.append(chain)
     return hit
