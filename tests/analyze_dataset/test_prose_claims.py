@@ -236,6 +236,16 @@ def test_truthiness_in_words_and_code(recs):
     assert parse_condition("(a and b)").neg == "not a or not b"
 
 
+@pytest.mark.parametrize("condition, said", [
+    ('"fp8" not in name', '`name` does not contain `"fp8"`'),          # a substring test (review 19)
+    ('"fp8" in name', '`name` contains `"fp8"`'),
+    ("mode not in SUPPORTED", "`mode` is not in `SUPPORTED`"),           # a container of unknown kind
+    ("mode in ('a', 'b')", "`mode` is one of `('a', 'b')`"),
+])
+def test_in_reads_as_membership_only_for_a_list_of_values(condition, said):
+    assert describe(parse_condition(condition).own) == said
+
+
 def test_an_and_inside_an_or_reads_as_one_group():
     """`a or (b and c)` in words must not read as "a, or b, and c" (which reads as `(a or b) and c`)."""
     said = describe(parse_condition("r is None or (not r.startswith('x') and not r.startswith('y'))").own)

@@ -26,6 +26,8 @@ _OP_WORDS = {ast.Eq: "equals", ast.NotEq: "differs from", ast.Lt: "is less than"
              ast.Gt: "is greater than", ast.GtE: "is at least", ast.Is: "is", ast.IsNot: "is not",
              ast.In: "is one of", ast.NotIn: "is not one of"}
 _MAX_WORDS_PARTS = 4
+#: Right sides of `in` that are plainly values to pick from: "is one of" them.
+_DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
 
 
 class Condition:
@@ -789,7 +791,14 @@ def describe(node: ast.expr | None) -> str:
             return f"`{code(left)}` {_NOT_ORDER[type(inner.ops[0])]} `{code(right)}` (or {nan} is NaN)"
         return f"it is not the case that {describe(inner)}"
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OP_WORDS:
-        return f"`{code(node.left)}` {_OP_WORDS[type(node.ops[0])]} `{code(node.comparators[0])}`"
+        left, op, right = node.left, type(node.ops[0]), node.comparators[0]
+        if op in (ast.In, ast.NotIn) and not isinstance(right, _DISPLAYS):
+            # not a list of values: a text (`"x" in name`) or a container of unknown kind (review 19:
+            # "`"lit"` is not one of `var`" for a substring test)
+            if isinstance(left, ast.Constant) and isinstance(left.value, str):
+                return f"`{code(right)}` {'contains' if op is ast.In else 'does not contain'} `{code(left)}`"
+            return f"`{code(left)}` {'is in' if op is ast.In else 'is not in'} `{code(right)}`"
+        return f"`{code(left)}` {_OP_WORDS[op]} `{code(right)}`"
     if isinstance(node, (ast.Name, ast.Attribute)):
         return f"`{code(node)}` is True" if flag_named(node) else f"`{code(node)}` is truthy"
     sized = _len_of(node)
