@@ -59,3 +59,13 @@ def test_a_type_guard_claims_only_what_its_test_decides(condition, says):
 
     got = type_guard(parse_condition(condition))
     assert (got is None) if says is None else (says in got and "where it is False, the site raises" in got)
+
+
+def test_a_type_guard_on_a_path_says_it_holds_where_the_check_is_reached():
+    """Review 19 (presentation.py:201): `value=None` fails the guard, yet the function returns
+    early for it: "where it is False, the site raises" held only where the check is reached."""
+    from errdex.analyze.codegen import type_guard
+    from errdex.analyze.condexpr import parse_condition
+
+    got = type_guard(parse_condition("value is not None and (not isinstance(value, list) or isinstance(value, str))"))
+    assert "where it is False and the function reaches the check, the site raises" in got

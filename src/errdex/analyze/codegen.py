@@ -548,17 +548,21 @@ def _type_guard(cond: Condition) -> str | None:
         tests = type_tests(negated_parts[0])
     subject, types, negated = tests[0]
     name = _guard_name(subject)
+    # review 19 (presentation.py:201): `None` fails the guard but returns early, before the check
+    reached = bool(cond.context or cond.guards)
     if negated:
         shown = " | ".join(t.strip() for t in types.strip("()").split(",") if t.strip()) \
             if types.startswith("(") else types
         passes = f"is {'one of' if types.startswith('(') else 'a'} `{types}`, which the check also needs" \
             if part_of_or else "passes the check"
         text = (f"from typing import TypeGuard\n\n\ndef {name}(value: object) -> TypeGuard[{shown}]:\n"
-                f"    \"\"\"True when `{subject}` {passes}; where it is False, the site raises.\"\"\"\n"
+                f"    \"\"\"True when `{subject}` {passes}; where it is False"
+                f"{' and the function reaches the check' if reached else ''}, the site raises.\"\"\"\n"
                 f"    return isinstance(value, {types})\n")
     else:
         text = (f"def {name}(value: object) -> bool:\n"
-                f"    \"\"\"True when `{subject}` passes the check; for a {types}, the site raises.\"\"\"\n"
+                f"    \"\"\"True when `{subject}` passes the check; for a {types}"
+                f"{' reaching the check' if reached else ''}, the site raises.\"\"\"\n"
                 f"    return not isinstance(value, {types})\n")
     return _parsed(text)
 
