@@ -3,8 +3,8 @@
 `eagle_prepare(...)` calls `plan(batch)` and never passes `full_v2p`: the
 assert under `if full_v2p is not None:` in `plan` is out of its reach, so it is
 neither a caller on the site's way nor an entry point through that call (review 18:
-such callers were listed as ways to the site). Read from each caller's own text,
-parsed alone: a caller counts as unreached only when every call it makes to the
+such callers were listed as ways to the site). Read from each caller's own text, each
+call parsed alone from its brackets: a caller counts as unreached only when every call it makes to the
 function is understood and each leaves out a needed argument or passes a literal
 the site's test refutes. Anything else (`*args`, `**kwargs`, a value not known
 here, no call found in its text) keeps the caller.
@@ -32,7 +32,7 @@ def args_key(optional: dict[str, dict] | None) -> tuple:
 
 
 class CallerCalls:
-    """Callers' function texts, read and parsed once each, and the calls they make."""
+    """Callers' function texts, read once each (a file once for all its functions), and the calls they make."""
 
     def __init__(self, root: str | None, locations: dict[str, tuple[str, int]],
                  read: Callable[[str], list[str] | None] | None = None) -> None:
