@@ -306,3 +306,27 @@ def test_an_assert_that_never_fails_is_not_told_unreachable(recs):
                       *record["solutions"]])
     assert "reaches this line" not in texts and "unreachable" not in texts
     assert "the line runs, but the test it asserts holds on every path that reaches it" in record["documentation"]
+
+
+def test_splitting_the_work_is_advised_only_where_the_message_speaks_of_the_load(tmp_path):
+    """Review 19 pattern 7: "Split the work into smaller requests or batches" was attached to every
+    resource-exhaustion record, a kernel's fixed capacity and a pool's slots too."""
+    from .sources import index_sources, records_by_message
+
+    recs = records_by_message(index_sources(tmp_path, {
+        "srv/__init__.py": "",
+        "srv/alloc.py": """
+            def alloc(n, free, slots):
+                if n > free:
+                    raise RuntimeError(f"Prefill out of memory. Try to allocate {n} tokens.")
+                if n > 4096:
+                    raise ValueError(f"request of {n} tokens exceeds the limit of 4096")
+                if slots == 0:
+                    raise RuntimeError("buffer pool capacity exhausted")
+            """,
+    }, "o/srv"))
+    split = "Split the work into smaller requests or batches."
+    assert split in recs["Prefill out of memory. Try to allocate {n} tokens."]["solutions"]
+    assert split in recs["request of {n} tokens exceeds the limit of 4096"]["solutions"]
+    pool = recs["buffer pool capacity exhausted"]
+    assert pool["backgroundTag"] == "resource-exhaustion" and split not in pool["solutions"]

@@ -126,6 +126,11 @@ def _report_strategy(f: SiteFacts) -> tuple[str, str]:
     return "propagate", "strategy:reported-and-continues"
 
 
+#: Words of a message that speak of running out, or of a request, batch or token count exceeding a
+#: limit (splitting the work may help); dimension names in a shape message do not count.
+_LOAD_WORDS = re.compile(r"out of memory|\boom\b"
+                         r"|exceed\w*\b.*\b(?:requests?|batch\w*|tokens?)\b|\b(?:requests?|batch\w*|tokens?)\b.*\bexceed",
+                         re.IGNORECASE)
 #: Report tags whose cause is the setup (configuration, installed packages, rights).
 _SETUP_TAGS = frozenset({"unsupported-configuration", "missing-dependency", "permission"})
 _FALLS_BACK = re.compile(r"\bfall(?:s|ing)?[ -]?back\b|\bfallback\b|\binstead\b|\bdisabl(?:e|ed|ing)\b")
@@ -389,7 +394,9 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     if f.tag in ("missing-dependency",) and not stated:
         out.append("Install the optional package the message names.")
         fact = False
-    if f.tag == "resource-exhaustion":
+    if f.tag == "resource-exhaustion" and f.error_type not in ("log", "warning") and _LOAD_WORDS.search(f.message):
+        # only where the message speaks of the load (memory, batches, requests, tokens): a kernel's
+        # fixed capacity or a pool's slots are not split by sending less (review 19 pattern 7)
         out.append("Split the work into smaller requests or batches.")
         fact = False
     if not out and f.cond.constant is False and f.holds:
