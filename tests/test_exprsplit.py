@@ -1,7 +1,9 @@
 """Expression text cut at top-level separators: brackets and string literals (escapes included) hold theirs."""
 
+import pytest
+
 from errdex.analyze.condexpr import split_conjuncts
-from errdex.exprsplit import split_top_level
+from errdex.exprsplit import closing_bracket, split_top_level
 from errdex.match.events import assert_statement
 
 
@@ -21,3 +23,15 @@ def test_the_two_readers_built_on_it():
         ("res.status == 200", "f\"{res=}, {res.text=}\"")
     assert assert_statement("assert n < 10, (n, 'a, b')") == ("n < 10", "(n, 'a, b')")
     assert assert_statement("assert ok") == ("ok", None)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("f(a, b) + g(c)", 6),
+    ("f(a, ')', [1, (2)]) x", 18),
+    ('f("""a)\nb""", c) y', 15),
+    ("f(a,  # a ) here\n  b)", 20),
+    ("f('it\\'s)', x)", 13),
+    ("f(a, (b)", None),
+])
+def test_closing_bracket_skips_strings_and_comments(text, expected):
+    assert closing_bracket(text, 1) == expected

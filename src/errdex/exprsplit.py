@@ -42,3 +42,36 @@ def split_top_level(text: str, separator: str, maxsplit: int = -1) -> list[str]:
                 break
     pieces.append(text[start:])
     return pieces
+
+
+_BRACKET_TOKENS = re.compile(r"""[()\[\]{}'"#\\\n]""")
+
+
+def closing_bracket(text: str, open_at: int) -> int | None:
+    """The index of the bracket that closes the one at `open_at`, past string literals (triple
+    quoted too) and comments; None when the text ends first."""
+    depth, quote, comment, skip_to = 0, "", False, -1
+    for m in _BRACKET_TOKENS.finditer(text, open_at):
+        at = m.start()
+        if at < skip_to:
+            continue
+        tok = m.group()
+        if comment:
+            comment = tok != "\n"
+        elif quote:
+            if tok == "\\":
+                skip_to = at + 2   # an escaped character never closes the literal
+            elif text.startswith(quote, at):
+                skip_to, quote = at + len(quote), ""
+        elif tok in "'\"":
+            quote = tok * 3 if text.startswith(tok * 3, at) else tok
+            skip_to = at + len(quote)
+        elif tok == "#":
+            comment = True
+        elif tok in "([{":
+            depth += 1
+        elif tok in ")]}":
+            depth -= 1
+            if depth == 0:
+                return at
+    return None

@@ -614,3 +614,22 @@ def test_a_caller_starting_to_pass_the_argument_is_reindexed_whole(tmp_path):
 
     assert callers(db) == callers(fresh)
     assert "plan.users.prepare" in callers(db)["full must cover the batch"]
+
+
+def test_a_damaged_record_of_the_callers_read_takes_the_full_path(tmp_path):
+    """An `examined` state part that does not decode tells nothing: the re-index redoes the dataset
+    instead of failing or keeping answers it cannot check."""
+    import sqlite3
+
+    from errdex.pipeline import index_source
+    from .sources import write_sources
+
+    src = write_sources(tmp_path / "src", OPTIONAL)
+    db = tmp_path / "a.db"
+    index_source(str(src), db, jobs=1, repo="o/plan", version="1")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("UPDATE dataset_state SET blob = ? WHERE part = 'examined'", (b"not zlib",)).rowcount == 1
+    core = src / "plan" / "core.py"
+    core.write_text(core.read_text() + "\n# touched\n")
+    again = index_source(str(src), db, jobs=1, repo="o/plan", version="1")
+    assert not again.in_place and again.records == 2

@@ -123,14 +123,19 @@ def _call_targets(line: str) -> frozenset[str]:
         if isinstance(call, ast.Await):
             call = call.value
         if isinstance(call, ast.Call):
-            handed = [*call.args, *(k.value for k in call.keywords)]
-            if isinstance(call.func, ast.Attribute):
-                handed.append(call.func.value)
-            chains = {dotted(v.value if isinstance(v, ast.Starred) else v) for v in handed}
+            chains = {dotted(v.value if isinstance(v, ast.Starred) else v) for v in _handed(call)}
             found = frozenset(part for chain in chains if chain for part in _prefixes(chain))
     if len(_CALL_TARGETS) < 200_000:
         _CALL_TARGETS[line] = found
     return found
+
+
+def _handed(call: ast.Call) -> list[ast.expr]:
+    """What a call is given and may change in place: its arguments, and the object of a method."""
+    handed = [*call.args, *(k.value for k in call.keywords)]
+    if isinstance(call.func, ast.Attribute):
+        handed.append(call.func.value)
+    return handed
 
 
 def _prefixes(chain: str) -> list[str]:
@@ -417,12 +422,12 @@ def _gates(context: str, before: list[str]) -> tuple[str | None, str]:
     made: set[str] = set()
     for line in before:
         made |= assigned(line) | _handed_to_calls(line)
-    terms = [ast.get_source_segment(context, value) or ast.unparse(value) for value in tree.values]
+    terms = [_wrapped(value, ast.get_source_segment(context, value) or ast.unparse(value)) for value in tree.values]
     first = [t for t in terms if not (names_in(t) & made)]
     then = [t for t in terms if names_in(t) & made]
     if not first or not then:
         return None, context
-    return " and ".join(_wrapped(t) for t in first), " and ".join(_wrapped(t) for t in then)
+    return " and ".join(first), " and ".join(then)
 
 
 def _handed_to_calls(line: str) -> frozenset[str]:
@@ -435,10 +440,7 @@ def _handed_to_calls(line: str) -> frozenset[str]:
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            handed = [*node.args, *(k.value for k in node.keywords)]
-            if isinstance(node.func, ast.Attribute):
-                handed.append(node.func.value)
-            for value in handed:
+            for value in _handed(node):
                 for inner in ast.walk(value):
                     chain = dotted(inner) if isinstance(inner, (ast.Name, ast.Attribute)) else None
                     if chain is not None:
@@ -446,12 +448,9 @@ def _handed_to_calls(line: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _wrapped(term: str) -> str:
-    """A term of an `and`, bracketed again when it is an `or`, a lambda or a walrus (as it was)."""
-    try:
-        node = ast.parse(term, mode="eval").body
-    except SyntaxError:
-        return f"({term})"
+def _wrapped(node: ast.expr, term: str) -> str:
+    """A term of an `and` as written, bracketed again when it is an `or`, a lambda, a walrus or a
+    conditional (as it was inside the `and`)."""
     return f"({term})" if isinstance(node, (ast.BoolOp, ast.Lambda, ast.NamedExpr, ast.IfExp)) else term
 
 

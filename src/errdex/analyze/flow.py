@@ -614,7 +614,7 @@ class FlowAnalyzer:
             # self.done: await sleep(5)`) keeps its failed test: the code after runs once it
             # failed. So does one the body may leave (`while waited < t: if ready(): return`):
             # the code after runs when the wait ran out first (approximate).
-            ended = TRUE if stays and _body_changes_test(stmt) else negate(test)
+            ended = TRUE if stays and _body_changes_test(stmt, self._body_bound(stmt)) else negate(test)
             return LoopOutcome(ended, FALSE, approx)
         return LoopOutcome(negate(test), TRUE, _merge(body.approx, (WHILE_LOOP,)))
 
@@ -882,20 +882,17 @@ def _onlyleaves(exits: Exits) -> bool:
     return is_const(exits.next, False) and is_const(exits.brk, False) and is_const(exits.cont, False)
 
 
-def _body_changes_test(loop: ast.While) -> bool:
+def _body_changes_test(loop: ast.While, body_bound: set[str]) -> bool:
     """Whether a pass of the loop changes what its test reads by itself: binds a name the test
-    reads, stores into or deletes from it, or calls a method of it (`q.popleft()`,
-    `self.step()` for a test of `self.done`)."""
-    reads = {dotted for node in ast.walk(loop.test) if (dotted := dotted_source(node)) is not None} \
-        if isinstance(loop.test, ast.expr) else set()
-    names = read_names(loop.test)
+    reads (`body_bound`: what its body binds), stores into or deletes from it, or calls a method
+    of it (`q.popleft()`, `self.step()` for a test of `self.done`)."""
+    if read_names(loop.test) & body_bound:
+        return True
+    reads = {chain for node in ast.walk(loop.test) if (chain := dotted_source(node)) is not None}
     for child in loop.body:
-        if names & bound_names(child):
-            return True
         for node in ast.walk(child):
             if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                target = dotted_source(node.value)
-                if target in reads or dotted_source(node) in reads:
+                if dotted_source(node.value) in reads or dotted_source(node) in reads:
                     return True
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and dotted_source(node.func.value) in reads:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from errdex.exprsplit import closing_bracket
 from errdex.safe_eval import evaluate
 
 #: `__post_init__` takes no arguments of a constructor call (`InitVar`s aside): not read.
@@ -91,7 +92,7 @@ def _calls_named(text: str, names: set[str]) -> list[ast.Call | None]:
         for m in re.finditer(rf"(?<![\w]){re.escape(name)}\s*\(", text):
             if m.start() and text[m.start() - 1] != "." and _after_def(text, m.start()):
                 continue   # `def name(`: its own signature, not a call
-            close = _closing(text, m.end() - 1)
+            close = closing_bracket(text, m.end() - 1)
             if close is None:
                 found.append(None)
                 continue
@@ -120,39 +121,6 @@ def _receiver_is_class(text: str, dot: int) -> bool:
 def _after_def(text: str, at: int) -> bool:
     return text[max(0, at - 4):at] == "def " or text[max(0, at - 6):at] == "class "
 
-
-def _closing(text: str, open_at: int) -> int | None:
-    """The index of the bracket closing the one at `open_at`, skipping string literals."""
-    depth = 0
-    quote = ""
-    i = open_at
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if text.startswith(quote, i):
-                i += len(quote)
-                quote = ""
-                continue
-        elif ch in "\"'":
-            quote = ch * 3 if text.startswith(ch * 3, i) else ch
-            i += len(quote)
-            continue
-        elif ch == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
 
 
 def _may_reach(call: ast.Call, optional: dict[str, dict]) -> bool:

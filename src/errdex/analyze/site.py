@@ -83,15 +83,15 @@ def _unfed_locals(scope: ast.FunctionDef | ast.AsyncFunctionDef, guard: str, fee
         else:
             reads |= line_reads(line)
             made |= assigned(line)
-    # an attribute's name is no local (review 18: `model_path` of `case.server_args.model_path`)
-    roots = root_names_in(guard).union(*(root_names_in(line) for line in feeding))
-    reads = {n for n in reads if "." not in n and n in roots} - made - parameter_names(scope)
+    reads = {n for n in reads if "." not in n} - made - parameter_names(scope)
     for header in loops:
         reads -= loop_targets(header)
     if not reads:
         return []
     bound = memo(scope, "_errdex_bound", _bound_in)   # once per function: its sites share it
     found = reads & bound
+    if found:   # an attribute's name is no local (review 18: `model_path` of `case.server_args.model_path`)
+        found &= root_names_in(guard).union(*(root_names_in(line) for line in feeding))
     if found:   # a comprehension's own targets (`item` of `all(... for item in items)`) are no local's value
         found -= _comprehension_targets((guard, *feeding))
     return sorted(found)

@@ -36,11 +36,13 @@ from errdex.delta.state import (
     dumps,
     file_stat,
     loads,
+    pack_examined,
     pack_related,
     related_rows,
     source_path,
     surface_digest,
     tree_fingerprint,
+    unpack_examined,
     unpack_related,
 )
 from errdex.extract.files import cache_key, extract_file_lines
@@ -97,8 +99,7 @@ def _apply(tree: SourceTree, store, info: DatasetInfo, manifest: Manifest, files
            changed: list[str], analysis: bool, analyzed_at: str) -> Delta:
     old_loader = FactsLoader(store, manifest)
     facts = _changed_facts(store, tree, old_loader, files, changed, analysis)
-    if analysis:
-        _check_examined(store, info, facts)
+    examined = _check_examined(store, info, facts) if analysis else None
     loader = FactsLoader(store, manifest, {rel: f for rel, (f, _) in facts.items()})
     records, windows = _changed_records(tree, store, facts, {rel: files[rel].key for rel in changed}, loader,
                                         analyzed_at, analysis)
@@ -112,7 +113,6 @@ def _apply(tree: SourceTree, store, info: DatasetInfo, manifest: Manifest, files
     if analysis:
         _fill_analysis(records, old, loader)
     state = {"manifest": dumps(replace(manifest, files=files))}
-    examined = store.load_state(info.id, "examined") if analysis else None
     if examined is not None:   # what the full index read is read again by nothing here: kept as it is
         state["examined"] = examined
     patched: list[dict] = []
@@ -189,17 +189,22 @@ def _changed_facts(store, tree: SourceTree, old: FactsLoader, files: dict[str, F
     return out
 
 
-def _check_examined(store, info: DatasetInfo, facts: dict[str, tuple[FileFacts, list[str]]]) -> None:
-    """A changed function whose calls were read for the arguments they pass (`analyze.reach`) may
-    now reach, or no longer reach, a site in another file: that takes the whole dataset."""
+def _check_examined(store, info: DatasetInfo, facts: dict[str, tuple[FileFacts, list[str]]]) -> bytes | None:
+    """The dataset's `examined` part, after checking that no changed function is one of those callers:
+    one whose calls were read for the arguments they pass (`analyze.reach`) may now reach, or no
+    longer reach, a site in another file, which takes the whole dataset (so does a part that does
+    not decode)."""
     blob = store.load_state(info.id, "examined")
     if blob is None:
-        return
-    examined = set(zlib.decompress(blob).decode().split("\n"))
+        return None
+    examined = unpack_examined(blob)
+    if examined is None:
+        raise NeedFull("the callers read for their arguments are not known")
     for f, _ in facts.values():
         for fn in f.functions:
             if fn.qualname in examined:
                 raise NeedFull(f"{fn.qualname} passes arguments a site elsewhere needs")
+    return blob
 
 
 def _changed_records(tree: SourceTree, store, facts: dict[str, tuple[FileFacts, list[str]]], keys: dict[str, str],
@@ -392,7 +397,7 @@ def full_state(tree: SourceTree, stats: dict[str, tuple[int, int] | None], keys:
     parts = {"manifest": dumps(Manifest(analysis, tree_fingerprint(tree), files))}
     if analysis:
         parts["related"] = pack_related(related_rows(records, related_keys, related_lists))
-        parts["examined"] = zlib.compress("\n".join(sorted(examined)).encode())
+        parts["examined"] = pack_examined(examined)
     return parts
 
 

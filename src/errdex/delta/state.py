@@ -21,7 +21,7 @@ import hashlib
 import os
 import pickle
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -122,6 +122,19 @@ def unpack_related(blob: bytes) -> list[RelatedRow]:
                frozenset(words.split()) if words else frozenset())
         out.append(RelatedRow(rid, tuple(related.split(_SEP)) if related else (), key))
     return out
+
+
+def pack_examined(qualnames: Iterable[str]) -> bytes:
+    """The callers whose calls a full index read for the arguments they pass (`analyze.reach`)."""
+    return zlib.compress("\n".join(sorted(qualnames)).encode())
+
+
+def unpack_examined(blob: bytes) -> set[str] | None:
+    """`pack_examined`'s names; None for a part that does not decode (nothing can be told from it)."""
+    try:
+        return set(zlib.decompress(blob).decode().split("\n"))
+    except (zlib.error, UnicodeDecodeError):
+        return None
 
 
 def dumps(part: object) -> bytes:
