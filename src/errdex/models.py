@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "91"
+EXTRACTOR_VERSION = "92"
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +165,9 @@ class ErrorSite:
     analysis_key: bytes = b""
     #: parameters whose literal default the path refutes (`analyze.optional_args`): a call must pass them
     optional_args: dict[str, dict] = field(default_factory=dict)
+    #: calls on the way to the site (`analyze.earlier_calls`) as (callee resolved through the
+    #: file's imports and `self`, line, callee as written): one that raises stops the way
+    earlier_calls: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -11,6 +11,7 @@ import re
 from collections import defaultdict
 
 from errdex.analyze.caught import caught_by
+from errdex.analyze.raisers import EARLIER_CALLS
 from errdex.extract.link import ClassInfo
 from errdex.models import SCHEMA_VERSION, ErrorSite, SourceTree
 
@@ -177,6 +178,8 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
         record["errdex"]["assertHolds"] = True
     if site.optional_args:   # arguments a call must pass to get here
         record["errdex"]["optionalArgs"] = {k: dict(v) for k, v in site.optional_args.items()}
+    if site.earlier_calls:   # read by the dataset stage (`analyze.raisers`), not stored
+        record["errdex"][EARLIER_CALLS] = [list(c) for c in site.earlier_calls]
     return record
 
 

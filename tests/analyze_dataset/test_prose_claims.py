@@ -477,7 +477,10 @@ def test_a_helper_in_test_code_checks_its_inputs(recs):
 def test_test_assertion_gets_test_advice(recs):
     r = recs["width == 1 and count != 2"]
     assert r["errdex"]["test"]
-    assert r["solutions"] == ["The test expects `count == 2`: find which change in the code it exercises broke that."]
+    # reached only where `configure` (which raises itself) did not raise: not exact
+    assert r["errdex"]["raisedFirstBy"] == [{"call": "configure", "line": 7, "function": "app.core.configure"}]
+    assert r["solutions"] == ["The test expects `count == 2` (approximately): find which change in the code it "
+                              "exercises broke that."]
     assert r["commonSituations"].startswith("The test `test_configure` expects `count == 2`")
     assert not r.get("tryCatchPattern") and not r.get("exampleFix") and not r.get("preventionTips")
     # the feeding line is shown with a comment saying the statements between are left out
@@ -490,7 +493,8 @@ def test_every_number_in_the_prose_comes_from_the_code(recs):
     for r in recs.values():
         ex = r["errdex"]
         source = " ".join([ex["condition"] or "", r["errorMessage"] or "", *ex["feeding"], *ex["entryPoints"],
-                           ex["function"], r["filePath"], str((ex.get("caughtBy") or {}).get("line", ""))])
+                           ex["function"], r["filePath"], str((ex.get("caughtBy") or {}).get("line", "")),
+                           *(str(c["line"]) for c in ex.get("raisedFirstBy") or ())])
         for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", _texts(r)):
             assert number in source, (number, r["errorMessage"])
 

@@ -20,6 +20,7 @@ An edge whose calls all say what the receiver is (`self.m()` in a method of Y: a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from errdex.extract.handlers import chain_stops
@@ -30,6 +31,10 @@ from errdex.records import is_test_path
 MAX_CALLERS = 20
 MAX_ENTRY_POINTS = 10
 ENTRY_DEPTH = 4
+
+
+def _no_target(name: str) -> None:
+    return None
 
 
 @dataclass(slots=True)
@@ -47,6 +52,9 @@ class CallGraph:
     owner: dict[str, str] = field(default_factory=dict)                 # method qualname -> its class
     lineage: dict[str, frozenset[str]] = field(default_factory=dict)    # class -> itself and its ancestors
     mixed: dict[tuple[str, str], bool] = field(default_factory=dict)    # `_related` answers for unrelated pairs
+    #: callee name (as `FunctionFacts.calls` holds it) -> the function, or the functions of a class's
+    #: construction, it runs in the dataset, or None (`_CalleeResolver.target`)
+    target: Callable[[str], str | tuple[str, ...] | None] = _no_target
 
     def callers(self, qualname: str, skip: frozenset[str] = frozenset()) -> list[str]:
         """Direct callers whose calls can reach this function's class, sorted, capped at MAX_CALLERS
@@ -207,6 +215,7 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
     graph.receivers = {edge: frozenset(tags) for edge, tags in receivers.items() if edge not in any_receiver}
     graph.owner = {q: fn.cls for q, fn in functions.items() if fn.cls is not None}
     graph.lineage = {c: frozenset((c, *resolver.ancestors_of(c))) for c in cb.classes}
+    graph.target = resolver.target
     return graph
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from errdex.analyze.callgraph import CallGraph, build_call_graph
 from errdex.analyze.condexpr import own_test_source
 from errdex.analyze.fields import fill_prose, set_owners, site_qualname
+from errdex.analyze.raisers import called_names, mark_record, raising_in, resolve_calls
 from errdex.analyze.reach import CallerCalls, args_key
 from errdex.analyze.related import RelatedIndex, RelatedKey
 from errdex.analyze.setters import init_args_for, merged_setters, setters_for
@@ -39,6 +40,10 @@ class CallFacts:
     setters: dict[str, dict[str, list[str]]]   # `FileFacts.setters` of every file
     cb: Codebase                               # its classes' bases, for the setters of ancestors
     bindings: dict[str, str] = field(default_factory=dict)   # qualname -> `FunctionFacts.binding` words
+    #: callee name -> the raising function it runs, for the names that run one (`analyze.raisers`)
+    ways: dict[str, str] = field(default_factory=dict)
+    #: a re-index: the callee names `ways` covers besides its own (`raisers.mark_record`)
+    known: set[str] | None = None
 
 
 @dataclass(slots=True)
@@ -98,8 +103,10 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
         index = RelatedIndex(keys)
         examined = _examined_callers(records, quals, graph)
         unreached = Unreached(graph, root, facts) if examined else None
-    return Prepared(CallFacts(graph, method_of, setters, cb, bindings),
-                    Finisher(graph, method_of, index, position, quals, setters, cb, bindings, unreached), keys,
+        ways = resolve_calls(called_names(facts, records), graph.target,
+                             frozenset(q for f in facts for q in raising_in(f)))
+    return Prepared(CallFacts(graph, method_of, setters, cb, bindings, ways),
+                    Finisher(graph, method_of, index, position, quals, setters, cb, bindings, unreached, ways), keys,
                     examined)
 
 
@@ -145,18 +152,21 @@ class Finisher:
     up in them runs in the encoders, on every core."""
 
     __slots__ = ("graph", "method_of", "index", "position", "quals", "reached", "setters", "cb", "bindings",
-                 "unreached")
+                 "unreached", "ways")
 
     def __init__(self, graph: CallGraph, method_of: dict[str, str], index: RelatedIndex,
                  position: dict[int, int], quals: list[str], setters: dict, cb: Codebase,
-                 bindings: dict[str, str] | None = None, unreached: Unreached | None = None) -> None:
+                 bindings: dict[str, str] | None = None, unreached: Unreached | None = None,
+                 ways: dict[str, str] | None = None) -> None:
         self.graph, self.method_of, self.index, self.position, self.quals = graph, method_of, index, position, quals
         self.setters, self.cb, self.bindings = setters, cb, bindings or {}
         self.reached: dict = {}   # callers and entry points by function: each encoder fills its own copy
         self.unreached = unreached
+        self.ways = ways or {}
 
     def __call__(self, record: dict) -> None:
         i = self.position[id(record)]
+        mark_record(record, self.quals[i], self.ways)
         fill_reach(record, self.quals[i], self.graph, self.reached, self.unreached)
         record["errdex"]["related"] = self.index.related(i)
         fill_own(record, self.quals[i], self.method_of, self.setters, self.cb, self.bindings)
@@ -174,6 +184,7 @@ def set_related(record: dict, related: list[str]) -> None:
 def fill_record(record: dict, calls: CallFacts, reach: dict) -> None:
     """Everything but `related`. `reach` caches callers and entry points per function: a function often raises several times."""
     qual = site_qualname(record)
+    mark_record(record, qual, calls.ways, calls.known)
     fill_reach(record, qual, calls.graph, reach)
     fill_own(record, qual, calls.method_of, calls.setters, calls.cb, calls.bindings)
 

@@ -37,12 +37,14 @@ from errdex.delta.state import (
     file_stat,
     loads,
     pack_examined,
+    pack_ways,
     pack_related,
     related_rows,
     source_path,
     surface_digest,
     tree_fingerprint,
     unpack_examined,
+    unpack_ways,
     unpack_related,
 )
 from errdex.extract.files import cache_key, extract_file_lines
@@ -111,7 +113,8 @@ def _apply(tree: SourceTree, store, info: DatasetInfo, manifest: Manifest, files
     links = link_identities(records, [r for r in old if r["id"] not in built], all_ids)
     hash_ids = {link.old_id: link.new_id for link in links}
     if analysis:
-        _fill_analysis(records, old, loader)
+        _fill_analysis(records, old, loader, _ways(store, info),
+                       {c for f, _ in facts.values() for fn in f.functions for c in fn.calls})
     state = {"manifest": dumps(replace(manifest, files=files))}
     if examined is not None:   # what the full index read is read again by nothing here: kept as it is
         state["examined"] = examined
@@ -256,9 +259,24 @@ class _AnyClass(dict):
         return found if found is not None else super().get(("callerless", *key[:2]), default)
 
 
-def _fill_analysis(records: list[dict], old: list[dict], loader: FactsLoader) -> None:
-    """The dataset-analysis fields but `related`; callers and entry points from the function's previous records."""
+def _ways(store, info: DatasetInfo) -> dict[str, str]:
+    """The dataset's `ways` part: the callee names that run a raising function, of all the dataset's
+    names, resolved when it was indexed whole (what resolves them, and which functions raise, is
+    each file's surface: it has not changed)."""
+    blob = store.load_state(info.id, "ways")
+    ways = unpack_ways(blob) if blob is not None else None
+    if ways is None:
+        raise NeedFull("the calls on the way to sites are not resolved")
+    return ways
+
+
+def _fill_analysis(records: list[dict], old: list[dict], loader: FactsLoader, ways: dict[str, str],
+                   called: set[str]) -> None:
+    """The dataset-analysis fields but `related`; callers and entry points from the function's previous
+    records. `called`: the changed files' callee names (the same as before: they are their surface),
+    which `ways` covers; a call on the way to a site among none of them takes the full path."""
     from errdex.analyze.dataset import BY_HANDLERS, CallFacts, fill_record, reach_key, site_qualname
+    from errdex.analyze.raisers import Unresolved
 
     reach: dict[tuple, tuple] = {}
     for r in old:
@@ -270,9 +288,13 @@ def _fill_analysis(records: list[dict], old: list[dict], loader: FactsLoader) ->
             if not found[0] and not found[3]:   # no caller at all: the same for any arguments needed
                 reach.setdefault(("callerless", *key[:2]), found)
     reach = _AnyClass(reach)
-    calls = CallFacts(_NoGraph(), loader.method_of, loader.setters, loader.cb, loader.bindings)  # type: ignore[arg-type]
-    for r in records:
-        fill_record(r, calls, reach)
+    calls = CallFacts(_NoGraph(), loader.method_of, loader.setters, loader.cb, loader.bindings,  # type: ignore[arg-type]
+                      ways, called)
+    try:
+        for r in records:
+            fill_record(r, calls, reach)
+    except Unresolved as exc:
+        raise NeedFull(f"a new call on the way to a site: {exc}") from None
 
 
 def _places(records: list[dict], analysis: bool) -> list[tuple]:
@@ -389,15 +411,17 @@ def full_state(tree: SourceTree, stats: dict[str, tuple[int, int] | None], keys:
                modules: dict[str, str], records: list[dict], analysis: bool,
                related_keys: list[RelatedKey] | None = None,
                related_lists: Mapping[str, Sequence[str]] | None = None,
-               examined: Iterable[str] = ()) -> dict[str, bytes]:
+               examined: Iterable[str] = (), ways: Mapping[str, str] | None = None) -> dict[str, bytes]:
     """The state a full index leaves for the next re-index, as stored parts (`related_keys`: the records',
     if known; `related_lists`: their `related` ids by record id, as stored, else read from the records;
-    `examined`: the callers whose calls were read for the arguments they pass)."""
+    `examined`: the callers whose calls were read for the arguments they pass; `ways`: the callees
+    on the way to sites, resolved, `analyze.raisers`)."""
     files = {rel: FileEntry(keys[rel], *(stats.get(rel) or (-1, -1)), modules[rel]) for rel in tree.files}
     parts = {"manifest": dumps(Manifest(analysis, tree_fingerprint(tree), files))}
     if analysis:
         parts["related"] = pack_related(related_rows(records, related_keys, related_lists))
         parts["examined"] = pack_examined(examined)
+        parts["ways"] = pack_ways(ways or {})
     return parts
 
 

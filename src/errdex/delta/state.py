@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from errdex.analyze.raisers import raising_in
 from errdex.analyze.related import RelatedKey
 from errdex.models import EXTRACTOR_VERSION, FileFacts, SourceTree
 
@@ -84,8 +85,10 @@ def surface_digest(facts: FileFacts) -> bytes:
                   d.site.message.segments, d.site.message.form, d.site.http_status, d.site.error_code)
                  for d in facts.factories]
     classes = [(c.qualname, c.bases, c.error_code, c.init_kind, c.init_args) for c in facts.classes]
+    # analysed: which functions raise themselves decides the exactness of sites past their calls elsewhere
+    raising = raising_in(facts) if any(s.condition is not None for s in facts.sites) else ()
     surface = (facts.module, classes, sorted(facts.imports.items()), facts.exports, helpers, functions,
-               sorted(facts.string_constants.items()), facts.diagnostic is not None, factories)
+               sorted(facts.string_constants.items()), facts.diagnostic is not None, factories, raising)
     return hashlib.sha256(pickle.dumps(surface, 4)).digest()
 
 
@@ -135,6 +138,20 @@ def unpack_examined(blob: bytes) -> set[str] | None:
         return set(zlib.decompress(blob).decode().split("\n"))
     except (zlib.error, UnicodeDecodeError):
         return None
+
+
+def pack_ways(ways: Mapping[str, str]) -> bytes:
+    """Each callee name that runs a raising function, with that function (`analyze.raisers`)."""
+    return zlib.compress("\n".join(f"{name}\t{callee}" for name, callee in sorted(ways.items())).encode())
+
+
+def unpack_ways(blob: bytes) -> dict[str, str] | None:
+    """`pack_ways`'s table; None for a part that does not decode."""
+    try:
+        text = zlib.decompress(blob).decode()
+    except (zlib.error, UnicodeDecodeError):
+        return None
+    return dict(line.split("\t", 1) for line in text.split("\n") if "\t" in line)
 
 
 def dumps(part: object) -> bytes:

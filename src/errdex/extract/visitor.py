@@ -14,6 +14,7 @@ import re
 from typing import Callable
 
 from errdex.extract.constructors import constructor_of, in_parameters
+from errdex.extract.earlier_calls import earlier_calls
 from errdex.extract.handlers import Handler, caught_names, stops
 from errdex.extract.initargs import init_arguments
 from errdex.extract.logcalls import LOG_LEVELS, LOGGER_METHODS, is_logger
@@ -201,7 +202,6 @@ class ModuleWalker:
         parsing the file. Only distinct names are resolved, each once per class.
         """
         segment = "\n".join(self.lines[node.lineno:node.end_lineno])
-        cache = self._call_cache
         scope = self.scopes[-1]
         cls = scope.cls
         out: set[str] = set()
@@ -217,17 +217,23 @@ class ModuleWalker:
                     local[reversed_name] = resolve_dotted(name, self.module, imported, set())
         scope.calls = local
         for reversed_name in reversed_names:
-            if reversed_name in local:
-                out.add(local[reversed_name])
-                continue
-            key = (reversed_name, cls)
-            resolved = cache.get(key, False)
-            if resolved is False:
-                name = reversed_name[::-1]
-                resolved = cache[key] = self._resolve_call(name) if _DOTTED.fullmatch(name) else None
+            resolved = self._callee(reversed_name, local, cls)
             if resolved is not None:
                 out.add(resolved)
         return sorted(out), self._passed_in(segment, local, out)
+
+    def _callee(self, reversed_name: str, local: dict[str, str], cls: str | None) -> str | None:
+        """A called name (written backwards, as `_CALL_REVERSED` finds it) resolved: a function
+        defined inside the caller (`local`), else through imports and `self` (cached per class)."""
+        found = local.get(reversed_name)
+        if found is not None:
+            return found
+        key = (reversed_name, cls)
+        resolved = self._call_cache.get(key, False)
+        if resolved is False:
+            name = reversed_name[::-1]
+            resolved = self._call_cache[key] = self._resolve_call(name) if _DOTTED.fullmatch(name) else None
+        return resolved
 
     def _passed_in(self, segment: str, local: dict[str, str], called: set[str]) -> list[str]:
         """Functions named whole as an argument: bound to the module's imports or definitions, on
@@ -693,14 +699,27 @@ class ModuleWalker:
             self.facts.helpers.append(HelperDef(qual, param, params.index(param), site, list(params)))
 
     def _analyze(self, site: ErrorSite) -> None:
+        scope = self.scopes[-1]
         try:
-            self.analyze(self.scopes[-1].node, list(self.path), site, self.lines)
+            self.analyze(scope.node, list(self.path), site, self.lines)
+            if scope.kind != "class":
+                site.earlier_calls = self._resolved_calls(earlier_calls(scope.node, self.path), scope)
         except RecursionError:
             site.condition_reason = "analysis recursion limit"
         except Exception as exc:  # an analyzer bug must not lose the site
             site.condition_reason = f"analysis failed: {type(exc).__name__}"
         if site.checks_args and any(s.kind == "function" for s in self.scopes[:-1]):
             site.checks_args = False   # review 18: a nested function's other names may be its outer one's locals
+
+    def _resolved_calls(self, calls: list[tuple[str, int]], scope: _Scope) -> list[tuple[str, int, str]]:
+        """`earlier_calls`' callees resolved as the call graph's are; those naming nothing of the
+        codebase's namespace (builtins, attributes of values) left out."""
+        out = []
+        for name, line in calls:
+            resolved = self._callee(name[::-1], scope.calls, scope.cls)
+            if resolved is not None and not resolved.startswith("builtins."):
+                out.append((resolved, line, name))
+        return out
 
     def _function_name(self) -> str:
         for scope in reversed(self.scopes):
