@@ -843,3 +843,41 @@ def f(x, y):
         raise ValueError("big")
 """)
     assert plain.exact
+
+
+def test_one_call_text_made_at_two_lines_in_raised_terms_is_not_exact():
+    """Review 19, storage_attachment.py:227: `drain()` at the first try's line must not raise, at
+    the second it may; `raised(cache.drain(), E)` names both alike, so the formula forbids the case
+    where the second one raised. Said, with both lines, and not exact."""
+    cond = _condition('''
+        def detach(cache, controller):
+            try:
+                cache.drain()
+                controller.detach()
+            except Exception:
+                return False
+            try:
+                cache.release()
+                cache.drain()
+            except Exception:
+                raise RuntimeError("cleanup failed")
+        ''')
+    assert "raised(cache.drain(), Exception)" in cond.expr
+    assert not cond.exact
+    assert "`cache.drain()` is made at lines 4 and 10" in cond.reason
+
+
+def test_one_call_made_once_in_raised_terms_stays_exact():
+    cond = _condition('''
+        def detach(cache, controller):
+            try:
+                cache.drain()
+            except Exception:
+                return False
+            try:
+                cache.release()
+            except Exception:
+                raise RuntimeError("cleanup failed")
+        ''')
+    assert cond.expr == "not raised(cache.drain(), Exception) and raised(cache.release(), Exception)"
+    assert cond.exact, cond.reason

@@ -68,6 +68,8 @@ CHANGED = "{atoms} tested again after a call that may change it"
 #: An impossible path only if state read before a call is the same after it (`_changed_between`).
 STATE_CHANGED_BETWEEN = "a value tested before a call is tested again after it, which may change it"
 NOT_IN_BLOCK = "path element not found in its block"
+#: `raised(f(), E)` names a call by its text: one text made at two lines reads as one call.
+SAME_CALL_TWICE = "`{call}` is made at lines {lines}, and `raised({call}, ...)` cannot tell which one raised"
 EARLIER_CHECK = "the checks inside `{call}` (line {line}) are not followed: the site is reached only if it returned"
 _EARLIER_CHECK_HEAD = EARLIER_CHECK.partition("`")[0]
 #: A call whose name says it checks (`_assert_supported`, `check_shapes`, `validate`, `verify`,
@@ -896,8 +898,27 @@ def _contradicts_itself(conjunction: Conjunction) -> bool:
     return False
 
 
+def _same_call_twice(guards: tuple[ast.expr, ...]) -> str | None:
+    """The reason a path's `raised(call, E)` terms name two calls by one text (review 19,
+    storage_attachment.py:227: `drain()` at line 211 must not raise, at line 225 may), or None."""
+    lines: dict[str, set[int]] = {}
+    for guard in guards:
+        for node in ast.walk(guard):
+            if (node.__class__ is ast.Call and node.func.__class__ is ast.Name and node.func.id == "raised"
+                    and node.args and hasattr(node.args[0], "lineno")):
+                lines.setdefault(render(node.args[0]), set()).add(node.args[0].lineno)
+    for call, at in lines.items():
+        if len(at) > 1:
+            return SAME_CALL_TWICE.format(call=call, lines=" and ".join(str(n) for n in sorted(at)))
+    return None
+
+
 def _result(walk: _PathWalk) -> TriggerCondition:
     conjunction = walk.conjunction
+    if not conjunction.false and "raised(" in conjunction.text():
+        twice = _same_call_twice(walk.guards)
+        if twice is not None:
+            walk.note(twice)
     calls = list(walk.calls)
     if not conjunction.false:
         calls.extend(c for c in conjunction.calls if c not in calls)
