@@ -370,7 +370,10 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         out.append(f"Make sure `{off_path(f.cond)}` holds where `{f.short}` checks it{approx_mark(f)}.")
     elif own is not None and f.cond.constant is None:
         route = _route(own)
-        if not route:
+        results = _call_results(f) if not route and not f.test else None
+        if results:   # review 19 #19496: "keep `ret == 0`" names no way to it; the call that returned it does
+            out.append(_why_call_failed(f, results))
+        elif not route:
             out.append(_keep(f, own))
         if route:
             out.append(f"Use a value `{f.short}` accepts: `{route}`.")   # no claim of a branch taking the rest
@@ -473,6 +476,61 @@ def _call_first(f: SiteFacts, own_text: str) -> list[str]:
     return out
 
 
+#: Names a status is kept in: a return code, a result flag.
+_STATUS_NAME = re.compile(r"(?:\w+_)?(?:ret|rc|res|result|status|code|err|errno|error|ok|success|retval|ret_?code"
+                          r"|returncode|exit_?code|status_?code)", re.I)
+_RESULT_LINE = re.compile(r"([A-Za-z_]\w*)\s*=\s*(?:await\s+)?(([A-Za-z_][\w.]*)\(.*\))\s*$", re.S)
+
+
+def _call_results(f: SiteFacts) -> list[tuple[str, str]] | None:
+    """[(name, call)] when the own test checks one status a call returned, as the feeding lines
+    show it (`ret = acl.rt.subscribe_report(tid, ptr)` then `if ret != 0: raise ...`): a name
+    for a status or result, tested for truth, against None or against an integer literal, and
+    nothing else read. The check then reports a failed call. None otherwise."""
+    own = f.cond.own
+    if own is None or not f.feeding:
+        return None
+    name = _status_test(own)
+    if name is None or not _STATUS_NAME.fullmatch(name):
+        return None
+    for line in reversed(f.feeding):   # the last assignment of the name is the one the test reads
+        m = _RESULT_LINE.match(line.strip())
+        if m is not None and m.group(1) == name:
+            return [(name, m.group(2))]
+        if name in names_in(line.partition("=")[0]):
+            return None   # bound some other way
+    return None
+
+
+def _status_test(own: ast.expr) -> str | None:
+    """The name of `ret`, `not ret`, `ret != 0`, `ret is None`, `ret < 0`, `0 != ret`; else None."""
+    if isinstance(own, ast.UnaryOp) and isinstance(own.op, ast.Not):
+        own = own.operand
+    if isinstance(own, ast.Name):
+        return own.id
+    if isinstance(own, ast.Compare) and len(own.ops) == 1:
+        sides = (own.left, own.comparators[0])
+        names = [side.id for side in sides if isinstance(side, ast.Name)]
+        literals = [side for side in sides if _status_literal(side)]
+        if len(names) == 1 and len(literals) == 1:
+            return names[0]
+    return None
+
+
+def _status_literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and (node.value is None or node.value.__class__ in (int, bool))
+
+
+def _why_call_failed(f: SiteFacts, results: list[tuple[str, str]]) -> str:
+    """The advice for a check of what calls returned: find why the call failed."""
+    name, call = results[0]
+    return (f"The check tests the status `{name}` that `{one_line(call)}` returned: find why"
+            f" `{one_line(call).partition('(')[0]}(...)` failed there, with the values it was given{approx_mark(f)};"
+            f" `{f.short}` only reports it.")
+
+
 def _keep(f: SiteFacts, own) -> str:
     """"keep m <= 512" for bounds on literals; otherwise the negated test as code."""
     parts = getattr(own, "values", [own])
@@ -541,10 +599,13 @@ def prevention_tips(f: SiteFacts) -> list[str]:
         return []   # a test's own check, or a line nothing reaches: nothing to prevent
     tips = []
     checked = f.cond.own is not None and not f.cond.is_except and f.cond.constant is None and not f.helper_check
-    if checked and not _goes_on(f):   # a report: nothing to prevent, the call goes on
+    # a call's status (review 19 #19496): "validate `ret == 0` where the values are produced" names
+    # no value to validate; the solutions send the reader to the call
+    status = _call_results(f) if checked and not f.test else None
+    if checked and not _goes_on(f) and not status:   # a report: nothing to prevent, the call goes on
         tips.append(f"Validate `{_flag_excuse(f) or f.neg}` where the values are produced, not only in `{f.short}`.")
-    fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] if checked and f.cond.own_text \
-        else []
+    fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] \
+        if checked and f.cond.own_text and not status else []
     if fed:
         tips.append(f"The check reads a derived value (`{one_line(fed[-1])}`): check the inputs it is computed from.")
     tip = _TAG_TIPS.get(f.tag)
