@@ -64,6 +64,14 @@ KEYS = {
                 raise ValueError("at most 3 quiet workers")
 
 
+        def documented(cfg):
+            '''Call parse_key(cfg.key) first.'''
+            hint = "run parse_key(key) before this"  # or parse_key(other)
+            later = lambda: parse_key(cfg.key)  # kept for later, not called here
+            if cfg.n > 3:
+                raise ValueError(f"at most 3 documented workers: {hint}")
+
+
         def parse_after(cfg):
             if cfg.n > 3:
                 raise ValueError("at most 3 early workers")
@@ -98,7 +106,8 @@ def test_calls_that_cannot_stop_the_way_keep_the_condition_exact(tmp_path):
     for message in ("at most 3 fast workers",      # the call sits in a branch that returns
                     "at most 3 tried workers",     # inside a `try`: its handler may take the error
                     "at most 3 quiet workers",     # the callee catches its own error
-                    "at most 3 early workers"):    # the call comes after the site
+                    "at most 3 early workers",     # the call comes after the site
+                    "at most 3 documented workers: {hint}"):   # named in a docstring and a string only
         ex = recs[message]["errdex"]
         assert ex["conditionExact"] is True, message
         assert "raisedFirstBy" not in ex, message

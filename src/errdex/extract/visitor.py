@@ -51,6 +51,10 @@ _LOG_METHODS = LOGGER_METHODS | {"append", "write", "extend", "add"}
 # dropped by `_DOTTED`, which makes the result that of
 # `(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*\(` on the forward text.
 _CALL_REVERSED = re.compile(r"\(\s*([\w.]++)")
+#: At most this many resolved calls on the way are kept per site: the first ones.
+MAX_EARLIER_CALLS = 40
+#: A string literal within one line (prefixes and f-strings included): its text is no code.
+_ONE_LINE_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 _LOCAL_DEF = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", re.M)
 _DOTTED = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*")
 # A dotted name given whole as an argument (`to_thread(f, x)`, `submit(self.work)`, `target=self.loop`):
@@ -703,13 +707,38 @@ class ModuleWalker:
         try:
             self.analyze(scope.node, list(self.path), site, self.lines)
             if scope.kind != "class":
-                site.earlier_calls = self._resolved_calls(earlier_calls(scope.node, self.path), scope)
+                site.earlier_calls = self._resolved_calls(earlier_calls(scope.node, self.path, self._text_calls),
+                                                          scope)
         except RecursionError:
             site.condition_reason = "analysis recursion limit"
         except Exception as exc:  # an analyzer bug must not lose the site
             site.condition_reason = f"analysis failed: {type(exc).__name__}"
         if site.checks_args and any(s.kind == "function" for s in self.scopes[:-1]):
             site.checks_args = False   # review 18: a nested function's other names may be its outer one's locals
+
+    def _text_calls(self, node: ast.AST) -> list[tuple[str, int]]:
+        """(name as written, line) of the calls in a node's source text, left to right, read with
+        `_calls_in`'s regex; the first and last lines cut at the node's columns where they are ASCII
+        (offsets count bytes), so `if x: return f()` gives no call for its test."""
+        first, last = node.lineno, node.end_lineno or node.lineno
+        texts = self.lines[first - 1:last]
+        if not texts:
+            return []
+        if texts[-1].isascii() and node.end_col_offset is not None:
+            texts[-1] = texts[-1][:node.end_col_offset]
+        if texts[0].isascii():
+            texts[0] = texts[0][node.col_offset:]
+        out = []
+        for number, text in enumerate(texts, first):
+            if "(" in text:
+                if "'" in text or '"' in text:   # `"call setup() first"` names no call
+                    text = _ONE_LINE_STRING.sub("''", text)
+                if "#" in text:
+                    text = text.partition("#")[0]
+                if "lambda" in text:   # `key=lambda x: f(x)` makes no call: read from the tree
+                    return _tree_calls(node)
+                out.extend((name[::-1], number) for name in reversed(_CALL_REVERSED.findall(text[::-1])))
+        return out
 
     def _resolved_calls(self, calls: list[tuple[str, int]], scope: _Scope) -> list[tuple[str, int, str]]:
         """`earlier_calls`' callees resolved as the call graph's are; those naming nothing of the
@@ -719,6 +748,8 @@ class ModuleWalker:
             resolved = self._callee(name[::-1], scope.calls, scope.cls)
             if resolved is not None and not resolved.startswith("builtins."):
                 out.append((resolved, line, name))
+                if len(out) >= MAX_EARLIER_CALLS:
+                    break
         return out
 
     def _function_name(self) -> str:
@@ -726,6 +757,24 @@ class ModuleWalker:
             if scope.kind == "function":
                 return scope.qualname
         return "<module>"
+
+
+def _tree_calls(node: ast.AST) -> list[tuple[str, int]]:
+    """`ModuleWalker._text_calls` from the syntax tree, lambdas' bodies left out (they run later,
+    if at all), in source order."""
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.__class__ is ast.Lambda:
+            continue
+        if n.__class__ is ast.Call:
+            name = dotted_source(n.func)
+            if name is not None:
+                out.append((n.lineno, n.col_offset, name))
+        stack.extend(ast.iter_child_nodes(n))
+    out.sort()
+    return [(name, line) for line, _, name in out]
 
 
 def _after_word(text: str, at: int) -> bool:
