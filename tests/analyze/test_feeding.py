@@ -110,7 +110,47 @@ def f(url, items):
         self.limit = 8
     if info.size > total or self.limit < 2:
         raise ValueError
-""", {"info", "total", "self.limit"}) == []
+""", {"info", "total", "self.limit"}) == ["self.limit = 8"]   # a `with` block runs to its end
+
+
+def test_a_with_block_ran_to_its_end_unless_its_manager_may_swallow_an_error():
+    """Review 19 pattern 3: `data = json.load(f)` inside `with open(p) as f:` feeds a check after
+    the block; under `pytest.raises` or `suppress` the block may stop half-way."""
+    assert feed("""
+def f(path, limit):
+    with open(path) as f:
+        data = json.load(f)
+    if len(data) > limit:
+        raise ValueError
+""", {"data", "limit"}) == ["with open(path) as f", "data = json.load(f)"]
+    assert feed("""
+def f(path, limit):
+    data = []
+    with contextlib.suppress(OSError):
+        data = load(path)
+    if len(data) > limit:
+        raise ValueError
+""", {"data", "limit"}) == []
+    assert feed("""
+def test_f(path):
+    with pytest.raises(ValueError):
+        out = load(path)
+    if out:
+        raise AssertionError
+""", {"out"}) == []
+
+
+def test_past_a_try_with_only_a_finally_block_its_body_ran():
+    assert feed("""
+def f(url, lock):
+    lock.acquire()
+    try:
+        info = fetch(url)
+    finally:
+        lock.release()
+    if info.size > 3:
+        raise ValueError
+""", {"info"}) == ["info = fetch(url)"]
 
 
 def test_past_a_try_whose_handlers_all_leave_its_body_ran():

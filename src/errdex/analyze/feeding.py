@@ -23,6 +23,7 @@ code that replays the lines then reads what the site reads.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from keyword import kwlist
@@ -188,9 +189,16 @@ def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
     if kind is ast.If or kind is ast.While:
         return [*_walrus_definitions(stmt.test), *_call_changes(stmt, stmt.test), *_may_bind(stmt)]
     if kind is ast.With or kind is ast.AsyncWith:
+        if not any(_SWALLOWS.search(dotted(item.context_expr.func) or "") for item in stmt.items
+                   if item.context_expr.__class__ is ast.Call):
+            # past a `with` its body ran to its end (review 19 pattern 3: `with open(p) as f:
+            # data = json.load(f)` then `if not data: raise`: `data` was listed as a local no
+            # line feeds), unless its manager may swallow an error raised half-way through it
+            return [*_with_definitions(stmt), *(d for s in stmt.body for d in _statement_definitions(s))]
         return [*_with_definitions(stmt), *_may_bind(stmt)]
-    if (kind is ast.Try or kind is ast.TryStar) and stmt.handlers and all(leaves(h.body) for h in stmt.handlers):
-        # past a try whose every handler leaves, its body, else and finally blocks ran to their ends
+    if (kind is ast.Try or kind is ast.TryStar) and all(leaves(h.body) for h in stmt.handlers):
+        # past a try whose every handler leaves (or a `try`/`finally`, with none), its body, else
+        # and finally blocks ran to their ends
         return [d for s in (*stmt.body, *stmt.orelse, *stmt.finalbody) for d in _statement_definitions(s)]
     if kind in _COMPOUND:
         return _may_bind(stmt)
@@ -198,6 +206,9 @@ def _statement_definitions(stmt: ast.stmt) -> list[_Definition]:
 
 
 _COMPOUND = (ast.For, ast.AsyncFor, ast.Try, ast.TryStar, ast.Match)
+#: Context managers that may swallow an error raised inside their block (`pytest.raises`,
+#: `self.assertRaises`, `contextlib.suppress`): the block may stop half-way and the code go on.
+_SWALLOWS = re.compile(r"raises|suppress|ignore|catch|expect|warns", re.I)
 _NESTED_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
