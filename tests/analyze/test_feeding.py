@@ -345,3 +345,17 @@ def test_audio(monkeypatch):
     assert feed(source, {'stage.debugs == ["cannot decode"]'}) == [
         "stage = make_stage(monkeypatch, [])", "inputs = make_inputs(True)", "stage.extract(inputs)",
         "stage.extract(inputs)"]
+
+
+def test_a_method_changing_an_object_read_whole_is_shown():
+    """Review 19 pattern 2 (composed_pipeline_base.py:457): `model_index.pop(...)` before a check of
+    `"vae" in model_index` changes what the check reads; replayed without it, the check tests the
+    dict as loaded. A reading method (`count`) changes nothing and stays out."""
+    assert feed("""
+def f(path):
+    index = load(path)
+    index.pop("_class_name")
+    print(index.count(3))
+    if "vae" not in index:
+        raise ValueError("no vae")
+""", {"index"}) == ["index = load(path)", "index.pop('_class_name')"]

@@ -467,6 +467,11 @@ def _needed(names: Iterable[str]) -> set[str]:
 _KEYWORDS = frozenset(kwlist)
 
 
+def _whole(chains: set[str] | frozenset[str]) -> set[str]:
+    """The chains of a read set that are not the prefix of a longer one in it: read as they are."""
+    return {c for c in chains if not any(o.startswith(c) and o[len(c):len(c) + 1] == "." for o in chains)}
+
+
 def _surviving(need: set[str], kills: set[str]) -> set[str]:
     """The needed names that are neither killed nor inside a killed one (`self.n.k` after `self.n = ...`).
 
@@ -507,6 +512,7 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
     need = _needed(names)
     if not need:
         return []
+    whole = _whole(need)   # read as they are, not only through their attributes (`len(items)`)
     kept: list[_Definition] = []
     filled: set[str] = set()   # changed in place by a compound statement before the site
     for definitions, count in reversed(_dominating_groups(scope, path)):
@@ -516,6 +522,10 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
             if inside:   # a call may change these objects' attributes: what is inside them ends
                 dead = {n for n in need if n.startswith(inside)}
                 shown_for = definition.shown_for
+                if shown_for and shown_for[:-1] in whole and shown_for[:-1] in need:
+                    # the object itself is read (`"vae" in index` after `index.pop("x")`, `len(items)`
+                    # after `items.append(x)`): its method changed it in place (review 19 pattern 2)
+                    dead.add(shown_for)
                 if dead and shown_for and any(n.startswith(shown_for) for n in dead):
                     # ... unless the call is a statement of its own (`stage.extract(inputs)`): shown,
                     # the replay changes them as the function does (review 18: a check replaying
@@ -523,7 +533,9 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
                     kept.append(definition)
                     if len(kept) >= MAX_FEEDING:
                         return [d.text() for d in reversed(kept)]
-                    need |= read_chains(definition.text_of)
+                    added = read_chains(definition.text_of)
+                    need |= added
+                    whole |= _whole(added)
                     continue
                 if dead:
                     need = need - dead
@@ -538,6 +550,7 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
                     if len(kept) >= MAX_FEEDING:
                         return [d.text() for d in reversed(kept)]
                     need |= block.uses()   # the names stay needed: the branch may not run
+                    whole |= _whole(block.uses())
                     continue
                 need = _surviving(need, killed)
                 if definition.filled:
@@ -556,4 +569,5 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
             if dead:
                 need = _surviving(need, dead)
             need |= definition.uses()
+            whole |= _whole(definition.uses())
     return [d.text() for d in reversed(kept)]
