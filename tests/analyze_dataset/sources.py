@@ -30,3 +30,15 @@ def index_sources(root: Path, files: dict[str, str], repo: str, db_name: str = "
 def records_by_message(db: Path, limit: int = 100) -> dict[str, dict]:
     with Store.open(db, readonly=True) as store:
         return {r["errorMessage"]: r for r in store.iter_records(limit=limit)}
+
+
+def reindexed_and_fresh(root: Path, files: dict[str, str], repo: str, edit) -> tuple:
+    """The files indexed into `root/a.db`, `edit(src)` applied, then indexed again into it and
+    afresh into `root/b.db`: (the re-index's report, a.db, b.db), to compare the two."""
+    src = write_sources(root / "src", files)
+    db, fresh = root / "a.db", root / "b.db"
+    index_source(str(src), db, jobs=1, repo=repo, version="1")
+    edit(src)
+    again = index_source(str(src), db, jobs=1, repo=repo, version="1")
+    index_source(str(src), fresh, jobs=1, repo=repo, version="1")
+    return again, db, fresh

@@ -595,18 +595,16 @@ def test_callers_that_never_pass_a_needed_argument_do_not_reach_the_site(tmp_pat
 def test_a_caller_starting_to_pass_the_argument_is_reindexed_whole(tmp_path):
     """The callers read for their arguments are kept with the dataset: a re-index that changes
     one of them does not keep the old answer in place."""
-    from errdex.pipeline import index_source
     from errdex.store import Store
-    from .sources import write_sources
+    from .sources import reindexed_and_fresh
 
-    src = write_sources(tmp_path / "src", OPTIONAL)
-    db, fresh = tmp_path / "a.db", tmp_path / "b.db"
-    index_source(str(src), db, jobs=1, repo="o/plan", version="1")
-    users = src / "plan" / "users.py"
-    users.write_text(users.read_text().replace("return make_plan(batch)\n", "return make_plan(batch, full=[batch])\n"))
-    again = index_source(str(src), db, jobs=1, repo="o/plan", version="1")
+    def edit(src):
+        users = src / "plan" / "users.py"
+        users.write_text(users.read_text().replace("return make_plan(batch)\n",
+                                                   "return make_plan(batch, full=[batch])\n"))
+
+    again, db, fresh = reindexed_and_fresh(tmp_path, OPTIONAL, "o/plan", edit)
     assert not again.in_place
-    index_source(str(src), fresh, jobs=1, repo="o/plan", version="1")
 
     def callers(path):
         with Store.open(path, readonly=True) as store:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from errdex.pipeline import index_source
 from errdex.store import Store
 
-from .sources import index_sources, records_by_message, write_sources
+from .sources import index_sources, records_by_message, reindexed_and_fresh
 
 KEYS = {
     "conf/__init__.py": "",
@@ -124,15 +123,13 @@ def _exactness(db):
 def test_reindexing_after_the_callee_stops_raising_matches_a_fresh_index(tmp_path):
     """Which functions raise is part of what a file offers others: a re-index that changes it
     does not keep the other files' records as they were."""
-    src = write_sources(tmp_path / "src", KEYS)
-    db, fresh = tmp_path / "a.db", tmp_path / "b.db"
-    index_source(str(src), db, jobs=1, repo="o/conf", version="1")
-    keys = src / "conf" / "keys.py"
-    keys.write_text(keys.read_text().replace(
-        'raise ValueError(f"key {key!r} must have 4 characters")', 'key = key[:4]'))
-    again = index_source(str(src), db, jobs=1, repo="o/conf", version="1")
+    def edit(src):
+        keys = src / "conf" / "keys.py"
+        keys.write_text(keys.read_text().replace(
+            'raise ValueError(f"key {key!r} must have 4 characters")', 'key = key[:4]'))
+
+    again, db, fresh = reindexed_and_fresh(tmp_path, KEYS, "o/conf", edit)
     assert not again.in_place
-    index_source(str(src), fresh, jobs=1, repo="o/conf", version="1")
     assert _exactness(db) == _exactness(fresh)
     assert _exactness(db)["at most 3 workers"] == (True, None)
 
@@ -140,18 +137,16 @@ def test_reindexing_after_the_callee_stops_raising_matches_a_fresh_index(tmp_pat
 def test_a_call_moved_onto_the_way_is_answered_in_place(tmp_path):
     """A re-index meeting a callee no site's way held before: the function's calls are the same
     (its file offers the same), and the dataset's table covers all of them."""
-    src = write_sources(tmp_path / "src", KEYS)
-    db, fresh = tmp_path / "a.db", tmp_path / "b.db"
-    index_source(str(src), db, jobs=1, repo="o/conf", version="1")
-    hooks = src / "conf" / "hooks.py"
-    hooks.write_text(hooks.read_text().replace(
-        '    if cfg.n > 3:\n        raise ValueError("at most 3 early workers")\n    return parse_key(cfg.key), Checker()',
-        '    made = parse_key(cfg.key)\n    if cfg.n > 3:\n        raise ValueError("at most 3 early workers")\n'
-        '    return made, Checker()'))
-    assert "made = parse_key" in hooks.read_text()
-    again = index_source(str(src), db, jobs=1, repo="o/conf", version="1")
+    def edit(src):
+        hooks = src / "conf" / "hooks.py"
+        hooks.write_text(hooks.read_text().replace(
+            '    if cfg.n > 3:\n        raise ValueError("at most 3 early workers")\n    return parse_key(cfg.key), Checker()',
+            '    made = parse_key(cfg.key)\n    if cfg.n > 3:\n        raise ValueError("at most 3 early workers")\n'
+            '    return made, Checker()'))
+        assert "made = parse_key" in hooks.read_text()
+
+    again, db, fresh = reindexed_and_fresh(tmp_path, KEYS, "o/conf", edit)
     assert again.in_place
-    index_source(str(src), fresh, jobs=1, repo="o/conf", version="1")
     assert _exactness(db) == _exactness(fresh)
     assert _exactness(db)["at most 3 early workers"][0] is False
 
@@ -177,13 +172,11 @@ def test_a_reindex_meeting_a_name_it_cannot_answer_for_says_so():
 def test_an_edit_keeping_the_calls_stays_in_place(tmp_path):
     """A message reworded past a raising call: the re-index applies in place, and the record
     it rebuilds is marked as a fresh index marks it."""
-    src = write_sources(tmp_path / "src", KEYS)
-    db, fresh = tmp_path / "a.db", tmp_path / "b.db"
-    index_source(str(src), db, jobs=1, repo="o/conf", version="1")
-    hooks = src / "conf" / "hooks.py"
-    hooks.write_text(hooks.read_text().replace('"at most 3 workers"', '"no more than 3 workers"'))
-    again = index_source(str(src), db, jobs=1, repo="o/conf", version="1")
+    def edit(src):
+        hooks = src / "conf" / "hooks.py"
+        hooks.write_text(hooks.read_text().replace('"at most 3 workers"', '"no more than 3 workers"'))
+
+    again, db, fresh = reindexed_and_fresh(tmp_path, KEYS, "o/conf", edit)
     assert again.in_place
-    index_source(str(src), fresh, jobs=1, repo="o/conf", version="1")
     assert _exactness(db) == _exactness(fresh)
     assert _exactness(db)["no more than 3 workers"][0] is False
