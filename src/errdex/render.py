@@ -27,6 +27,10 @@ def text_sections(r: dict) -> list[tuple[str, str, bool]]:
         if guard != ex["condition"]:
             out.append(("Whole path condition (with the earlier checks that must pass)", ex["condition"],
                         not ex.get("conditionExact")))
+    if ex.get("raisedFirstBy"):
+        out.append(("Reached only where these calls did not raise first",
+                    "\n".join(f"{c['call']}(...) on line {c['line']}: {c['function']} raises itself for some inputs"
+                              for c in ex["raisedFirstBy"]), False))
     if ex.get("feeding"):
         out.append(("Values it depends on", "\n".join(ex["feeding"]), False))
     if ex.get("placeholders"):

@@ -95,6 +95,10 @@ def test_a_call_of_a_raising_function_before_the_site_makes_the_condition_not_ex
     assert late["raisedFirstBy"] == [{"call": "parse_key", "line": 6, "function": "conf.keys.parse_key"}]
     assert "earlierCalls" not in late   # the worker's list is read, not stored
     # through `self` and the class hierarchy, an assert counting as raising
+    from errdex.render import text_sections   # `errdex show` lists them under the condition
+    shown = dict((title, body) for title, body, _ in text_sections(recs["at most 3 workers"]))
+    assert shown["Reached only where these calls did not raise first"] == \
+        "parse_key(...) on line 6: conf.keys.parse_key raises itself for some inputs"
     runner = recs["at most 8 runs"]["errdex"]
     assert runner["conditionExact"] is False
     assert runner["raisedFirstBy"][0]["function"] == "conf.keys.Checker.check"

@@ -71,6 +71,21 @@ def test_heuristic_fields_are_marked():
     assert "basis-heuristic" in condition and "Approximate: loop" in condition
 
 
+def test_calls_that_may_raise_first_are_listed_under_the_condition():
+    record = {
+        "id": "0123456789abcdef", "repo": "r", "errorClass": "E", "errorType": "exception",
+        "errorMessage": "m", "filePath": "a.py", "lineNumber": 3, "sourceCode": "k = parse(x)\nif n:\n raise E('m')\n",
+        "sourceCodeStart": 1, "sourceCodeEnd": 3, "githubUrl": None, "analyzedSha": "abc",
+        "analyzedAt": "2026-01-01T00:00:00Z",
+        "errdex": {"condition": "n", "conditionExact": False, "provenance": {},
+                   "conditionReason": "`parse(...)` (line 1) raises itself for some inputs",
+                   "raisedFirstBy": [{"call": "parse", "line": 1, "function": "pkg.keys.parse"}]},
+    }
+    html = render_page("error.html", Links(), record=record, dataset="r@1", dataset_version="v", bindings={})
+    condition = html.split('id="condition"')[1].split("</section>")[0]
+    assert "<code>parse(...)</code> on line 1: <code>pkg.keys.parse</code> raises itself" in condition
+
+
 def test_dataset_page_counts_filters_and_pages(client):
     total = next(d["recordCount"] for d in client.get("/api/datasets").json()["datasets"]
                  if d["name"] == "acme/widgets@1.0")
