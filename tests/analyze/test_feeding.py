@@ -359,3 +359,24 @@ def f(path):
     if "vae" not in index:
         raise ValueError("no vae")
 """, {"index"}) == ["index = load(path)", "index.pop('_class_name')"]
+
+
+def test_a_bound_method_result_that_changes_the_object_read_is_shown():
+    """Review 20 #25423: `put_ret = self.store.put(key, value)` writes the key that
+    `self.store.is_exist(key)` then finds; replayed without it, the check always failed. Shown
+    once, though both its binding and its call count."""
+    assert feed("""
+def warmup(self):
+    key = make_key()
+    put_ret = self.store.put(key, b"x")
+    exist_ret = self.store.is_exist(key)
+    if exist_ret != 1:
+        raise RuntimeError
+""", {"exist_ret"}) == ["key = make_key()", "put_ret = self.store.put(key, b'x')",
+                        "exist_ret = self.store.is_exist(key)"]
+    assert feed("""
+def warmup(self):
+    put_ret = self.store.put(key, b"x")
+    if put_ret != 0 or self.store.size > 3:
+        raise RuntimeError
+""", {"put_ret", "self.store.size"}) == ["put_ret = self.store.put(key, b'x')"]

@@ -91,7 +91,7 @@ def test_a_call_of_a_raising_function_before_the_site_makes_the_condition_not_ex
     late = recs["at most 3 workers"]["errdex"]
     assert late["condition"] == "cfg.n > 3"
     assert late["conditionExact"] is False
-    assert "parse_key" in late["conditionReason"] and "line 6" in late["conditionReason"]
+    assert late["conditionReason"].startswith("`parse_key(...)`, called before it, raises itself")
     assert late["raisedFirstBy"] == [{"call": "parse_key", "line": 6, "function": "conf.keys.parse_key"}]
     assert "earlierCalls" not in late   # the worker's list is read, not stored
     # through `self` and the class hierarchy, an assert counting as raising
@@ -122,6 +122,24 @@ def _exactness(db):
     with Store.open(db, readonly=True) as store:
         return {r["errorMessage"]: (r["errdex"]["conditionExact"], r["errdex"].get("raisedFirstBy"))
                 for r in store.iter_records()}
+
+
+def test_a_stored_body_does_not_change_when_lines_above_the_site_move(tmp_path):
+    """The calls' lines are kept relative to the site in a stored body, as its window is: two
+    versions differing by a blank line above share the body (review of this change: a size ratio
+    of the many-version benchmark rose from 0.287 to 0.306 with absolute lines)."""
+    from errdex.store.bodies import encode_body, restore_site
+
+    def body(shift):
+        return {"id": "0123456789abcdef", "lineNumber": 10 + shift, "errorMessage": "m",
+                "errdex": {"endLine": 10 + shift, "provenance": {},
+                           "raisedFirstBy": [{"call": "parse", "line": 4 + shift, "function": "m.parse"}]}}
+
+    a, b = encode_body(body(0)), encode_body(body(3))
+    assert a.digest == b.digest
+    text = b.text.decode() if isinstance(b.text, bytes) else b.text
+    back = restore_site(text, b.line, None, prose=False)
+    assert back["errdex"]["raisedFirstBy"] == [{"call": "parse", "line": 7, "function": "m.parse"}]
 
 
 def test_reindexing_after_the_callee_stops_raising_matches_a_fresh_index(tmp_path):

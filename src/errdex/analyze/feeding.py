@@ -240,12 +240,18 @@ def _call_changes(stmt: ast.stmt, expr: ast.expr | None) -> list[_Definition]:
     bases = _changed_by(expr)
     if not bases:
         return []
-    receiver = _receiver(expr) if stmt.__class__ is ast.Expr else None
+    receiver = _receiver(expr) if stmt.__class__ in _SHOWN_CALLS else None
     hidden = _Definition(stmt, [], None, hidden=True, inside=tuple(sorted(b + "." for b in bases)),
                          shown_for=receiver + "." if receiver in bases else "")
     hidden.cached_defines = hidden.cached_kills = set()
     hidden.cached_uses = set()
     return [hidden]
+
+
+#: Statements whose method call is shown for what it may change in its object: a call of its own,
+#: or one whose result is bound (`put_ret = self.store.put(key, v)` before a check of
+#: `self.store.is_exist(key)`, review 20 #25423).
+_SHOWN_CALLS = (ast.Expr, ast.Assign, ast.AnnAssign)
 
 
 def _receiver(expr: ast.expr) -> str | None:
@@ -467,6 +473,18 @@ def _needed(names: Iterable[str]) -> set[str]:
 _KEYWORDS = frozenset(kwlist)
 
 
+def _texts(kept: list[_Definition]) -> list[str]:
+    """The kept definitions' texts in source order, each statement once (one bound from a call
+    may be kept both for the name it binds and for what its call changes)."""
+    out: list[str] = []
+    seen: set[int] = set()
+    for d in reversed(kept):
+        if id(d.text_of) not in seen:
+            seen.add(id(d.text_of))
+            out.append(d.text())
+    return out
+
+
 def _whole(chains: set[str] | frozenset[str]) -> set[str]:
     """The chains of a read set that are not the prefix of a longer one in it: read as they are."""
     return {c for c in chains if not any(o.startswith(c) and o[len(c):len(c) + 1] == "." for o in chains)}
@@ -532,7 +550,7 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
                     # `stage = make()` alone read the attributes the calls after it fill)
                     kept.append(definition)
                     if len(kept) >= MAX_FEEDING:
-                        return [d.text() for d in reversed(kept)]
+                        return _texts(kept)
                     added = read_chains(definition.text_of)
                     need |= added
                     whole |= _whole(added)
@@ -548,7 +566,7 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
                 if block is not None:   # ... unless it is a short `if` that only assigns: shown whole
                     kept.append(block)
                     if len(kept) >= MAX_FEEDING:
-                        return [d.text() for d in reversed(kept)]
+                        return _texts(kept)
                     need |= block.uses()   # the names stay needed: the branch may not run
                     whole |= _whole(block.uses())
                     continue
@@ -563,11 +581,11 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
                 continue
             kept.append(definition)
             if len(kept) >= MAX_FEEDING:
-                return [d.text() for d in reversed(kept)]
+                return _texts(kept)
             kills = definition.kills()
             dead = kills & need if kills else kills
             if dead:
                 need = _surviving(need, dead)
             need |= definition.uses()
             whole |= _whole(definition.uses())
-    return [d.text() for d in reversed(kept)]
+    return _texts(kept)

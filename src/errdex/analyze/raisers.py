@@ -22,7 +22,8 @@ EARLIER_CALLS = "earlierCalls"
 RAISING_TYPES = frozenset({"exception", "assertion", "http"})
 #: At most this many raising calls are named per record.
 MAX_NAMED = 5
-REASON = "`{call}(...)` (line {line}) raises itself for some inputs: the site is reached only if it did not"
+#: No line in it: a stored body stays the same when lines above the site move (`store.bodies`).
+REASON = "`{call}(...)`, called before it, raises itself for some inputs: the site is reached only if it did not"
 
 
 def raising_in(facts: FileFacts) -> list[str]:
@@ -86,4 +87,4 @@ def mark_record(record: dict, qual: str, resolved: Mapping[str, str], known: set
     if ex.get("conditionExact") and ex.get("condition") != "False":
         first = named[0]
         ex["conditionExact"] = False
-        ex["conditionReason"] = REASON.format(call=first["call"], line=first["line"])
+        ex["conditionReason"] = REASON.format(call=first["call"])

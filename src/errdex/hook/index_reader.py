@@ -208,6 +208,9 @@ def _site(stored: str | bytes, line: int | None) -> dict:
     extra = body.get("errdex")
     if extra.__class__ is dict and extra.get("endLine").__class__ is int:
         extra["endLine"] += line
+    if extra.__class__ is dict and extra.get("raisedFirstBy").__class__ is list:   # `bodies._shifted`
+        extra["raisedFirstBy"] = [{**c, "line": c["line"] + line} if c.get("line").__class__ is int else c
+                                  for c in extra["raisedFirstBy"]]
     return body
 
 

@@ -91,7 +91,9 @@ def _take_positions(body: dict[str, Any]) -> tuple[int | None, str | None]:
             body[name] = value - line
     extra = body.get("errdex")
     if extra.__class__ is dict and extra.get("endLine").__class__ is int:
-        body["errdex"] = {**extra, "endLine": extra["endLine"] - line}
+        body["errdex"] = extra = {**extra, "endLine": extra["endLine"] - line}
+    if extra.__class__ is dict and extra.get("raisedFirstBy").__class__ is list:
+        body["errdex"] = {**extra, "raisedFirstBy": _shifted(extra["raisedFirstBy"], -line)}
     window = body.get("sourceCode")
     if window.__class__ is not str:
         return line, None
@@ -131,9 +133,17 @@ def restore_site(stored: str | bytes, line: int | None, window: str | None,
     extra = body.get("errdex")
     if extra.__class__ is dict and extra.get("endLine").__class__ is int:
         extra["endLine"] += line
+    if extra.__class__ is dict and extra.get("raisedFirstBy").__class__ is list:
+        extra["raisedFirstBy"] = _shifted(extra["raisedFirstBy"], line)
     if window is not None:
         body["sourceCode"] = window
     return body
+
+
+def _shifted(calls: list, by: int) -> list:
+    """`errdex.raisedFirstBy` with each call's line moved by `by` (relative to the site in a body)."""
+    return [{**c, "line": c["line"] + by} if c.__class__ is dict and c.get("line").__class__ is int else c
+            for c in calls]
 
 
 def body_text(stored: str | bytes) -> str:
