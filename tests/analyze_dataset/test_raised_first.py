@@ -202,3 +202,20 @@ def test_an_edit_keeping_the_calls_stays_in_place(tmp_path):
     assert again.in_place
     assert _exactness(db) == _exactness(fresh)
     assert _exactness(db)["no more than 3 workers"][0] is False
+
+
+def test_a_damaged_table_of_raising_calls_takes_the_full_path(tmp_path):
+    """A `ways` state part that does not decode tells nothing: the re-index redoes the dataset,
+    which then matches a fresh index, instead of failing or marking records from a bad table."""
+    import sqlite3
+
+    def edit(src):
+        with sqlite3.connect(tmp_path / "a.db") as conn:
+            assert conn.execute("UPDATE dataset_state SET blob = ? WHERE part = 'ways'",
+                                (b"not zlib",)).rowcount == 1
+        hooks = src / "conf" / "hooks.py"
+        hooks.write_text(hooks.read_text() + "\n# touched\n")
+
+    again, db, fresh = reindexed_and_fresh(tmp_path, KEYS, "o/conf", edit)
+    assert not again.in_place
+    assert _exactness(db) == _exactness(fresh)
