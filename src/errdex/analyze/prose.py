@@ -57,7 +57,7 @@ class SiteFacts:
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
                  "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds",
-                 "init_args")
+                 "init_args", "status")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -78,6 +78,7 @@ class SiteFacts:
         self.neg = ""                     # the own test negated, as code ("" when there is none)
         self.said = ""                    # the own test in words
         self.fed: list[str] | None = None   # the feeding lines the own test reads (`relevant_feeding`, computed once)
+        self.status: tuple[str, str] | None | bool = False   # `_checked_status`, computed once (False: not yet)
         self.message = ""                 # the message template, for the fix it states itself
         self.setters: dict[str, list[str]] = {}   # `errdex.setters`: methods that assign what the test reads
         #: (helper, its check) when the site raises inside a helper whose own check reads the helper's
@@ -370,9 +371,9 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         out.append(f"Make sure `{off_path(f.cond)}` holds where `{f.short}` checks it{approx_mark(f)}.")
     elif own is not None and f.cond.constant is None:
         route = _route(own)
-        results = _call_results(f) if not route and not f.test else None
-        if results:   # review 19 #19496: "keep `ret == 0`" names no way to it; the call that returned it does
-            out.append(_why_call_failed(f, results))
+        status = _checked_status(f) if not route else None
+        if status:   # review 19 #19496: "keep `ret == 0`" names no way to it; the call that returned it does
+            out.append(_why_call_failed(f, status))
         elif not route:
             out.append(_keep(f, own))
         if route:
@@ -482,11 +483,18 @@ _STATUS_NAME = re.compile(r"(?:\w+_)?(?:ret|rc|res|result|status|code|err|errno|
 _RESULT_LINE = re.compile(r"([A-Za-z_]\w*)\s*=\s*(?:await\s+)?(([A-Za-z_][\w.]*)\(.*\))\s*$", re.S)
 
 
-def _call_results(f: SiteFacts) -> list[tuple[str, str]] | None:
-    """[(name, call)] when the own test checks one status a call returned, as the feeding lines
+def _checked_status(f: SiteFacts) -> tuple[str, str] | None:
+    """(name, call) when the own test checks one status a call returned, as the feeding lines
     show it (`ret = acl.rt.subscribe_report(tid, ptr)` then `if ret != 0: raise ...`): a name
     for a status or result, tested for truth, against None or against an integer literal, and
-    nothing else read. The check then reports a failed call. None otherwise."""
+    nothing else read; the check then reports a failed call. None otherwise, and for a test's own
+    check. Worked out once per record (solutions and tips both ask)."""
+    if f.status is False:
+        f.status = None if f.test else _call_status(f)
+    return f.status
+
+
+def _call_status(f: SiteFacts) -> tuple[str, str] | None:
     own = f.cond.own
     if own is None or not f.feeding:
         return None
@@ -496,7 +504,7 @@ def _call_results(f: SiteFacts) -> list[tuple[str, str]] | None:
     for line in reversed(f.feeding):   # the last assignment of the name is the one the test reads
         m = _RESULT_LINE.match(line.strip())
         if m is not None and m.group(1) == name:
-            return [(name, m.group(2))]
+            return name, m.group(2)
         if name in names_in(line.partition("=")[0]):
             return None   # bound some other way
     return None
@@ -523,9 +531,9 @@ def _status_literal(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and (node.value is None or node.value.__class__ in (int, bool))
 
 
-def _why_call_failed(f: SiteFacts, results: list[tuple[str, str]]) -> str:
-    """The advice for a check of what calls returned: find why the call failed."""
-    name, call = results[0]
+def _why_call_failed(f: SiteFacts, status: tuple[str, str]) -> str:
+    """The advice for a check of a status a call returned: find why the call failed."""
+    name, call = status
     return (f"The check tests the status `{name}` that `{one_line(call)}` returned: find why"
             f" `{one_line(call).partition('(')[0]}(...)` failed there, with the values it was given{approx_mark(f)};"
             f" `{f.short}` only reports it.")
@@ -601,7 +609,7 @@ def prevention_tips(f: SiteFacts) -> list[str]:
     checked = f.cond.own is not None and not f.cond.is_except and f.cond.constant is None and not f.helper_check
     # a call's status (review 19 #19496): "validate `ret == 0` where the values are produced" names
     # no value to validate; the solutions send the reader to the call
-    status = _call_results(f) if checked and not f.test else None
+    status = _checked_status(f) if checked else None
     if checked and not _goes_on(f) and not status:   # a report: nothing to prevent, the call goes on
         tips.append(f"Validate `{_flag_excuse(f) or f.neg}` where the values are produced, not only in `{f.short}`.")
     fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] \
