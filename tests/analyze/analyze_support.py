@@ -78,13 +78,33 @@ def _numbers(*trees: ast.AST) -> list[object]:
     return sorted(values, key=float)
 
 
-def _pool(name: str, numbers: list[object], strings: list[str]) -> list[object]:
+class _Obj:
+    """An object whose every attribute is itself and whose call returns `value`: lets a sample
+    evaluate `scheduler.is_fully_idle()` (the same answer at every call)."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __getattr__(self, name: str) -> "_Obj":
+        return self
+
+    def __call__(self, *args, **kwargs) -> object:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"_Obj({self.value!r})"
+
+
+def _pool(name: str, numbers: list[object], strings: list[str], objects: bool) -> list[object]:
+    """`objects`: objects with methods too (`_Obj`), for tests whose two sides name the same objects."""
     if name.startswith("_raised_"):
         return [False, True]
-    return [*numbers, None, True, False, *strings, [], [1], [1, 2], [0, 3, 5]]
+    pool = [*numbers, None, True, False, *strings, [], [1], [1, 2], [0, 3, 5]]
+    return pool + [_Obj(True), _Obj(False), _Obj(0), _Obj(3), _Obj(None)] if objects else pool
 
 
-def mismatches(produced: str, expected: str, samples: int = 4000, seed: int = 7) -> tuple[list[str], int]:
+def mismatches(produced: str, expected: str, samples: int = 4000, seed: int = 7,
+               objects: bool = False) -> tuple[list[str], int]:
     """Inputs where the two conditions differ in truth value, and how many were compared.
 
     Inputs on which `expected` raises (e.g. `None > 3`) are skipped: the
@@ -96,7 +116,7 @@ def mismatches(produced: str, expected: str, samples: int = 4000, seed: int = 7)
     numbers = _numbers(want, got)
     strings = sorted({n.value for t in (want, got) for n in ast.walk(t)
                       if isinstance(n, ast.Constant) and isinstance(n.value, str)} | {"", "a"})
-    pools = [_pool(name, numbers, strings) for name in names]
+    pools = [_pool(name, numbers, strings, objects) for name in names]
     total = 1
     for pool in pools:
         total *= len(pool)

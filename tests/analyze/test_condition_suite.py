@@ -445,13 +445,40 @@ def f(xs):
     raise ValueError("no repeat")
 """, None, exact=False),   # the test reads the previous pass's value
     Case("non_literal_loop_retry", """
-def f(device, avoid):
-    for _ in range(65):
-        stream = device.Stream(priority=0)
-        if stream.cuda_stream not in avoid:
+def f(device, avoid, tries):
+    for _ in range(tries):
+        stream = device.new_stream(priority=0)
+        if stream not in avoid:
             return stream
     raise RuntimeError("no distinct stream")
-""", None, exact=False),   # each call draws anew: no value of the inputs
+""", "all(device.new_stream(priority=0) in avoid for _ in range(tries))"),   # a retry: the same calls
+    Case("non_literal_loop_retry_search", """
+def f(scheduler, steps):
+    for _ in range(steps):
+        if scheduler.is_fully_idle():
+            break
+    else:
+        raise RuntimeError("not idle")
+""", "all(not scheduler.is_fully_idle() for _ in range(steps))"),   # each pass calls it once, as `all` does
+    Case("non_literal_loop_search_with_other_statements", """
+def f(scheduler, steps):
+    for _ in range(steps):
+        yield
+        if scheduler.is_fully_idle():
+            break
+    else:
+        raise RuntimeError("not idle")
+""", "all(not scheduler.is_fully_idle() for _ in range(steps))", exact=False),   # what `yield` lets change is not written in
+    Case("non_literal_loop_search_after_a_step", """
+def f(items, name):
+    for item in items:
+        item.refresh()
+        if item.name == name:
+            break
+    else:
+        raise KeyError(name)
+    return item
+""", "all(item.name != name for item in items)", exact=False),
     Case("non_literal_loop_break", """
 def f(m, cells):
     for c in cells:
@@ -918,7 +945,7 @@ def test_condition(case: Case):
     assert (got.reason is None) is got.exact
     if case.expected is None:
         return
-    bad, compared = mismatches(got.expr, case.expected)
+    bad, compared = mismatches(got.expr, case.expected, objects=True)
     assert compared > 0
     assert not bad, f"{got.expr!r} vs {case.expected!r}: {bad[:5]}"
 

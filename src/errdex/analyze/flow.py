@@ -539,8 +539,7 @@ class FlowAnalyzer:
             # they change may decide a later one, so with them the loop is not told exactly.
             forwarded = self._forwarded_exits(head, body_bound, any_value=True)
             tested = disjoin([forwarded.next, forwarded.cont])
-            if is_const(forwarded.brk, False) and not (free_names(tested) & body_bound) \
-                    and _per_element(stmt.target, tested):
+            if is_const(forwarded.brk, False) and not (free_names(tested) & body_bound):
                 every = ast.Call(
                     func=ast.Name("all"),
                     args=[ast.GeneratorExp(tested, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],
@@ -554,21 +553,23 @@ class FlowAnalyzer:
                 args=[ast.GeneratorExp(passes, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],
                 keywords=[],
             )
-            if _tests_and_exits(stmt.body) and _per_element(stmt.target, passes):
+            if _tests_and_exits(stmt.body):
                 # Nothing in the body but tests and the ways out: each pass tests the next element with
-                # nothing changed, so the loop goes on past its end exactly when every element passes.
+                # nothing changed, so the loop goes on past its end exactly when every element passes
+                # (a test reading none of its element, a retry, makes the same calls as the `all`).
                 approx = body.approx
             return LoopOutcome(every, FALSE, approx)
-        if not is_const(body.brk, False) and not clash and _tests_and_exits(stmt.body, breaks=True) \
-                and not _leaves_function(stmt.body) \
-                and _per_element(stmt.target, body.brk) and _per_element(stmt.target, passes):
+        if not is_const(body.brk, False) and not clash and not _leaves_function(stmt.body) \
+                and not is_const(body.brk, True) and not is_const(passes, True):
             # A search (`for p in patterns: if p in name: break`, then `else:`): each pass only tests
             # its element and goes on or breaks, so the loop ends at its end exactly when every
             # element goes on, and by `break` exactly when some element breaks (the first such).
+            # With other statements in the body (`yield`, `poll()`), the tests are still these, but
+            # what those statements change between passes is not written in.
             comprehension = [ast.comprehension(stmt.target, stmt.iter, [], 0)]
             every = ast.Call(func=ast.Name("all"), args=[ast.GeneratorExp(passes, comprehension)], keywords=[])
             some = ast.Call(func=ast.Name("any"), args=[ast.GeneratorExp(body.brk, comprehension)], keywords=[])
-            return LoopOutcome(every, some, body.approx)
+            return LoopOutcome(every, some, body.approx if _tests_and_exits(stmt.body, breaks=True) else approx)
         broke = FALSE if is_const(body.brk, False) else TRUE
         return LoopOutcome(TRUE, broke, approx)
 
@@ -802,15 +803,6 @@ class FlowAnalyzer:
                 unmatched = conjoin([unmatched, negate(matched.expr)])
         nexts.append(unmatched)
         return Exits(disjoin(nexts), disjoin(brks), disjoin(conts), approx)
-
-
-def _per_element(target: ast.expr, test: ast.expr) -> bool:
-    """Whether each pass tests something of its own element: a test that calls something and reads
-    no part of the target is a retry (`for _ in range(65): s = Stream(); if s.id not in used:
-    return s`), whose calls give another answer each time, not a value of the inputs."""
-    if not any(isinstance(n, ast.Call) for n in ast.walk(test)):
-        return True
-    return not read_names(test).isdisjoint(target_names(target))
 
 
 def _read_once(name: str, stmts: list[ast.stmt], assign: ast.stmt, value: ast.expr) -> bool:
