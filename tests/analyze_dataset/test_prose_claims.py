@@ -73,6 +73,15 @@ FILES = {
             return target
 
 
+        def normalize_layers(layer_ids, num_layers):
+            if layer_ids is None:
+                return list(range(num_layers))
+            normalized = [int(layer_id) for layer_id in layer_ids]
+            for layer_id in normalized:
+                assert 0 <= layer_id < num_layers, "layer out of range"
+            return normalized
+
+
         class PostError(RuntimeError):
             pass
 
@@ -373,6 +382,18 @@ def test_validation_code_runs_a_line_only_past_the_guards_before_it(recs):
         assert _fails(r["validationCode"], {"rules": rules}) is expected, rules
     assert r["validationCode"].splitlines()[-4:] == ["if rules:", "    rule = rules[0]", "    if rule == 'tse':",
                                                      "        assert len(rules) == 4"]
+
+
+def test_validation_code_runs_a_loop_only_past_the_guards_before_it(recs):
+    """Review 20 (expert_location.py:475): `normalized = [int(x) for x in layer_ids]` and the loop
+    over it ran before `if layer_ids is not None`, so the check raised TypeError on None, the
+    value the function returns early for."""
+    r = recs["layer out of range"]
+    assert r["validationCode"].splitlines()[-4:] == [
+        "if layer_ids is not None:", "    normalized = [int(layer_id) for layer_id in layer_ids]",
+        "    for layer_id in normalized:", "        assert layer_id >= 0 and layer_id < num_layers"]
+    for layer_ids, expected in ((None, False), ([], False), ([0, 3], False), ([0, 4], True), (["-1"], True)):
+        assert _fails(r["validationCode"], {"layer_ids": layer_ids, "num_layers": 4}) is expected, layer_ids
 
 
 def test_validation_code_replays_the_calls_that_fill_what_it_reads(recs):

@@ -373,18 +373,19 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
     pad = ""
+    first, then = _gates(context, [*nest, *before]) if context else (None, context)
+    if first:   # review 18: `if not rule: return` then `r = rule[0]`: the lines run past the guard only
+        lines.append(f"if {first}:")   # (review 20: a loop's lines too, `for x in [int(v) for v in ids]`)
+        pad += "    "
     for line in nest:
         lines.append(indented(line, pad) + (":" if is_header(line) else ""))
         if is_header(line):
             pad += "    "
     if context:   # the site's own path: the test holds only there
-        first, then = _gates(context, before)
-        if first:   # review 18: `if not rule: return` then `r = rule[0]`: the line runs past its guard only
-            lines.append(f"{pad}if {first}:")
-            pad += "    "
         lines += [indented(line, pad) for line in before]
-        lines.append(f"{pad}if {then}:")
-        pad += "    "
+        if then:
+            lines.append(f"{pad}if {then}:")
+            pad += "    "
     lines += [indented(line, pad) for line in inside]
     if error_type in _REPORTS:
         says = f"  # {function} {_REPORTS[error_type]} this here; it goes on either way"
@@ -406,28 +407,28 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     return "\n".join(lines)
 
 
-def _gates(context: str, before: list[str]) -> tuple[str | None, str]:
+def _gates(context: str, before: list[str]) -> tuple[str | None, str | None]:
     """The path's test cut in two around the lines it reads: the terms that read none of the
     names those lines bind or hand to a call (which may fill them: `encode(m, images=images)`)
     are tested first, as the lines may fail without them (`rule = rules[0]` when `if not rules:
-    return` came before it); then the others. (None, context) when no term can go first."""
-    if not before or " and " not in context:
+    return` came before it); then the others (None when every term goes first). (None, context)
+    when no term can go first."""
+    if not before:
         return None, context
     try:
         tree = ast.parse(context, mode="eval").body
     except SyntaxError:
         return None, context
-    if not (isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And)):
-        return None, context
+    values = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else [tree]
     made: set[str] = set()
     for line in before:
-        made |= assigned(line) | _handed_to_calls(line)
-    terms = [_wrapped(value, ast.get_source_segment(context, value) or ast.unparse(value)) for value in tree.values]
+        made |= (loop_targets(line) if is_header(line) else assigned(line)) | _handed_to_calls(line)
+    terms = [_wrapped(value, ast.get_source_segment(context, value) or ast.unparse(value)) for value in values]
     first = [t for t in terms if not (names_in(t) & made)]
     then = [t for t in terms if names_in(t) & made]
-    if not first or not then:
+    if not first:
         return None, context
-    return " and ".join(first), " and ".join(then)
+    return " and ".join(first), " and ".join(then) or None
 
 
 def _handed_to_calls(line: str) -> frozenset[str]:
