@@ -73,6 +73,18 @@ FILES = {
             return target
 
 
+        _MISSING = object()
+
+
+        def rope_theta_of(config, is_mova):
+            rope = getattr(config, "rope", _MISSING)
+            if rope is not _MISSING and rope is not None:
+                theta = rope.get("theta", _MISSING)
+                if theta is _MISSING:
+                    if is_mova:
+                        raise ValueError("rope needs a theta")
+
+
         def normalize_layers(layer_ids, num_layers):
             if layer_ids is None:
                 return list(range(num_layers))
@@ -394,6 +406,23 @@ def test_validation_code_runs_a_loop_only_past_the_guards_before_it(recs):
         "    for layer_id in normalized:", "        assert layer_id >= 0 and layer_id < num_layers"]
     for layer_ids, expected in ((None, False), ([], False), ([0, 3], False), ([0, 4], True), (["-1"], True)):
         assert _fails(r["validationCode"], {"layer_ids": layer_ids, "num_layers": 4}) is expected, layer_ids
+
+
+def test_validation_code_runs_a_line_under_the_test_on_what_a_line_before_made(recs):
+    """Review 20 (xllm.py:347): `theta = rope.get(...)` runs in the source only under `if rope is
+    not _MISSING and rope is not None`, on what `rope = getattr(...)` made; replayed before that
+    test, it raised AttributeError on None and on the sentinel, where the function raises nothing.
+    The identity tests go between the two lines (`rope.get` cannot change what `rope` is)."""
+    r = recs["rope needs a theta"]
+    assert r["validationCode"].splitlines()[-5:] == [
+        'rope = getattr(config, "rope", _MISSING)', "if rope is not _MISSING and rope is not None:",
+        '    theta = rope.get("theta", _MISSING)', "    if theta is _MISSING:", "        assert not is_mova"]
+    missing = object()
+    config = type("C", (), {})
+    for rope, is_mova, expected in ((None, True, False), (missing, True, False), ({}, True, True), ({}, False, False),
+                                    ({"theta": 1.0}, True, False)):
+        config.rope = rope
+        assert _fails(r["validationCode"], {"config": config, "is_mova": is_mova, "_MISSING": missing}) is expected, rope
 
 
 def test_validation_code_replays_the_calls_that_fill_what_it_reads(recs):

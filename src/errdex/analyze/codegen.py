@@ -373,19 +373,20 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     shown = [v for v in placeholders.values() if v.isidentifier() and v in used][:4]
     message = f", ({', '.join(shown)}{',' if len(shown) == 1 else ''})" if shown else ""
     pad = ""
-    first, then = _gates(context, [*nest, *before]) if context else (None, context)
-    if first:   # review 18: `if not rule: return` then `r = rule[0]`: the lines run past the guard only
-        lines.append(f"if {first}:")   # (review 20: a loop's lines too, `for x in [int(v) for v in ids]`)
-        pad += "    "
-    for line in nest:
+    replayed = [*nest, *before]
+    # review 18: `if not rule: return` then `r = rule[0]`: a line runs past the guards it needs only
+    # (review 20: a loop's lines too, and a line under an `if` on what an earlier line made)
+    gates, then = _gates(context, replayed) if context else ({}, None)
+    for i, line in enumerate(replayed):
+        if i in gates:
+            lines.append(f"{pad}if {gates[i]}:")
+            pad += "    "
         lines.append(indented(line, pad) + (":" if is_header(line) else ""))
         if is_header(line):
             pad += "    "
-    if context:   # the site's own path: the test holds only there
-        lines += [indented(line, pad) for line in before]
-        if then:
-            lines.append(f"{pad}if {then}:")
-            pad += "    "
+    if then:   # the site's own path: the test holds only there
+        lines.append(f"{pad}if {then}:")
+        pad += "    "
     lines += [indented(line, pad) for line in inside]
     if error_type in _REPORTS:
         says = f"  # {function} {_REPORTS[error_type]} this here; it goes on either way"
@@ -407,28 +408,125 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
     return "\n".join(lines)
 
 
-def _gates(context: str, before: list[str]) -> tuple[str | None, str | None]:
-    """The path's test cut in two around the lines it reads: the terms that read none of the
-    names those lines bind or hand to a call (which may fill them: `encode(m, images=images)`)
-    are tested first, as the lines may fail without them (`rule = rules[0]` when `if not rules:
-    return` came before it); then the others (None when every term goes first). (None, context)
-    when no term can go first."""
-    if not before:
-        return None, context
+def _gates(context: str, replayed: list[str]) -> tuple[dict[int, str], str | None]:
+    """The path's test cut around the replayed lines: ({line index: the terms tested just before
+    it}, the terms tested after the last line). A term goes before the first line that reads one of
+    its names, once every line that binds them or hands them to a call (which may fill them:
+    `encode(m, images=images)`) has run: its value is then the one the site sees, and the line runs
+    only where the function runs it (`rule = rules[0]` past `if not rules: return`). A term that
+    only tests what a name is (`x is None`, `isinstance(x, T)`) is not changed by a call on it."""
+    if not replayed:
+        return {}, context
     try:
         tree = ast.parse(context, mode="eval").body
     except SyntaxError:
-        return None, context
+        return {}, context
     values = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else [tree]
-    made: set[str] = set()
-    for line in before:
-        made |= (loop_targets(line) if is_header(line) else assigned(line)) | _handed_to_calls(line)
-    terms = [_wrapped(value, ast.get_source_segment(context, value) or ast.unparse(value)) for value in values]
-    first = [t for t in terms if not (names_in(t) & made)]
-    then = [t for t in terms if names_in(t) & made]
-    if not first:
-        return None, context
-    return " and ".join(first), " and ".join(then) or None
+    made = [loop_targets(line) if is_header(line) else assigned(line) for line in replayed]
+    handed = [_handed_to_calls(line) for line in replayed]
+    risky = [_risky_reads(line) for line in replayed]
+    early: dict[int, list[str]] = {}
+    rest: list[str] = []
+    for value in values:
+        term = _wrapped(value, ast.get_source_segment(context, value) or ast.unparse(value))
+        names = names_in(term)
+        changing = names - _identity_tested(value)
+        start = 0
+        for i in range(len(replayed)):
+            if names & made[i] or changing & handed[i]:
+                start = i + 1
+        subjects = _subjects(value)
+        need = next((i for i in range(start, len(replayed)) if subjects & risky[i]), None)
+        (early.setdefault(need, []) if need is not None else rest).append(term)
+    if not early:
+        return {}, context
+    return {i: " and ".join(terms) for i, terms in early.items()}, " and ".join(rest) or None
+
+
+def _subjects(node: ast.expr) -> frozenset[str]:
+    """What a term reads, each as its longest name or attribute chain (`self.cfg.n`, not `self`)."""
+    inner: set[int] = set()   # chains inside a longer one
+    found: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute):
+            inner.add(id(sub.value))
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.Name, ast.Attribute)) and id(sub) not in inner:
+            chain = dotted(sub)
+            if chain is not None:
+                found.add(chain)
+    return frozenset(found)
+
+
+_RISKY: dict[str, frozenset[str]] = {}
+
+
+def _risky_reads(line: str) -> frozenset[str]:
+    """The names and attribute chains a replayed line reads where a wrong value makes it raise: an
+    attribute's or an item's object, a call's function and arguments, an iterable, an operand of
+    arithmetic or of an ordering or `in` test (`rope.get(...)` with `rope` None); not one only
+    tested for truth or identity. A line that does not parse counts as reading everything it names."""
+    found = _RISKY.get(line)
+    if found is not None:
+        return found
+    text = line.strip()
+    try:
+        tree = ast.parse(f"{text}\n    pass" if is_header(text) else text)
+    except (SyntaxError, ValueError, RecursionError):
+        tree = None
+    if tree is None:
+        found = names_in(line)
+    else:
+        positions: list[ast.expr] = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+                positions.append(node.value)
+            elif isinstance(node, ast.Call):
+                positions += [node.func, *node.args, *(k.value for k in node.keywords)]
+            elif isinstance(node, (ast.comprehension, ast.For, ast.AsyncFor)):
+                positions.append(node.iter)
+            elif isinstance(node, ast.BinOp):
+                positions += [node.left, node.right]
+            elif isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+                for op, left, right in zip(node.ops, operands, operands[1:]):
+                    if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+                        positions += [left, right]
+                    elif isinstance(op, (ast.In, ast.NotIn)):
+                        positions.append(right)
+            elif isinstance(node, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets):
+                positions.append(node.value)   # unpacked
+        found = frozenset(chain for p in positions for chain in _prefixes_of(p))
+    if len(_RISKY) < 100_000:
+        _RISKY[line] = found
+    return found
+
+
+def _prefixes_of(node: ast.expr) -> list[str]:
+    """A name or attribute chain with each chain it is built on (`a.b.c`: `a`, `a.b`, `a.b.c`)."""
+    chain = dotted(node)
+    if chain is None:
+        return []
+    parts = chain.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _identity_tested(node: ast.expr) -> frozenset[str]:
+    """Names whose every read in `node` asks only what object they are (`x is None`, `x is not
+    MISSING`, `isinstance(x, T)`): a method call on the object cannot change the answer."""
+    asked: set[int] = set()   # the reads that are such operands, by node identity
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in sub.ops):
+            asked.update(id(o) for o in (sub.left, *sub.comparators))
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("isinstance", "type") \
+                and sub.args:
+            asked.add(id(sub.args[0]))
+    tested: set[str] = set()
+    other: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            (tested if id(sub) in asked else other).add(sub.id)
+    return frozenset(tested - other)
 
 
 def _handed_to_calls(line: str) -> frozenset[str]:
