@@ -32,6 +32,19 @@ FILES = {
             return [set_blocks(i) for i in range(start, end)]
 
 
+        def get_tensor_model_parallel_world_size():
+            return 1
+
+
+        class Attention:
+            def __init__(self, config):
+                self.total_num_heads = config.num_attention_heads
+                tp_size = get_tensor_model_parallel_world_size()
+                assert self.total_num_heads % tp_size == 0, "heads not divisible"
+                self.heads = self.total_num_heads // tp_size
+                assert self.heads > 0, "no heads left"
+
+
         class Cache:
             def __init__(self):
                 self.ready = False
@@ -69,3 +82,14 @@ def test_an_assert_on_state_or_a_local_stays_an_invariant(recs, message):
 
 def test_a_shape_check_keeps_its_own_rule(recs):
     assert recs["inner sizes differ"]["backgroundTag"] == "shape-dtype-mismatch"
+
+
+def test_an_assert_on_the_parallel_sizes_is_a_configuration(recs):
+    """Review 20 #27831: `num_heads % tp_size == 0` was "a state the function assumes cannot occur: a
+    bug upstream"; the model and the parallel size chosen do not fit together, a setting to change."""
+    rec = recs["heads not divisible"]
+    assert rec["backgroundTag"] == "unsupported-configuration"
+    assert rec["errdex"]["provenance"]["backgroundTag"] == "heuristic:taxonomy:parallel-sizes"
+    assert rec["handlingStrategy"] == "fix-configuration"
+    assert "bug" not in rec["commonSituations"]
+    assert recs["no heads left"]["backgroundTag"] == "internal-invariant"   # no parallel size in its test

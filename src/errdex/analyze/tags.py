@@ -180,6 +180,13 @@ _CONFIG_WORDS = (r"not supported|unsupported|only supports?|does not support|doe
                  r"incompatible|cannot be used with|can't be used with|is not available|not enabled|must be enabled|"
                  r"requires? |please (set|use|enable|disable)|backend|mode\b")
 _WARNING = "warning"
+#: A test on the parallel layout (`num_heads % tp_size != 0`): the model and the parallel sizes chosen
+#: do not fit together, a configuration to change, not a bug upstream (review 20 #27831). Every name
+#: holds `_size`: `background_tag` looks for it before running the condition rules.
+_PARALLEL_SIZES = (r"\b(?:attn_|moe_|tp_|tensor_|tensor_model_|pipeline_|pipeline_model_|expert_|attn_cp_)?"
+                   r"(?:tp|ep|dp|pp|cp|sp|world|tp_world|parallel)_size\b|"
+                   r"\bget_(?:tensor_model_parallel|pipeline_model_parallel|moe_expert_parallel|attention_tp|"
+                   r"attention_dp)_(?:world_)?size\b")
 
 #: First match wins; the order is the priority.
 RULES: tuple[Rule, ...] = (
@@ -209,6 +216,7 @@ RULES: tuple[Rule, ...] = (
     Rule("internal-invariant", "unreachable", when=lambda f: f.condition == "False"),
     Rule("internal-invariant", "invariant-words",
          words=r"should not happen|should never|unreachable|\bbug\b|invariant|internal error|unexpected"),
+    Rule("unsupported-configuration", "parallel-sizes", condition=_PARALLEL_SIZES),
     Rule("internal-invariant", "bare-assert", when=lambda f: f.error_type == "assertion" and not f.checks_args),
     Rule("unsupported-configuration", "config-condition",
          condition=r"\b(server_args|config|args|envs?|settings|backend)\b\."),
@@ -332,7 +340,7 @@ def background_tag(record: dict, test_text: str | None = None) -> tuple[str, str
         if len(_FIRST_BEFORE_CONDITION) < 200_000:
             _FIRST_BEFORE_CONDITION[key] = first
     text = condition if test_text is None else test_text
-    if text not in ("", "True", "False") and "." in text and _ANY_COND.search(text) is not None:
+    if text not in ("", "True", "False") and ("." in text or "_size" in text) and _ANY_COND.search(text) is not None:
         for i in _COND_RULES:
             if i >= first:
                 break
