@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "100"
+EXTRACTOR_VERSION = "101"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +157,8 @@ class ErrorSite:
     no_input: bool = False
     #: an assert whose test holds wherever it is reached (condition False, yet the line runs)
     holds: bool = False
+    #: the condition holds only for values no order holds for (NaN): numbers never meet it
+    unordered: bool = False
     #: an assert whose own test reads parameters of its function and no other local (`self` aside):
     #: it checks what its caller passed, an input, not a state the function assumes
     checks_args: bool = False

@@ -176,6 +176,8 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
         record["errdex"]["checksArguments"] = True
     if site.holds:   # reached, never failing: not an unreachable line
         record["errdex"]["assertHolds"] = True
+    if site.unordered:   # met only by a NaN: no number fails its test
+        record["errdex"]["nanOnly"] = True
     if site.optional_args:   # arguments a call must pass to get here
         record["errdex"]["optionalArgs"] = {k: dict(v) for k, v in site.optional_args.items()}
     if site.earlier_calls:   # read by the dataset stage (`analyze.raisers`), not stored

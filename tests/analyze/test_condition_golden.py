@@ -15,7 +15,7 @@ def _cell_of(m: int) -> int:
         if m <= c:
             return c
     raise ValueError(f"gemm_ar: M={m} outside [1, {MAX_TOKENS}]")
-""", "m > 512"),
+""", "not m <= 512"),
     ("""
 def f(x):
     if x is None:
@@ -41,7 +41,7 @@ def f(x):
     if 0 < x <= 5:
         return x
     raise ValueError
-""", "x <= 0 or x > 5"),
+""", "not x > 0 or not x <= 5"),
     ("""
 def f(a, b):
     if a or b:
@@ -61,7 +61,7 @@ def f(m, cells):
         if m <= c:
             return c
     raise ValueError
-""", "all(m > c for c in cells)"),
+""", "all(not m <= c for c in cells)"),
 ]
 
 

@@ -402,7 +402,7 @@ def f(m, cells):
         if m <= c:
             return c
     raise ValueError("m")
-""", "all(m > c for c in cells)"),   # the body only tests and leaves: exact
+""", "all(not m <= c for c in cells)"),   # the body only tests and leaves: exact
     Case("non_literal_loop_leaving_branch_binds", """
 def f(items):
     for x in items:
@@ -1139,7 +1139,7 @@ def pick(m, cells):
     else:
         raise ValueError(f"M={m} outside [1, {cells[-1]}]")
     return c
-""", "all(m > c for c in cells)"),
+""", "all(not m <= c for c in cells)"),
     # go on only when some pattern matches (`else: return`), then the site
     ("""
 def k(name, patterns, table):

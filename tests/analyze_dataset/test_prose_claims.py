@@ -337,7 +337,7 @@ def test_the_rest_of_the_own_path_is_not_an_earlier_check(recs):
     assert "raises ValueError when self.kind == 'function' and not self.name\n" in r["exampleFix"]
     # a real earlier check is still named as one, and the own test stands alone
     checked = recs["name is required"]
-    assert checked["errdex"]["condition"] == "n >= 0 and not name"
+    assert checked["errdex"]["condition"] == "not n < 0 and not name"
     assert "It is reached only after the earlier checks in the function pass" in checked["documentation"]
     assert checked["validationCode"].splitlines()[-1] == "assert name"
 

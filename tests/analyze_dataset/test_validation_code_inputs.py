@@ -122,6 +122,13 @@ FILES = {
             return n
 
 
+        def settle(slots):
+            if slots != 4:
+                raise ValueError("four slots only")
+            assert slots == 4, "slot check"
+            return slots
+
+
         def collect(items):
             bad = []
             for it in items:
@@ -298,14 +305,31 @@ def test_a_logged_fallback_is_no_failure_to_fix_first(recs):
 
 
 def test_an_assert_that_never_fails_is_not_told_unreachable(recs):
-    """`assert n <= cap` after `if n > cap: raise` runs on every call that gets there, and never fails
-    (review 17 P10: told as "no input reaches this line")."""
-    record = recs["capacity check"]
+    """`assert slots == 4` after `if slots != 4: raise` runs on every call that gets there, and never
+    fails (review 17 P10: told as "no input reaches this line")."""
+    record = recs["slot check"]
     assert record["errdex"]["condition"] == "False" and record["errdex"]["assertHolds"] is True
     texts = " ".join([record["documentation"], record["triggerScenarios"], record["commonSituations"],
                       *record["solutions"]])
     assert "reaches this line" not in texts and "unreachable" not in texts
     assert "the line runs, but the test it asserts holds on every path that reaches it" in record["documentation"]
+
+
+def test_an_assert_only_a_nan_fails_is_told_as_such(recs):
+    """`assert n <= cap` after `if n > cap: raise` fails for a NaN, which both order tests reject:
+    the condition keeps that case (blind samples 14, 15: flipped tests dropped it), and the prose
+    speaks of the NaN, not of `n` being greater than `cap`, which the raise before it took."""
+    record = recs["capacity check"]
+    cond = record["errdex"]["condition"]
+    nan = float("nan")
+    met = [(n, cap) for n in (0, 1, 5, nan) for cap in (0, 1, 5, nan) if eval(cond, {"n": n, "cap": cap})]
+    assert met and all(n != n or cap != cap for n, cap in met) and len(met) == 7   # every pair holding a NaN
+    assert record["errdex"]["nanOnly"] is True and "assertHolds" not in record["errdex"]
+    assert "only when `n` or `cap` is NaN" in record["documentation"]
+    assert "greater than" not in record["documentation"] + record["triggerScenarios"]
+    assert "isnan" in record["solutions"][0] and "isnan" in record["preventionTips"][0]
+    plain = recs["over capacity"]   # its sibling, which numbers reach: no NaN talk
+    assert "nanOnly" not in plain["errdex"] and "NaN" not in plain["documentation"]
 
 
 def test_splitting_the_work_is_advised_only_where_the_message_speaks_of_the_load(tmp_path):

@@ -405,6 +405,10 @@ def bounds(node: ast.expr | None) -> list[Bound]:
         if any(isinstance(v, ast.BoolOp) for v in node.values):
             return []
         return [b for v in node.values for b in bounds(v)]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Compare) \
+            and len(node.operand.ops) == 1 and type(node.operand.ops[0]) in _NOT_ORDER:
+        # `not (m <= 512)`, kept whole for NaN: what to keep is its test, `m <= 512`
+        return [Bound(b.subject, _NOT_ORDER_TEXT[b.op], b.limit) for b in bounds(node.operand)]
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OP_TEXT:
         left, right = node.left, node.comparators[0]
         if _literal(right) and not _literal(left):
@@ -413,6 +417,10 @@ def bounds(node: ast.expr | None) -> list[Bound]:
                 subject = f"({subject})"
             return [Bound(subject, _OP_TEXT[type(node.ops[0])], code(right))]
     return []
+
+
+#: The op a `Bound` of `not (x op c)` stands for: what `_keep` flips back is then the test itself.
+_NOT_ORDER_TEXT = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 
 #: Expressions that bind less tightly than a comparison: written in brackets as its left side.

@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass, field
 
 from errdex.analyze.exprs import expr_key, memo, side_memo, side_table
-from errdex.analyze.intervals import _Bound, _as_bounds, _write
+from errdex.analyze.intervals import _Bound, _as_bounds, _as_negated_bounds, _write, _write_negated
 from errdex.analyze.purity import is_pure
 from errdex.analyze.raised import outer_call_texts
 from errdex.analyze.simplify import _flatten, negation_key, render
@@ -37,7 +37,8 @@ class Conjunction:
 
     texts: tuple[tuple[str, bool] | None, ...] = ()   # None: a term absorbed by a later one
     keys: frozenset[str] = frozenset()
-    bounds: dict[str, tuple[int, _Bound]] = field(default_factory=dict)
+    #: per operand: its slot in `texts`, its bound, and its negated order tests kept apart (see `_orders`)
+    bounds: dict[str, tuple[int, _Bound, _Bound | None]] = field(default_factory=dict)
     calls: tuple[str, ...] = ()
     false: bool = False
     written: str | None = field(default=None, compare=False)   # `text()`, once asked for
@@ -125,10 +126,10 @@ class Conjunction:
             calls = calls + tuple(c for c in term.calls if c not in calls)
         if term.bounds is None:
             return Conjunction(texts + (term.text,), keys, self.bounds, calls, False, None, ors, plain, refuters)
-        operand, _, pairs = term.bounds
+        operand, _, pairs = term.bounds[:3]
         slot_key = term.slot_key + epoch if epoch else term.slot_key
         slot = self.bounds.get(slot_key)
-        if slot is None:   # the term's own bounds, the same in every conjunction: worked out once
+        if slot is None and len(term.bounds) == 3:   # the term's own bounds, the same in every conjunction
             fresh = term.fresh
             if fresh is None:
                 fresh = term.fresh = _bounded(_Bound(operand), pairs)
@@ -136,25 +137,54 @@ class Conjunction:
             if bound is None:
                 return _FALSE
             texts = texts + (text,)
-            index = len(self.texts)
+            index, negated = len(self.texts), None
         else:
-            index, old = slot
-            bound, text = _bounded(_Bound(operand, old.lower, old.upper, list(old.equal), list(old.unequal)), pairs)
+            if slot is None:
+                index, bound, negated = len(self.texts), _Bound(operand), None
+                texts = texts + (("True", False),)
+            else:
+                index, old, held = slot
+                bound = _Bound(operand, old.lower, old.upper, list(old.equal), list(old.unequal))
+                negated = _Bound(operand, held.lower, held.upper) if held is not None else None
+            if len(term.bounds) == 4 and not _orders(bound):   # NaN passes `not (x <= 8)`: kept apart
+                negated = negated or _Bound(operand)
+                for op, value in pairs:
+                    negated.add(op, value)
+                pairs = []
+            bound, text = _bounded(bound, pairs, negated)
             if bound is None:
                 return _FALSE
+            if _orders(bound):
+                negated = None   # folded in by `_bounded`
             texts = texts[:index] + (text,) + texts[index + 1:]
         bounds = dict(self.bounds)
-        bounds[slot_key] = (index, bound)
+        bounds[slot_key] = (index, bound, negated)
         return Conjunction(texts, keys, bounds, calls, False, None, ors, plain, refuters)
 
 
-def _bounded(bound: _Bound, pairs: list) -> tuple[_Bound | None, tuple[str, bool]]:
-    """`bound` narrowed by `pairs`, with its slot text; no bound when nothing fits."""
+def _orders(bound: _Bound) -> bool:
+    """Whether the bound holds an order or `==` test, which NaN fails: a negated order test
+    (`not (x <= 8)`) then says what its flip (`x > 8`) says."""
+    return bound.lower is not None or bound.upper is not None or bool(bound.equal)
+
+
+def _bounded(bound: _Bound, pairs: list, negated: _Bound | None = None
+             ) -> tuple[_Bound | None, tuple[str, bool]]:
+    """`bound` narrowed by `pairs` (and by the negated order tests kept apart, once it holds an order
+    test itself), with its slot text; no bound when nothing fits."""
     for op, value in pairs:
         bound.add(op, value)
+    if negated is not None and _orders(bound):
+        if negated.lower is not None:
+            bound.add(ast.GtE if negated.lower[1] else ast.Gt, negated.lower[0])
+        if negated.upper is not None:
+            bound.add(ast.LtE if negated.upper[1] else ast.Lt, negated.upper[0])
+        negated = None
     written = _write(bound)
     if written is None:
         return None, ("False", False)
+    if negated is not None:
+        written = written + _write_negated(negated)
     return bound, (" and ".join([render(w) for w in written]), False) if written else ("True", False)
 
 
@@ -174,7 +204,7 @@ class _Term:
     key: str | None = None                   # structural key, for pure terms
     negated_key: str | None = None           # see `negated`
     calls: tuple[str, ...] = ()
-    bounds: tuple | None = None              # `_as_bounds(term)`
+    bounds: tuple | None = None              # `_as_bounds(term)`, or `_as_negated_bounds(term)`
     slot_key: str = ""
     text: tuple[str, bool] = ("", False)
     node: ast.expr | None = None
@@ -219,7 +249,8 @@ def _prepare(term: ast.expr) -> _Term:
             prepared.refuter = frozenset(negation_key(v) for v in disjuncts)
     else:
         prepared.calls = memo(term, "_errdex_calls", outer_call_texts)   # `outer_calls`, not copied
-    parsed = _as_bounds(term) if term.__class__ is ast.Compare else None   # only a comparison bounds
+    kind = term.__class__   # only a comparison bounds, or a negated order test
+    parsed = _as_bounds(term) if kind is ast.Compare else _as_negated_bounds(term) if kind is ast.UnaryOp else None
     if parsed is None:
         prepared.text = _slot_text(term)
     else:

@@ -95,6 +95,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.no_input = bool(ex.get("noInputRead"))
     f.test_file = bool(ex.get("test"))
     f.holds = bool(ex.get("assertHolds"))
+    f.nan_only = bool(ex.get("nanOnly"))
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"

@@ -95,33 +95,77 @@ def _as_bounds(term: ast.expr) -> tuple[ast.expr, str, list[tuple[type, object]]
 
 
 def merge_bounds(terms: list[ast.expr]) -> list[ast.expr] | None:
-    """Terms with numeric bounds merged per operand; None when infeasible."""
+    """Terms with numeric bounds merged per operand; None when infeasible.
+
+    A negated order test (`not (m <= 8)`) holds for NaN where `m > 8` does not: it joins the
+    operand's interval only when a plain order or `==` test on the same operand is in the
+    conjunction too (NaN fails that one, so it fails the whole either way). Otherwise the negated
+    tests merge among themselves (`not (m <= 8) and not (m <= 512)`: `not (m <= 512)`), and never
+    make the conjunction infeasible (NaN meets `not (m <= 8) and not (m >= 4)`)."""
+    parsed_terms = [(term, _as_bounds(term) or _as_negated_bounds(term)) for term in terms]
+    ordered = {f"{p[1]}:{expr_key(p[0])}" for _, p in parsed_terms
+               if p is not None and len(p) == 3 and any(op not in (ast.NotEq,) for op, _ in p[2])}
     bounds: dict[str, _Bound] = {}
+    negated: dict[str, _Bound] = {}
     order: list[str | ast.expr] = []
-    for term in terms:
-        parsed = _as_bounds(term)
+    for term, parsed in parsed_terms:
         if parsed is None:
             order.append(term)
             continue
-        operand, kind, pairs = parsed
+        operand, kind, pairs = parsed[:3]
         key = f"{kind}:{expr_key(operand)}"
+        if len(parsed) == 4 and key not in ordered:   # NaN passes it: kept apart, as a negation
+            if key not in negated:
+                negated[key] = _Bound(operand)
+                order.append("not " + key)
+            for op, value in pairs:
+                negated[key].add(op, value)
+            continue
         if key not in bounds:
             bounds[key] = _Bound(operand)
             order.append(key)
         for op, value in pairs:
             bounds[key].add(op, value)
-    if not bounds:
+    if not bounds and not negated:
         return terms
     merged: list[ast.expr] = []
     for item in order:
         if not isinstance(item, str):
             merged.append(item)
             continue
+        if item.startswith("not "):
+            merged.extend(_write_negated(negated[item[4:]]))
+            continue
         written = _write(bounds[item])
         if written is None:
             return None
         merged.extend(written)
     return merged
+
+
+_NEGATED: dict[type, type] = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt}
+
+
+def _as_negated_bounds(term: ast.expr) -> tuple[ast.expr, str, list[tuple[type, object]], bool] | None:
+    """`not (m <= 8)` as (m, "num", [(Gt, 8)], True): the bound it sets on numbers (NaN aside)."""
+    if not (isinstance(term, ast.UnaryOp) and isinstance(term.op, ast.Not)):
+        return None
+    parsed = _as_bounds(term.operand)
+    if parsed is None or any(op not in _NEGATED for op, _ in parsed[2]):
+        return None
+    operand, kind, pairs = parsed
+    return operand, kind, [(_NEGATED[op], value) for op, value in pairs], True
+
+
+def _write_negated(bound: _Bound) -> list[ast.expr]:
+    """The tightest lower and upper bound of negated order tests, written negated again."""
+    out: list[ast.expr] = []
+    x = bound.operand
+    if bound.lower is not None:   # `m > 8` from `not (m <= 8)`
+        out.append(ast.UnaryOp(ast.Not(), _cmp(x, ast.Lt if bound.lower[1] else ast.LtE, bound.lower[0])))
+    if bound.upper is not None:
+        out.append(ast.UnaryOp(ast.Not(), _cmp(x, ast.Gt if bound.upper[1] else ast.GtE, bound.upper[0])))
+    return out
 
 
 def _within(bound: _Bound, value: float) -> bool:

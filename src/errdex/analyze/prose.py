@@ -57,6 +57,7 @@ class SiteFacts:
     __slots__ = ("function", "short", "error_class", "cond", "exact", "reason", "placeholders", "feeding",
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
                  "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds",
+                 "nan_only",
                  "init_args", "status")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
@@ -91,6 +92,7 @@ class SiteFacts:
         self.no_input = False             # `errdex.noInputRead`: nothing a caller passes decides the check
         self.test_file = test             # in test code (`errdex.test`), a test's helper too (`test`: a test itself)
         self.holds = False                # `errdex.assertHolds`: a reached assert whose test cannot fail
+        self.nan_only = False             # `errdex.nanOnly`: only a NaN meets the condition
         self.knobs: list[Knob] | None = None   # `settings_of`, computed once
         #: `errdex.initArgs`: attributes the own test reads that are constructor arguments of the class
         self.init_args: dict[str, str] = {}
@@ -203,6 +205,9 @@ def documentation(f: SiteFacts) -> str:
                      " but one it did not follow may still reach it.")
     elif f.cond.tree is None:
         parts.append(" under a condition that could not be worked out from the code.")
+    elif f.nan_only:
+        parts.append(f" only when {_nan_words(f)} is NaN (not a number){approx(f)}: the tests on the way to this"
+                     " line leave no number through, and NaN fails every order test, so it passes them all.")
     else:
         parts.append(f" when {f.said}{context_words(f.cond)}{loop_words(f)}{approx(f)}.")
         if f.cond.guards:
@@ -255,14 +260,38 @@ def trigger_scenarios(f: SiteFacts) -> str:
             return f"None found: no path the analysis followed reaches this line of `{f.function}`{approx_mark(f)}."
         return f"None: no input reaches this line of `{f.function}`."
     when = f.said if f.cond.tree is not None else "its condition holds"
+    if f.nan_only and f.cond.tree is not None:
+        when = f"{_nan_words(f)} is NaN (not a number), which no order test stops"
     if f.helper_check:
         return f"{_runs(f)}: it {report_verb(f.error_type, bare=True)} {_helper_words(f)}."
     via = [e for e in f.entry_points if e != f.function][:3]
     head = _subject(f.function) if f.function.endswith(MODULE_LEVEL) else _runs(f)
     if via:
         head += " (reached from " + ", ".join(f"`{e}`" for e in via) + ")"
-    where = context_words(f.cond) + loop_words(f) if f.cond.tree is not None else ""
+    where = context_words(f.cond) + loop_words(f) if f.cond.tree is not None and not f.nan_only else ""
     return f"{head} when {when}{where}{approx_mark(f)}."
+
+
+def _nan_words(f: SiteFacts) -> str:
+    """"`n` or `cap`": what the negated order tests of a NaN-only condition compare."""
+    seen: list[str] = []
+    for node in ast.walk(f.cond.tree):
+        if node.__class__ is ast.UnaryOp and node.op.__class__ is ast.Not and node.operand.__class__ is ast.Compare:
+            test = node.operand
+            if not any(op.__class__ in _ORDER_OPS for op in test.ops):
+                continue
+            for side in (test.left, *test.comparators):
+                text = code(side)
+                if not _NUMBER.fullmatch(text) and text not in seen:
+                    seen.append(text)
+    shown = [f"`{one_line(t)}`" for t in seen[:3]]
+    if not shown:
+        return "a value it compares"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+_ORDER_OPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_NUMBER = re.compile(r"-?[\d_.]+(e-?\d+)?|-?inf|float\('-?inf'\)|math\.inf")
 
 
 def _runs(f: SiteFacts) -> str:
@@ -304,6 +333,9 @@ def common_situations(f: SiteFacts) -> str:
                 " gives something else.")
     if f.cond.constant is False and f.holds:
         return f"None{approx_mark(f)}: the checks before this assert in {_shown(f)} already ensure what it tests."
+    if f.nan_only and f.cond.tree is not None:
+        return (f"A NaN reaching {_shown(f)} in {_nan_words(f)}: float arithmetic that made one (`0.0 / 0.0`,"
+                " `inf - inf`, a diverging loss or scale), or a value read as `float('nan')`.")
     if f.cond.constant is False:   # nothing reaches it: no situation to describe
         return (f"None in this version: no path into {_shown(f)} reaches this line{approx(f)}."
                 if f.exact else f"None the analysis found: no path it followed reaches this line{approx(f)}.")
@@ -341,6 +373,9 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
                       " `logger.exception` and `exc_info=True` do)",
                "warning": " (caught: the warning does not carry it)"}.get(f.error_type, ", which Python chains to this one,")
     own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
+    if f.nan_only and f.cond.tree is not None:   # no number to keep in range: find the NaN
+        return [f"Find where {_nan_words(f)} became NaN (`math.isnan(x)`, or `torch.isnan(t).any()` for a tensor)"
+                f" and fix that computation: for numbers, `{f.short}` never gets here{approx_mark(f)}."], True
     if _goes_on(f) and f.cond.constant is not False and (own is not None or (f.cond.is_except and _warns(f))):
         # review 16 P7: a report told as a failure to prevent; a caught failure logged as an error
         # still leads with that failure
@@ -605,6 +640,8 @@ def prevention_tips(f: SiteFacts) -> list[str]:
     """Tips that follow from the test, the values it reads and the tag; none for a test's own assertion."""
     if (f.test and f.error_type == "assertion") or f.cond.constant is False:
         return []   # a test's own check, or a line nothing reaches: nothing to prevent
+    if f.nan_only and f.cond.tree is not None:
+        return [f"Reject NaN where {_nan_words(f)} is computed (`math.isnan`), before it reaches `{f.short}`."]
     tips = []
     checked = f.cond.own is not None and not f.cond.is_except and f.cond.constant is None and not f.helper_check
     # a call's status (review 19 #19496): "validate `ret == 0` where the values are produced" names

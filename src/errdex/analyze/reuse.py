@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from errdex.models import ErrorSite, Placeholder
 
 #: What `analyze.site` writes on a site, all of it a function of what `analysis_key` digests.
-RESULT_FIELDS = ("condition", "guard", "holds", "condition_exact", "condition_reason", "condition_calls",
+RESULT_FIELDS = ("condition", "guard", "holds", "unordered", "condition_exact", "condition_reason", "condition_calls",
                  "feeding", "loops", "handlers", "unfed", "no_input", "changed", "checks_args", "optional_args")
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)

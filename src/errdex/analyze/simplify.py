@@ -32,7 +32,6 @@ import ast
 import operator
 from collections.abc import Iterable
 
-from errdex.analyze.condexpr import set_order
 from errdex.analyze.exprs import comparison_key, expr_key, side_memo, side_table
 from errdex.analyze.intervals import _as_bounds, merge_bounds
 from errdex.analyze.purity import is_pure, reads_only_test
@@ -93,7 +92,7 @@ def negate(node: ast.expr) -> ast.expr:
 def negation_key(node: ast.expr) -> str:
     """`expr_key(negate(node))`; a single comparison's without building its negation."""
     if node.__class__ is ast.Compare and len(node.ops) == 1 and node.left.__class__ is not ast.Constant \
-            and id(node) not in _NEGATIONS and not set_order(node) and not _float_order(node):
+            and id(node) not in _NEGATIONS and (node.ops[0].__class__ not in _ORDERING or _never_nan(node)):
         return comparison_key(node.left, _FLIP[node.ops[0].__class__], node.comparators[0])   # see `_negate`
     return expr_key(negate(node))
 
@@ -105,9 +104,9 @@ def _negate(node: ast.expr) -> ast.expr:
     if kind is ast.UnaryOp and node.op.__class__ is ast.Not:
         return node.operand
     if kind is ast.Compare:
-        if len(node.ops) == 1 and set_order(node):
-            return ast.UnaryOp(op=ast.Not(), operand=node)   # not a subset is no superset
-        if _float_order(node):   # NaN is neither `<= 1.0` nor `> 1.0`: the flip would drop it (review 17 P9)
+        if any(op.__class__ in _ORDERING for op in node.ops) and not _never_nan(node):
+            # NaN is neither `<= 1` nor `> 1`, and not a subset is no superset: the flip would change
+            # what the test means for them (review 17 P9, blind samples 14 and 15)
             return ast.UnaryOp(op=ast.Not(), operand=node)
         if len(node.ops) == 1:
             flipped = compare(node.left, _FLIP[type(node.ops[0])](), node.comparators[0])
@@ -124,16 +123,60 @@ def _negate(node: ast.expr) -> ast.expr:
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
-def _float_order(node: ast.Compare) -> bool:
-    """An ordering comparison with a float literal (`0.0 <= p <= 1.0`, `x > -1e-6`): its operand may be NaN."""
-    if not any(op.__class__ in _ORDERING for op in node.ops):
-        return False
-    for side in (node.left, *node.comparators):
-        if side.__class__ is ast.UnaryOp and side.op.__class__ in (ast.USub, ast.UAdd):
-            side = side.operand
-        if side.__class__ is ast.Constant and side.value.__class__ is float:
-            return True
+def _never_nan(node: ast.Compare) -> bool:
+    """Every operand is a count by its syntax (`len(x) > 8`, `t.shape[-1] <= 128`, `-1`): no NaN, no
+    set, so `not (a <= b)` is `a > b` for every value it can take."""
+    return all(_count(side) for side in (node.left, *node.comparators))
+
+
+#: Sizes of a tensor or array, ints by torch's and numpy's contracts.
+_SIZE_METHODS = frozenset({"numel", "dim", "size", "ndimension", "nelement"})
+
+
+def _count(side: ast.expr) -> bool:
+    kind = side.__class__
+    if kind is ast.UnaryOp and side.op.__class__ is ast.USub:
+        side, kind = side.operand, side.operand.__class__
+    if kind is ast.Constant:
+        return side.value.__class__ is int
+    if kind is ast.Call:
+        func = side.func
+        return not side.keywords and (func.__class__ is ast.Name and func.id == "len"
+                                      or func.__class__ is ast.Attribute and func.attr in _SIZE_METHODS)
+    if kind is ast.Attribute:
+        return side.attr == "ndim"
+    if kind is ast.Subscript:   # `x.shape[0]`, not a slice of it
+        return side.value.__class__ is ast.Attribute and side.value.attr == "shape" \
+            and side.slice.__class__ is not ast.Slice
     return False
+
+
+def only_unordered(node: ast.expr) -> bool:
+    """Whether `node` (simplified, not `False`) holds only for values no order holds for: with each
+    `not (a <= b)` read as `a > b`, nothing meets it. `if n > cap: raise` then `assert n <= cap`
+    fails only for a NaN (`not n > cap and not n <= cap`), which prose says apart from a test that
+    numbers fail."""
+    flipped = _flip_orders(node)
+    return flipped is not node and is_const(simplify(flipped), False)
+
+
+def _flip_orders(node: ast.expr) -> ast.expr:
+    """`node` with its negated order tests flipped (`not (a <= b)` as `a > b`): their meaning for
+    numbers; `node` itself when it holds none."""
+    kind = node.__class__
+    if kind is ast.BoolOp:
+        values = [_flip_orders(v) for v in node.values]
+        if all(a is b for a, b in zip(values, node.values)):
+            return node
+        return ast.BoolOp(op=node.op, values=values)
+    if kind is ast.UnaryOp and node.op.__class__ is ast.Not and node.operand.__class__ is ast.Compare \
+            and any(op.__class__ in _ORDERING for op in node.operand.ops):
+        parts = split_chain(node.operand)
+        if parts is None:
+            return node
+        return ast.BoolOp(op=ast.Or(), values=[
+            compare(p.left, _FLIP[p.ops[0].__class__](), p.comparators[0]) for p in parts])
+    return node
 
 
 def conjoin(parts: Iterable[ast.expr]) -> ast.expr:
@@ -294,8 +337,12 @@ def _flatten(parts: list[ast.expr], op: type) -> list[ast.expr]:
     return flat
 
 
-def _dedupe(parts: list[ast.expr]) -> tuple[list[ast.expr], bool]:
+def _dedupe(parts: list[ast.expr], conjunction: bool = False) -> tuple[list[ast.expr], bool]:
     """Drop repeated pure terms; report whether a pure term meets its negation.
+
+    In a conjunction, two order tests no number meets together (`n > cap and n <= cap`) meet
+    no NaN either (it fails both): they count as a term and its negation there, not in a
+    disjunction (`n > cap or n <= cap` is not true of a NaN).
 
     A read-only builtin's call on pure values (`isinstance(x, T)`, `len(x)`) counts as pure
     when every term is so: nothing evaluated between its two readings changes what it reads
@@ -319,6 +366,10 @@ def _dedupe(parts: list[ast.expr]) -> tuple[list[ast.expr], bool]:
         kinds = {part.__class__ for part in pure_kept}
         for part in pure_kept:
             if _negation_kind(part) in kinds and negation_key(part) in seen:
+                return kept, True
+            if conjunction and part.__class__ is ast.Compare and len(part.ops) == 1 \
+                    and part.ops[0].__class__ in _ORDERING \
+                    and comparison_key(part.left, _FLIP[part.ops[0].__class__], part.comparators[0]) in seen:
                 return kept, True
     return kept, False
 
@@ -349,7 +400,7 @@ def _simplify_and(parts: list[ast.expr]) -> ast.expr:
                 return FALSE
             continue
         terms.append(part)
-    terms, contradiction = _dedupe(terms)
+    terms, contradiction = _dedupe(terms, conjunction=True)
     if contradiction:
         return FALSE
     terms = _absorbed(terms, ast.Or)

@@ -18,6 +18,7 @@ from errdex.analyze.feeding import feeding_values
 from errdex.analyze.flow import free_names
 from errdex.analyze.names import block_bound_names, parameter_names, text_reads
 from errdex.analyze.optional_args import optional_args
+from errdex.analyze.simplify import only_unordered
 from errdex.analyze.source import analyzing, node_text
 from errdex.models import ErrorSite, Placeholder
 
@@ -41,6 +42,7 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     site.condition = cond.expr
     site.guard = cond.guard
     site.holds = cond.holds
+    site.unordered = cond.exact and _unordered_only(cond.expr)   # not where stale tests meet (approximate)
     site.condition_exact = cond.exact
     site.condition_reason = cond.reason
     site.condition_calls = list(cond.calls)
@@ -152,3 +154,15 @@ def _loops(path: list) -> list[str]:
             kind = "async for" if isinstance(node, ast.AsyncFor) else "for"
             out.append(f"{kind} {node_text(node.target)} in {node_text(node.iter)}")
     return out
+
+
+def _unordered_only(condition: str) -> bool:
+    """Whether only a NaN meets `condition` (see `only_unordered`); read from its text, since few
+    conditions hold a negated order test."""
+    if "not " not in condition or ("<" not in condition and ">" not in condition):
+        return False
+    try:
+        tree = ast.parse(condition, mode="eval").body
+    except SyntaxError:
+        return False
+    return only_unordered(tree)
