@@ -122,6 +122,16 @@ FILES = {
             return n
 
 
+        def probe_audio(path, server):
+            import json
+            import subprocess
+            server.start()
+            result = subprocess.run(["ffprobe", "-of", "json", path], capture_output=True, text=True)
+            payload = json.loads(result.stdout)
+            duration = float(payload["format"]["duration"])
+            assert duration > 0, "empty audio"
+
+
         def settle(slots):
             if slots != 4:
                 raise ValueError("four slots only")
@@ -200,6 +210,26 @@ def test_a_local_made_in_a_try_is_named_as_a_value_to_set(recs):
 
     assert _fails(code, keys=None, pages=Pages(False))
     assert not _fails(code, keys=None, pages=Pages(True))
+
+
+def test_a_line_that_runs_a_process_is_not_replayed(recs):
+    """Review 20 #5550: a check's snippet replayed `subprocess.run(...)`, `requests.post(...)` and
+    `server.start()`. The value such a line gives is named as one to set; what it is computed from
+    is not replayed either; the lines after it are."""
+    code = recs["empty audio"]["validationCode"]
+    assert "subprocess.run(" not in code.replace("`subprocess.run(...)`", "") and "server.start" not in code
+    assert "# not replayed, for what else they do (a process, a request, a file, a socket): `subprocess.run(...)`" \
+        in code
+    assert "# `result`: a value app.checks.probe_audio makes before the check" in code   # `json` is imported
+    assert "import json\npayload = json.loads(result.stdout)" in code and "import subprocess" not in code
+    assert "json" not in recs["empty audio"]["errdex"].get("unfedLocals", [])
+
+    class Done:
+        def __init__(self, seconds):
+            self.stdout = '{"format": {"duration": "%s"}}' % seconds
+
+    assert _fails(code, result=Done(0))
+    assert not _fails(code, result=Done(2.5))
 
 
 def test_a_container_filled_in_place_is_named_as_a_value_to_set(recs):

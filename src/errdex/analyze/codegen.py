@@ -215,6 +215,8 @@ def assigned(line: str) -> frozenset[str]:
     found = _ASSIGNED.get(line)
     if found is None and is_block(line):
         found = _ASSIGNED[line] = _block_assigned(line)
+    if found is None and line.startswith(("import ", "from ")):   # a local import `site` put first
+        found = _ASSIGNED[line] = _import_targets(line)
     if found is None:
         first = line.lstrip().partition(" ")[0].rstrip(":")
         plain = "=" in line and ":=" not in line and not line.rstrip().endswith(":")
@@ -226,6 +228,18 @@ def assigned(line: str) -> frozenset[str]:
         if len(_ASSIGNED) < 200_000:
             _ASSIGNED[line] = found
     return found
+
+
+def _import_targets(line: str) -> frozenset[str]:
+    """The names `import a.b` (`a`) or `from m import x as y` (`y`) binds."""
+    try:
+        tree = ast.parse(line.strip())
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    stmt = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return frozenset()
+    return frozenset(a.asname or a.name.partition(".")[0] for a in stmt.names)
 
 
 def _parsed_targets(line: str) -> frozenset[str]:
@@ -354,6 +368,14 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"# assumes {which} {'did not raise' if len(calls) == 1 else 'raised'} {exc}"
                      f" ({function} does not reach the check otherwise)")
     used = names_in(own)
+    shown_effects = [line for line in feeding_for(used | names_in(context or ""), feeding, loops=bool(loops))
+                     if _effectful(line)] if feeding else []
+    made = feeding
+    if shown_effects:   # review 20 #5550: a check's snippet started servers and posted requests
+        feeding = [line for line in feeding if line.strip() not in shown_effects]
+        fed = None
+        calls = ", ".join(f"`{_effect_call(line)}`" for line in shown_effects[:3])
+        lines.append(f"# not replayed, for what else they do (a process, a request, a file, a socket): {calls}")
     nest: list[str] = []   # the loop headers the check runs in, and what comes before them
     if loops:   # what a loop binds is each pass's: the check runs inside the loop, as in the function
         nest, before, inside = _in_loops(used, names_in(context) if context else frozenset(), feeding)
@@ -399,7 +421,7 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"{pad}assert {cond.neg}{message}")
     if any("await " in line for line in lines[notes:] if not line.startswith("#")):
         _in_coroutine(lines, notes)   # review 17 P8: a top-level `await` does not compile
-    given = _values_to_set(lines[notes:], feeding, unfed, loops)
+    given = _values_to_set(lines[notes:], made, unfed, loops)
     if given:
         shown = ", ".join(f"`{name}`" for name in given)
         one = len(given) == 1
@@ -563,6 +585,33 @@ def _in_coroutine(lines: list[str], start: int) -> None:
 #: What a reporting site does, as validationCode's comment says it.
 _REPORTS = {"log": "logs", "warning": "warns with"}
 
+#: Calls run for what they do besides giving a value: processes, requests, files, sockets, servers.
+#: `x.start()` only as a statement (`pos = m.start()` is a match's offset).
+_EFFECT = re.compile(
+    r"(?<![\w.])(?:subprocess\.\w+|os\.(?:system|remove|unlink|rmdir|removedirs|makedirs|mkdir|kill|killpg|rename"
+    r"|replace|truncate)|shutil\.(?:rmtree|move|copy\w*)|(?:requests|httpx)\.(?:get|post|put|patch|delete|head"
+    r"|request)|(?:urllib\.request\.)?urlopen|time\.sleep|torch\.save|\w*launch_server\w*|popen_\w+)\s*\("
+    r"|\.(?:launch\w*|send\w*|post|connect|bind|listen|write|writelines|write_text|write_bytes|mkdir|unlink"
+    r"|rmdir|kill|terminate|recv\w*|sendall|save_pretrained|push_to_hub)\s*\(")
+_STARTED = re.compile(r"^\s*(?:await\s+)?[\w.]+\.start\(")
+
+
+def _effectful(line: str) -> bool:
+    """A feeding line a snippet must not replay: it starts, sends, writes or waits (a statement
+    opening a block is kept: the lines under it need it)."""
+    return not is_header(line) and ("(" in line) and bool(_EFFECT.search(line) or _STARTED.match(line))
+
+
+def _effect_call(line: str) -> str:
+    """The call that makes `line` effectful, as `name(...)`."""
+    found = _EFFECT.search(line) or _STARTED.match(line)
+    text = found.group(0).strip() if found else line.strip()
+    if text.startswith("."):   # a method: with its object
+        head = line[:found.start()]
+        owner = re.search(r"[\w.]*$", head)
+        text = (owner.group(0) if owner else "") + text
+    return text.rstrip("(").rstrip() + "(...)"
+
 
 def _values_to_set(code: list[str], feeding: list[str], unfed: list[str] | None,
                    loops: list[str] | None) -> list[str]:
@@ -582,6 +631,8 @@ def _values_to_set(code: list[str], feeding: list[str], unfed: list[str] | None,
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.alias):   # `import json` binds `json`
+            bound.add(node.asname or node.name.partition(".")[0])
     return sorted((read - bound) & made)
 
 

@@ -223,7 +223,7 @@ def documentation(f: SiteFacts) -> str:
     shown = [f"`{{{k}}}` is the value of `{v}`" for k, v in f.placeholders.items()][:4]
     if shown:
         parts.append(" In the message, " + "; ".join(shown) + ".")
-    fed = relevant_feeding(f)
+    fed = [line for line in relevant_feeding(f) if not line.startswith(_IMPORTS)]   # a module is no value
     deps = fed[-3:]   # the lines nearest the check: the ones its test reads itself come last
     if deps:
         earlier = f" (and {len(fed) - 3} earlier)" if len(fed) > 3 else ""
@@ -291,6 +291,7 @@ def _nan_words(f: SiteFacts) -> str:
 
 
 _ORDER_OPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_IMPORTS = ("import ", "from ")   # the local imports `site` puts first among the feeding lines
 _NUMBER = re.compile(r"-?[\d_.]+(e-?\d+)?|-?inf|float\('-?inf'\)|math\.inf")
 
 
@@ -649,7 +650,8 @@ def prevention_tips(f: SiteFacts) -> list[str]:
     status = _checked_status(f) if checked else None
     if checked and not _goes_on(f) and not status:   # a report: nothing to prevent, the call goes on
         tips.append(f"Validate `{_flag_excuse(f) or f.neg}` where the values are produced, not only in `{f.short}`.")
-    fed = [line for line in relevant_feeding(f) if not _LITERAL_VALUE.search(line)] \
+    fed = [line for line in relevant_feeding(f)
+           if not _LITERAL_VALUE.search(line) and not line.startswith(_IMPORTS)] \
         if checked and f.cond.own_text and not status else []
     if fed:
         tips.append(f"The check reads a derived value (`{one_line(fed[-1])}`): check the inputs it is computed from.")

@@ -61,6 +61,12 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
         site.optional_args = optional_args(scope, cond.expr, site.line, path)
     if cond.guard and in_function:
         site.unfed = _unfed_locals(scope, cond.guard, site.feeding, site.loops)
+        if site.unfed:   # a local import is no value to set: the snippet imports it too
+            imports = memo(scope, "_errdex_imports", _local_imports)
+            wanted = [imports[name] for name in site.unfed if name in imports]
+            if wanted:
+                site.unfed = [name for name in site.unfed if name not in imports]
+                site.feeding = [*dict.fromkeys(wanted), *site.feeding]
     reads_input = bool(cond.guard) and _reads_a_parameter(scope, cond.guard, site.feeding)
     if cond.guard and in_function and not reads_input:
         site.no_input = True   # module state, or values the function makes from nothing a caller passes
@@ -120,6 +126,33 @@ def _comprehension_targets(texts) -> set[str]:
 
 def _bound_in(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     return block_bound_names(scope.body)
+
+
+def _local_imports(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Each name an `import` inside the function binds (not in a nested def), with that import
+    written for it alone (`from a import b as c`); a name imported twice, differently, is left out."""
+    found: dict[str, str] = {}
+    clashes: set[str] = set()
+    stack: list[ast.AST] = list(scope.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and not (isinstance(node, ast.ImportFrom) and node.level):
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                name = alias.asname or alias.name.partition(".")[0]
+                as_ = f" as {alias.asname}" if alias.asname else ""
+                text = f"from {node.module} import {alias.name}{as_}" if isinstance(node, ast.ImportFrom) \
+                    else f"import {alias.name}{as_}"
+                if found.setdefault(name, text) != text:
+                    clashes.add(name)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    for name in clashes:
+        del found[name]
+    return found
 
 
 def _reads_a_parameter(scope: ast.AST, guard: str, feeding: list[str]) -> bool:
