@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "102"
+EXTRACTOR_VERSION = "103"
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +170,9 @@ class ErrorSite:
     #: calls on the way to the site (`analyze.earlier_calls`) as (callee resolved through the
     #: file's imports and `self`, line, callee as written): one that raises stops the way
     earlier_calls: list[tuple[str, int, str]] = field(default_factory=list)
+    #: module-level names the condition, feeding lines and placeholders read -> the import that
+    #: binds each outside the module (`extract.module_names`): a snippet replaying the check needs them
+    imports: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -397,14 +397,15 @@ def _analyze_helper_calls(tree: SourceTree, facts: list[FileFacts], sites: list[
             lines = frozenset(s.line for s in group)
             again = extract_file(str(tree.root), rel, modules[rel], analyze=analyze, helper_lines=lines, calls=False)
             found = {c.site.line: (c.site.condition, c.site.guard, c.site.condition_exact, c.site.condition_reason,
-                                   c.site.feeding, c.site.condition_calls, c.site.earlier_calls, c.sources)
+                                   c.site.feeding, c.site.condition_calls, c.site.earlier_calls, c.site.imports,
+                                   c.sources)
                      for c in again.helper_calls if c.site.line in lines}
             blob = fresh[hkeys[rel]] = deflate(pickle.dumps(found))
         found = pickle.loads(inflate(blob))
         for s in group:
             if s.line in found:
                 (s.condition, s.guard, s.condition_exact, s.condition_reason, s.feeding,
-                 s.condition_calls, s.earlier_calls, sources) = found[s.line]
+                 s.condition_calls, s.earlier_calls, s.imports, sources) = found[s.line]
                 add_helper_check(s, cb.helpers.get(s.helper), sources)
     if fresh:
         store.put_cached_facts(fresh)

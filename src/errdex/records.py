@@ -180,6 +180,8 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
         record["errdex"]["nanOnly"] = True
     if site.optional_args:   # arguments a call must pass to get here
         record["errdex"]["optionalArgs"] = {k: dict(v) for k, v in site.optional_args.items()}
+    if site.imports:   # what a snippet replaying the check must import
+        record["errdex"]["moduleImports"] = dict(site.imports)
     if site.earlier_calls:   # read by the dataset stage (`analyze.raisers`), not stored
         record["errdex"][EARLIER_CALLS] = [list(c) for c in site.earlier_calls]
     return record

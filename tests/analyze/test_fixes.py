@@ -415,7 +415,8 @@ def test_a_caller_guard_repeats_the_reads_a_function_makes(tmp_path):
                 raise ValueError("more ranks than nodes")
         """)
     fix = recs["level above the world size"]["exampleFix"].split("# after\n")[1].splitlines()
-    assert fix[1] == "if os.environ.get('BIND_MODE', 'all') != 'all' or opts.get('level', 0) <= world_size:"
+    assert fix[1] == "import os"   # the module's import of what the guard reads
+    assert fix[2] == "if os.environ.get('BIND_MODE', 'all') != 'all' or opts.get('level', 0) <= world_size:"
     # `nodes = list_nodes()` after an earlier check is not replayed (it could fail on calls that
     # check rejects), and a guard reading `nodes` unassigned would not run: no guard
     assert recs["more ranks than nodes"]["exampleFix"] is None

@@ -334,7 +334,8 @@ def loop_targets(header: str) -> frozenset[str]:
 def validation_code(cond: Condition, feeding: list[str], placeholders: dict, function: str,
                     exact: bool, reason: str | None, fed: list[str] | None = None,
                     loops: list[str] | None = None, changed: list[str] | None = None,
-                    unfed: list[str] | None = None, error_type: str | None = None) -> str | None:
+                    unfed: list[str] | None = None, error_type: str | None = None,
+                    imports: dict[str, str] | None = None) -> str | None:
     """The feeding assignments, then `assert <the test negated>`: it fails exactly where the site raises.
 
     A log or a warning is no failure (the call goes on): its code computes `reported`, True exactly
@@ -343,7 +344,10 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
 
     `unfed` (`errdex.unfedLocals`): locals the function makes in ways no shown line replays (in a
     `try`, a `with`, a branch); those the code reads are named as values to set, not left undefined,
-    as are the targets of feeding lines not shown (`_values_to_set`)."""
+    as are the targets of feeding lines not shown (`_values_to_set`).
+
+    `imports` (`errdex.moduleImports`): the import of each module-level name the function reads;
+    those the code reads go first (review 21: `torch.cdiv` in a snippet that never imported torch)."""
     if cond.own is None or cond.is_except or cond.constant is not None:
         return None
     own = cond.own_text
@@ -421,6 +425,9 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"{pad}assert {cond.neg}{message}")
     if any("await " in line for line in lines[notes:] if not line.startswith("#")):
         _in_coroutine(lines, notes)   # review 17 P8: a top-level `await` does not compile
+    if imports:
+        needed = imports_needed(lines[notes:], imports)
+        lines[notes:notes] = needed
     given = _values_to_set(lines[notes:], made, unfed, loops)
     if given:
         shown = ", ".join(f"`{name}`" for name in given)
@@ -611,6 +618,33 @@ def _effect_call(line: str) -> str:
         owner = re.search(r"[\w.]*$", head)
         text = (owner.group(0) if owner else "") + text
     return text.rstrip("(").rstrip() + "(...)"
+
+
+def imports_needed(code: list[str], imports: dict[str, str]) -> list[str]:
+    """The import lines for the module-level names `code` reads and does not bind, in the order
+    of the first read."""
+    try:
+        tree = ast.parse("\n".join(line for line in code if not line.startswith("#")))
+    except SyntaxError:
+        return []
+    bound: set[str] = set()
+    read: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                read.append(node.id)
+            else:
+                bound.add(node.id)
+        elif isinstance(node, ast.alias):
+            bound.add(node.asname or node.name.partition(".")[0])
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    out: list[str] = []
+    for name in read:
+        line = imports.get(name)
+        if line is not None and name not in bound:
+            out.extend(part for part in line.split("\n") if part not in out)
+    return out
 
 
 def _values_to_set(code: list[str], feeding: list[str], unfed: list[str] | None,

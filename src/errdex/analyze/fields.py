@@ -113,7 +113,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
         cond = parse_condition(None, None)
     _set(record, prov, "validationCode", codegen.validation_code(cond, f.feeding, f.placeholders, qual, exact,
                                                                  f.reason, prose.relevant_feeding(f), f.loops,
-                                                                 ex.get("changedBefore"), f.unfed, f.error_type),
+                                                                 ex.get("changedBefore"), f.unfed, f.error_type,
+                                                                 ex.get("moduleImports")),
          from_condition)
     _set(record, prov, "typeGuard", codegen.type_guard(cond, ex.get("module")), from_condition)
     if f.test and f.error_type == "assertion":
@@ -144,7 +145,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     seen = caught["into"] if caught and caught.get("into") else cls
     _set(record, prov, "exampleFix", fixes.example_fix(cond, site_call, seen, qual, alternative, exact, f.reason,
                                                              f.error_type, f.feeding, f.loops,
-                                                             ex.get("changedBefore"), ex.get("unfedLocals")),
+                                                             ex.get("changedBefore"), ex.get("unfedLocals"),
+                                                             ex.get("moduleImports")),
          from_condition)
 
 

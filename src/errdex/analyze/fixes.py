@@ -16,6 +16,7 @@ from errdex.analyze.codegen import (
     assigned,
     feeding_for,
     header_reads,
+    imports_needed,
     is_block,
     is_header,
     loop_targets,
@@ -274,8 +275,12 @@ def report_verb(error_type: str, bare: bool = False) -> str:
 def example_fix(cond: Condition, call: str, error_class: str, function: str, alternative: str,
                 exact: bool = True, reason: str | None = None, error_type: str = "exception",
                 feeding: list[str] | None = None, loops: list[str] | None = None,
-                changed: list[str] | None = None, unfed: list[str] | None = None) -> str | None:
+                changed: list[str] | None = None, unfed: list[str] | None = None,
+                imports: dict[str, str] | None = None) -> str | None:
     """Before/after: the call unguarded, then a guard at the caller that keeps it off the raising path.
+
+    `imports` (`errdex.moduleImports`): the imports of the module-level names the guard reads
+    (`torch` of `k.dtype is not torch.bfloat16`), written first in the "after" code.
 
     None when the guard would read a value the function changes before its check (`changed`,
     `errdex.changedBefore`): a caller's test of what it passes would not be that check; or a
@@ -321,8 +326,9 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     if unfed and not reads.isdisjoint(unfed):
         return None   # a local no feeding line assigns (bound in a `try`, a `with`, a branch): the same
     lines = "".join(f"{line}\n" for line in fed)
-    after = (f"{names}\n{lines}if {guard}:\n    {bare}\n"
-             f"else:\n    ...  # {alternative}\n")
+    code = f"{lines}if {guard}:\n    {bare}\nelse:\n    ...  # {alternative}\n"
+    needed = imports_needed(code.splitlines(), imports) if imports else []
+    after = names + "\n" + "".join(f"{line}\n" for line in needed) + code
     head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
     once = " (once the earlier checks in it pass)" if cond.guards else ""
     verb = report_verb(error_type)

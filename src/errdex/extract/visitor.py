@@ -19,6 +19,7 @@ from errdex.extract.handlers import Handler, caught_names, stops
 from errdex.extract.initargs import init_arguments
 from errdex.extract.logcalls import LOG_LEVELS, LOGGER_METHODS, is_logger
 from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal, whole
+from errdex.extract.module_names import function_bound, import_statements, imports_read
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, own_nodes, resolve_dotted
 from errdex.extract.unparse import simple_unparse
 from errdex.models import (
@@ -110,6 +111,7 @@ class ModuleWalker:
         self.analyze_sites = analyze is not None and not helper_lines
         self.imports = facts.imports
         self.local_defs: set[str] = set()
+        self.import_lines: dict[str, str] = {}   # name -> the absolute import binding it (`module_names`)
         self.constants: dict[str, Template] = {}
         self.builder = MessageBuilder(self.source_of, self._lookup)
         self.scopes: list[_Scope] = []
@@ -144,6 +146,7 @@ class ModuleWalker:
         for stmt in body:
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 collect_imports(stmt, self.module, self.is_package, self.imports)
+                import_statements(stmt, self.module, self.is_package, self.import_lines)
             elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.local_defs.add(stmt.name)
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -709,12 +712,25 @@ class ModuleWalker:
             if scope.kind != "class":
                 site.earlier_calls = self._resolved_calls(earlier_calls(scope.node, self.path, self._text_calls),
                                                           scope)
+                site.imports = self._imports_read(site, scope)
         except RecursionError:
             site.condition_reason = "analysis recursion limit"
         except Exception as exc:  # an analyzer bug must not lose the site
             site.condition_reason = f"analysis failed: {type(exc).__name__}"
         if site.checks_args and any(s.kind == "function" for s in self.scopes[:-1]):
             site.checks_args = False   # review 18: a nested function's other names may be its outer one's locals
+
+    def _imports_read(self, site: ErrorSite, scope: _Scope) -> dict[str, str]:
+        """The module-level names the site's condition, feeding lines and placeholders read, each
+        with the import that gives it to code outside the function (not the analysis' result:
+        the module's imports may change while the function does not)."""
+        if site.condition is None:
+            return {}
+        texts = [site.condition, *site.feeding, *site.loops,
+                 *(s.expr for s in site.message.segments if isinstance(s, Placeholder) and s.expr)]
+        if scope.kind == "module":   # its own names are its feeding lines': only imports are missing
+            return imports_read(texts, self.import_lines, set(), self.module, frozenset())
+        return imports_read(texts, self.import_lines, self.local_defs, self.module, function_bound(scope.node))
 
     def _text_calls(self, node: ast.AST) -> list[tuple[str, int]]:
         """(name as written, line) of the calls in a node's source text, left to right, read with
