@@ -506,6 +506,28 @@ def f(xs):
         if c < 0:
             raise ValueError("neg")
 """, "c is not None and c < 0"),
+    Case("loop_with_a_later_check", """
+def f(schedule):
+    for value in schedule:
+        if not isinstance(value, float):
+            raise TypeError("not a float")
+        if value < 0:
+            raise ValueError("negative")
+""", "not isinstance(value, float)", exact=False),   # blind 16 #3: earlier passes must pass `value < 0` too
+    Case("loop_with_an_earlier_return", """
+def f(xs):
+    for x in xs:
+        if x == 0:
+            return x
+        if x < 0:
+            raise ValueError("negative")
+""", "x != 0 and x < 0", exact=False),
+    Case("loop_with_its_own_check_only", """
+def f(xs):
+    for x in xs:
+        if x < 0:
+            raise ValueError("negative")
+""", "x < 0"),
     Case("break_before_site", """
 def f(xs):
     for c in xs:
@@ -657,6 +679,48 @@ def f():
     except:
         raise
 """, "raised(g(), BaseException)"),
+    Case("except_after_a_narrower_handler", """
+def f(s):
+    try:
+        v = int(s)
+    except ValueError:
+        return None
+    except Exception as e:
+        raise RuntimeError("bad") from e
+""", "not raised(int(s), ValueError) and raised(int(s), Exception)"),   # review 21: the earlier one takes its part
+    Case("except_after_two_handlers", """
+def f(x):
+    try:
+        a = g(x)
+        b = h(a)
+    except KeyError:
+        return 0
+    except MyError:
+        return 1
+    except LookupError:
+        raise ValueError("bad")
+""", "not raised(g(x), (KeyError, MyError)) and not raised(h(a), (KeyError, MyError))"
+     " and (raised(g(x), LookupError) or raised(h(a), LookupError))"),   # a class of the code's may derive from any
+    Case("except_after_a_handler_with_many_calls", """
+def f(x):
+    try:
+        a = g(x)
+        b = h(a)
+        c = k(b)
+    except ValueError:
+        return None
+    except Exception:
+        raise RuntimeError("bad")
+""", "raised(g(x), Exception) or raised(h(a), Exception) or raised(k(b), Exception)", exact=False),
+    Case("except_after_an_unrelated_builtin", """
+def f(s):
+    try:
+        v = int(s)
+    except KeyError:
+        return None
+    except ValueError:
+        raise TypeError("bad")
+""", "raised(int(s), ValueError)"),   # no KeyError is a ValueError
     Case("guard_in_handler", """
 def f(s, strict):
     try:

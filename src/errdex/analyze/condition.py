@@ -48,7 +48,7 @@ import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from errdex.analyze.flow import FlowAnalyzer, free_names, may_leave
+from errdex.analyze.flow import FlowAnalyzer, free_names, may_leave, statements
 from errdex.analyze.condexpr import analysing
 from errdex.analyze.conjunction import EMPTY, REFUTED, Conjunction
 from errdex.analyze.exprs import expr_key, expr_names, memo
@@ -57,6 +57,7 @@ from errdex.analyze.patterns import case_condition
 from errdex.analyze.purity import is_pure, may_change_state, state_atoms
 from errdex.analyze.raised import NO_CALL, outer_call_texts, raised_condition
 from errdex.analyze.simplify import TRUE, conjoin, disjoin, negate, render, simplify
+from errdex.analyze.source import node_text
 from errdex.extract.scope import dotted_source
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
@@ -71,6 +72,10 @@ NOT_IN_BLOCK = "path element not found in its block"
 #: `raised(f(), E)` names a call by its text: one text made at two lines reads as one call.
 SAME_CALL_TWICE = "`{call}` is made at lines {lines}, and `raised({call}, ...)` cannot tell which one raised"
 EARLIER_CHECK = "the checks inside `{call}` (line {line}) are not followed: the site is reached only if it returned"
+#: Blind sample 16 (#3): a raise in `for value in schedule:` is reached on a pass only when every
+#: earlier pass went through the body, past its other checks too (those after the raise included).
+EARLIER_PASSES = ("the earlier passes of `{loop}` must also get past its other ways out (line {line}), which"
+                  " the condition leaves out: it speaks of the pass that raises")
 _EARLIER_CHECK_HEAD = EARLIER_CHECK.partition("`")[0]
 #: A call whose name says it checks (`_assert_supported`, `check_shapes`, `validate`, `verify`,
 #: `ensure_...`, `assert_close`, `assert_called_once_with`): it raises when its check fails.
@@ -400,8 +405,39 @@ def _trigger_condition(scope: Scope, path: Sequence[ast.AST]) -> TriggerConditio
                     return result
             break
         parent = path[index - 1] if index else None
+        if element.__class__ in _LOOPS and path[index + 1] in element.body:
+            _note_other_exits(walk, element, path[-1])
         block = _enter(walk, element, path[index + 1], parent)
     return _result(walk)
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _note_other_exits(walk: _PathWalk, loop: ast.For | ast.AsyncFor | ast.While, site: ast.AST) -> None:
+    """Approximate when the loop's body may leave it anywhere but at the site (a raise, return
+    or assert, or a `break` of this loop): a pass raises only once the earlier ones got through."""
+    for node in statements(loop.body):
+        if node is not site and isinstance(node, (ast.Raise, ast.Return, ast.Assert)):
+            break
+    else:
+        node = next((n for n in statements(loop.body, nested_loops=False) if isinstance(n, ast.Break)), None)
+        if node is None:
+            return
+    passes = walk.flow.block_exits(loop.body)
+    if _never(passes.next) and _never(passes.cont):
+        return   # every pass leaves the loop (`if c == 0: break` then the raise): no earlier pass ran it
+    header = f"{'async ' if isinstance(loop, ast.AsyncFor) else ''}for {node_text(loop.target)} in " \
+             f"{node_text(loop.iter)}" if not isinstance(loop, ast.While) else f"while {node_text(loop.test)}"
+    walk.note(EARLIER_PASSES.format(loop=_short(header), line=node.lineno))
+
+
+def _never(test: ast.expr) -> bool:
+    return test.__class__ is ast.Constant and test.value is False
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _fall_through_preceding(walk: _PathWalk, block: list[ast.stmt], element: ast.AST) -> bool:
@@ -696,6 +732,8 @@ def _enter_handler(walk: _PathWalk, handler: ast.ExceptHandler, parent: ast.AST 
         approx = _merge_reasons(kept, caught_approx)
     elif caught_approx:
         approx = _merge_reasons(approx, caught_approx)
+    for earlier in raised.excluded:   # what an earlier handler of the try takes never gets here
+        walk.add(earlier)
     walk.add(fact, approx)
     walk.ran(parent)   # the try body ran up to the failing call
     for call in raised.candidates:

@@ -17,7 +17,8 @@ expressions are visited, never the whole function.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import builtins
+from dataclasses import dataclass, field
 
 from errdex.analyze.exprs import memo
 from errdex.analyze.purity import is_pure
@@ -26,6 +27,10 @@ from errdex.extract.logcalls import LOGGER_METHODS, is_logger
 
 SEVERAL_CALLS = "the `try` body makes more calls that may raise than are named"
 NO_CALL = "the `try` body makes no call to name as the failure"
+EARLIER_HANDLER = "an earlier handler of the try (`except {kind}`, line {line}) takes part of what this one catches"
+#: With more calls than this in the try body, the earlier handlers' classes are not taken out call
+#: by call (a `not raised(call, T)` each) but said to be left out.
+MAX_EXCLUDED = 2
 #: `from m import n` raises ImportError also when `m` imports but has no `n`, which `__import__('m')`
 #: (the call the statement is named by) does not say.
 FROM_IMPORT = "a name imported from a module may be what is missing"
@@ -41,6 +46,9 @@ class RaisedCondition:
     expr: ast.expr
     approx: tuple[str, ...]
     candidates: list[str]
+    #: `not raised(call, T)` for each earlier handler's `T` that may catch part of what this one
+    #: does (`except ValueError: return` before `except Exception as e: raise ...`): true too here
+    excluded: list[ast.expr] = field(default_factory=list)
 
 
 _NO_CALLS_INSIDE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -261,7 +269,48 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
         approx = (*approx, FROM_IMPORT)
     facts = [ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[]) for culprit in culprits]
     expr = facts[0] if len(facts) == 1 else ast.BoolOp(op=ast.Or(), values=facts)
-    return RaisedCondition(expr, approx, candidates)
+    # Only one call of the body raises: the others did not, so no culprit raised an earlier T.
+    earlier = _earlier_kinds(node, handler, kind)
+    if earlier and len(culprits) > MAX_EXCLUDED:
+        first = earlier[0]
+        return RaisedCondition(expr, (*approx, EARLIER_HANDLER.format(kind=ast.unparse(first), line=first.lineno)),
+                               candidates)
+    if len(earlier) > 1:   # `not raised(f(), (ValueError, KeyError))`: one fact per call
+        earlier = [ast.Tuple(elts=[e for k in earlier for e in (k.elts if isinstance(k, ast.Tuple) else [k])],
+                             ctx=ast.Load())]
+    excluded = [ast.UnaryOp(op=ast.Not(), operand=ast.Call(func=ast.Name("raised"), args=[culprit, earlier[0]],
+                                                           keywords=[]))
+                for culprit in culprits] if earlier else []
+    return RaisedCondition(expr, approx, candidates, excluded)
+
+
+def _earlier_kinds(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler, kind: ast.expr) -> list[ast.expr]:
+    """The classes of the handlers before `handler` that may catch what it catches (review 21: an
+    earlier `except ValueError: return None` was not taken out of a later `except Exception`)."""
+    out = []
+    for earlier in node.handlers:
+        if earlier is handler:
+            break
+        if earlier.type is not None and _may_overlap(earlier.type, kind):
+            out.append(earlier.type)
+    return out
+
+
+def _may_overlap(first: ast.expr, second: ast.expr) -> bool:
+    """Whether an exception may be an instance of both: False only for builtin classes neither of
+    which derives from the other (`KeyError` and `ValueError`); a class of the code's may derive
+    from either."""
+    for a in first.elts if isinstance(first, ast.Tuple) else [first]:
+        for b in second.elts if isinstance(second, ast.Tuple) else [second]:
+            x, y = _builtin_class(a), _builtin_class(b)
+            if x is None or y is None or issubclass(x, y) or issubclass(y, x):
+                return True
+    return False
+
+
+def _builtin_class(node: ast.expr) -> type | None:
+    value = getattr(builtins, node.id, None) if isinstance(node, ast.Name) else None
+    return value if isinstance(value, type) and issubclass(value, BaseException) else None
 
 
 def _class_like(node: ast.expr) -> bool:
