@@ -423,6 +423,12 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
             lines.append(f"reported = {f'({own})' if ':=' in own else own}{says}")
     else:
         lines.append(f"{pad}assert {cond.neg}{message}")
+    if "self." in "".join(lines[notes:]):   # review 21: `self.idx = ...` replayed advanced the object twice
+        kept = _stores_in_locals(lines[notes:])
+        if kept is not None:
+            code, stored = kept
+            lines[notes:] = [f"# what {function} sets on the object is kept in locals here"
+                             f" ({', '.join(f'`{name}`' for name in stored)}), leaving the object as it is", *code]
     if any("await " in line for line in lines[notes:] if not line.startswith("#")):
         _in_coroutine(lines, notes)   # review 17 P8: a top-level `await` does not compile
     if imports:
@@ -435,6 +441,70 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.insert(notes, f"# {shown}: {'a value' if one else 'values'} {function} makes before the check"
                             f" that these lines do not replay: set {'it as it is' if one else 'them as they are'} there")
     return "\n".join(lines)
+
+
+#: `self.a = v`, `self.a, b = v`, `self.a: T = v` or `self.a += v`, on one line.
+_SELF_STORE = re.compile(r"^(?P<pad>\s*)(?P<targets>(?:self\.\w+|\w+)(?:\s*,\s*(?:self\.\w+|\w+))*)"
+                         r"\s*(?::[^=]+)?(?P<op>(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=)(?!=)\s*(?P<value>.+)$")
+_SIMPLE = re.compile(r"[\w.]+")
+_SELF_READ = re.compile(r"(?<![\w.])self\.(\w+)\b")
+
+
+def _stores_in_locals(code: list[str]) -> tuple[list[str], list[str]] | None:
+    """The code with each `self.<a> = ...` line written as `<a> = ...` and the reads of `self.<a>`
+    after it read from that local: a check run outside the function must not change the object it
+    looks at (a ring index advanced, then advanced again by the call), nor need one that does not
+    exist yet (an `__init__`'s). A store under a test (`if isinstance(self.p, list): self.p =
+    tuple(self.p)`) first copies the attribute into the local. None when there is no store; a store
+    whose local the code after it would read outside its block is left as it is."""
+    taken = {m.group(0) for line in code if not line.startswith("#")
+             for m in re.finditer(r"(?<![\w.])[A-Za-z_]\w*", line)}
+    renamed: dict[str, str] = {}
+    out: list[str] = []
+    for i, entry in enumerate(code):
+        if entry.startswith("#") or "self." not in entry:
+            out.append(entry)
+            continue
+        parts = entry.split("\n")
+        top = _indent(parts[0])
+        rest = [line for later in code[i + 1:] if not later.startswith("#") for line in later.split("\n")]
+        free = not any(_indent(line) < top for line in rest)   # no later line outside this entry's block
+        written = []
+        for j, line in enumerate(parts):
+            m = _SELF_STORE.match(line)
+            targets = [t.strip() for t in m.group("targets").split(",")] if m else []
+            if not free or not any(t.startswith("self.") for t in targets) or (m.group("op") != "=" and len(targets) > 1):
+                written.append(_read_locals(line, renamed))
+                continue
+            pad, value = m.group("pad"), _read_locals(m.group("value"), renamed)
+            names = []
+            for target in targets:
+                if not target.startswith("self."):
+                    names.append(target)
+                    continue
+                attr = target[5:]
+                local = renamed.get(attr) or (attr if attr not in taken else f"self_{attr}")
+                if attr not in renamed and (j or len(parts) > 1 and _indent(line) > top):
+                    out.append(f"{' ' * top}{local} = self.{attr}")   # the store may not run: the value as it was
+                if m.group("op") != "=":   # `self.n += 1`: the new value from the one read now
+                    operand = value if _SIMPLE.fullmatch(value) else f"({value})"
+                    value = f"{_read_locals(target, renamed)} {m.group('op')[:-1]} {operand}"
+                renamed[attr] = local
+                taken.add(local)
+                names.append(local)
+            written.append(f"{pad}{', '.join(names)} = {value}")
+        out.append("\n".join(written))
+    if not renamed:
+        return None
+    return out, list(dict.fromkeys(renamed.values()))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _read_locals(text: str, renamed: dict[str, str]) -> str:
+    return _SELF_READ.sub(lambda m: renamed.get(m.group(1), m.group(0)), text)
 
 
 def _gates(context: str, replayed: list[str]) -> tuple[dict[int, str], str | None]:

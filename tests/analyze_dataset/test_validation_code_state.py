@@ -1,0 +1,111 @@
+"""validationCode keeps what the function sets on its object in locals (review 21).
+
+Replayed as written, `self.idx = (self.idx + 1) % self.size` advanced a ring's index before the
+call advanced it again, so the check looked at one slot and the call took the next; in an
+`__init__`, `self.cap = int(cap)` needed an object that does not exist before the call. The
+snippets are run here (the test's own code) against the methods they stand for.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from tests.analyze_dataset.sources import index_sources, records_by_message
+
+FILES = {
+    "ring/__init__.py": "",
+    "ring/slots.py": """
+        class Ring:
+            def __init__(self, size, start):
+                self.size = size
+                self.idx = start
+                self.slots = [None] * size
+
+            def claim(self, item):
+                self.idx = (self.idx + 1) % self.size
+                if self.slots[self.idx] is not None:
+                    raise RuntimeError("slot taken")
+                self.slots[self.idx] = item
+
+            def grow(self, extra):
+                self.size += extra
+                if self.size > 8:
+                    raise ValueError("ring too large")
+
+
+        class Limits:
+            def __init__(self, cap):
+                self.cap = int(cap)
+                if self.cap < 0:
+                    raise ValueError("negative cap")
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def recs(tmp_path_factory):
+    return records_by_message(index_sources(tmp_path_factory.mktemp("state"), FILES, "acme/ring"))
+
+
+def _fails(code: str, **values) -> bool:
+    try:
+        exec(compile(code, "<validationCode>", "exec"), dict(values))
+    except AssertionError:
+        return True
+    return False
+
+
+class Ring:   # the indexed class, as the test wrote it
+    def __init__(self, size, start):
+        self.size = size
+        self.idx = start
+        self.slots = [None] * size
+
+    def claim(self, item):
+        self.idx = (self.idx + 1) % self.size
+        if self.slots[self.idx] is not None:
+            raise RuntimeError("slot taken")
+        self.slots[self.idx] = item
+
+    def grow(self, extra):
+        self.size += extra
+        if self.size > 8:
+            raise ValueError("ring too large")
+
+
+def _raises(method, ring, *args) -> bool:
+    try:
+        method(copy.deepcopy(ring), *args)
+    except (RuntimeError, ValueError):
+        return True
+    return False
+
+
+def test_a_store_on_the_object_is_replayed_into_a_local(recs):
+    code = recs["slot taken"]["validationCode"]
+    assert "self.idx =" not in code, code
+    for taken in ([], [0], [1], [0, 1, 2, 3]):
+        for start in range(4):
+            ring = Ring(4, start)
+            for i in taken:
+                ring.slots[i] = "x"
+            before = (ring.idx, list(ring.slots))
+            assert _fails(code, self=ring, item="y") == _raises(Ring.claim, ring, "y"), (taken, start, code)
+            assert (ring.idx, ring.slots) == before   # the snippet left the object as it was
+
+
+def test_an_augmented_store_reads_the_value_before_it(recs):
+    code = recs["ring too large"]["validationCode"]
+    for size, extra in ((4, 4), (4, 5), (8, 0), (9, -2)):
+        ring = Ring(size, 0)
+        assert _fails(code, self=ring, extra=extra) == _raises(Ring.grow, ring, extra), (size, extra, code)
+        assert ring.size == size
+
+
+def test_a_constructor_check_runs_without_an_object(recs):
+    code = recs["negative cap"]["validationCode"]
+    assert "self." not in code and "self_cap = int(cap)" in code.splitlines(), code   # `cap` is the parameter
+    for cap, raises in (("3", False), ("0", False), ("-1", True), (-5, True)):
+        assert _fails(code, cap=cap) is raises, (cap, code)
