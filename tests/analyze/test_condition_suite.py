@@ -746,7 +746,16 @@ def f(s):
     else:
         if v < 0:
             raise ValueError("neg")
-""", "v < 0"),
+""", "not raised(int(s), ValueError) and v < 0"),   # the else runs only when int(s) went through
+    Case("try_else_expecting_a_raise", """
+def f(check):
+    try:
+        check(0)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("expected a ValueError")
+""", "not raised(check(0), ValueError)"),   # review 22: a test's way to say the call must raise
     Case("after_try_handler_returns", """
 def f(s):
     try:

@@ -86,6 +86,22 @@ def f(box):
 
 def test_attribute_reads_across_a_call_still_merge_when_the_path_stays_possible():
     got = _condition("""
+def f(box, log):
+    if box.n > 8:
+        return 0
+    log.write("checked")
+    if box.n > 4:
+        raise ValueError("big")
+""")
+    assert got.exact   # attributes are taken as unchanged by calls unless that rules the path out
+    assert _agree_on_boxes(got.expr, "4 < box.n <= 8", [3, 4, 5, 8, 9]) == 5
+
+
+def test_an_attribute_tested_again_after_a_method_of_its_object_is_not_one_value():
+    """Blind sample 17 #14: `assert not manager.layers`, `manager.prepare()`, `assert {0, 1} <=
+    manager.layers` was exact, both tests read as one value; a test made again after a method of
+    its object ran is there because the call changes what it reads."""
+    got = _condition("""
 def f(box):
     if box.n > 8:
         return 0
@@ -93,8 +109,17 @@ def f(box):
     if box.n > 4:
         raise ValueError("big")
 """)
-    assert got.exact   # attributes are taken as unchanged by calls unless that rules the path out
-    assert _agree_on_boxes(got.expr, "4 < box.n <= 8", [3, 4, 5, 8, 9]) == 5
+    assert not got.exact and got.reason == "`box.n` tested again after a call that may change it"
+    for leaves in ("return a.view(n)", "raise ValueError(a.resize())"):   # a branch that leaves runs no call after
+        got = _condition(f"""
+def f(a, n, mod):
+    if a.ndim == 2:
+        {leaves}
+    x = mod.empty(n)
+    if a.ndim == 3:
+        raise ValueError("three")
+""")
+        assert got.exact, (leaves, got.reason)
 
 
 def test_with_block_entered_between_checks():

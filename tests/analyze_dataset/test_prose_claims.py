@@ -215,6 +215,15 @@ FILES = {
         def make_grid(n):
             assert n % 2 == 0, f"grid size {n} must be even"
             return [[0] * n for _ in range(n)]
+
+
+        def test_configure_rejects_zero():
+            try:
+                configure([], 0)
+            except ValueError:
+                pass
+            else:
+                raise AssertionError("configure accepted a zero width")
         """,
 }
 
@@ -973,3 +982,17 @@ def test_writing_a_value_in_never_copies_what_shared_nodes_hold(monkeypatch):
             "meta.seq_lens_casual.shape[0] == bs"
     finally:
         del load.parent
+
+
+def test_a_raise_in_a_try_else_needs_the_call_to_go_through(recs):
+    """Review 22 (#10, #12): `try: check(0) / except ValueError: pass / else: raise AssertionError`
+    was told as raising every time; it raises when the call did not raise, which no code tests
+    beforehand: no validationCode, no caller guard, and a solution that names the call."""
+    r = recs["configure accepted a zero width"]
+    assert r["errdex"]["condition"] == "not raised(configure([], 0), ValueError)"
+    assert r["errdex"]["conditionExact"] is True
+    assert "did not raise `ValueError`" in r["documentation"]
+    assert r["solutions"][0].startswith("`test_configure_rejects_zero` expects the call `configure([], 0)` to raise"
+                                        " `ValueError`, and it returned instead")
+    assert r["validationCode"] is None and r["exampleFix"] is None
+    assert not any("raised(" in tip for tip in r["preventionTips"])

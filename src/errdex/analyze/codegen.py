@@ -348,8 +348,8 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
 
     `imports` (`errdex.moduleImports`): the import of each module-level name the function reads;
     those the code reads go first (review 21: `torch.cdiv` in a snippet that never imported torch)."""
-    if cond.own is None or cond.is_except or cond.constant is not None:
-        return None
+    if cond.own is None or cond.is_except or cond.constant is not None or "raised(" in cond.own_text:
+        return None   # whether a call raised no code tests but the call itself
     own = cond.own_text
     lines = []
     if not exact:

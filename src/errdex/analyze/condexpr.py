@@ -513,10 +513,28 @@ def raised_calls(node: ast.expr | None) -> list[tuple[str, str]]:
 ALTERNATIVES = "\n"
 
 
-def _raised_facts(node: ast.expr, write) -> list[tuple[str, str]]:
-    """The facts under `node`; `write` gives a node's text (`code` for the condition's own tree)."""
+def expected_raises(cond: Condition) -> list[tuple[str, str]]:
+    """(call, exception) when the site's own test is that calls did not raise (`not raised(check(0),
+    ValueError)`: the `else:` of a try, a test's way to say the call must raise); else none."""
+    own = cond.own
+    if own is None or "raised(" not in cond.own_text:
+        return []
     out: list[tuple[str, str]] = []
-    for sub in ast.walk(node):
+    for part in own.values if isinstance(own, ast.BoolOp) and isinstance(own.op, ast.And) else [own]:
+        if not (isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not)):
+            return []
+        found = _raised_facts(part.operand, ast.unparse)
+        if not found:
+            return []
+        out.extend(found)
+    return out
+
+
+def _raised_facts(node: ast.expr, write) -> list[tuple[str, str]]:
+    """The facts under `node`, those under a `not` aside (a call that did not raise is no failure);
+    `write` gives a node's text (`code` for the condition's own tree)."""
+    out: list[tuple[str, str]] = []
+    for sub in _outside_not(node):
         if isinstance(sub, ast.BoolOp) and isinstance(sub.op, ast.Or) and sub.values and all(
                 _is_raised(v) for v in sub.values):
             kinds = {write(v.args[1]) for v in sub.values}
@@ -526,6 +544,17 @@ def _raised_facts(node: ast.expr, write) -> list[tuple[str, str]]:
         if _is_raised(sub):
             out.append((write(sub.args[0]), write(sub.args[1])))
     return _without_repeats(out)
+
+
+def _outside_not(node: ast.AST):
+    """`ast.walk`, not entering a `not`."""
+    stack = [node]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.Not):
+            continue
+        yield sub
+        stack.extend(reversed(list(ast.iter_child_nodes(sub))))
 
 
 def _is_raised(node: ast.AST) -> bool:

@@ -291,7 +291,8 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     says "approximately" when the condition is not exact: it claims no more
     than the condition does.
     """
-    if cond.own is None or cond.is_except or cond.constant is not None or function.endswith("<module>"):
+    if cond.own is None or cond.is_except or cond.constant is not None or function.endswith("<module>") \
+            or "raised(" in cond.own_text:   # whether a call raised, no caller can test before it
         return None
     bare = call.split("  #")[0]
     when = f"{cond.context} and {and_operand(cond.own, cond.own_text)}" if cond.context else cond.own_text

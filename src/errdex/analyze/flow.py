@@ -35,7 +35,14 @@ from errdex.analyze.exprs import expr_key, replace_names
 from errdex.analyze.exprs import expr_names as read_names
 from errdex.analyze.names import bound_names, own_bindings, target_names
 from errdex.analyze.patterns import case_condition
-from errdex.analyze.purity import constant_display, expr_may_change_state, may_change_state, reads_only, state_atoms
+from errdex.analyze.purity import (
+    constant_display,
+    expr_may_change_state,
+    may_change_state,
+    method_receivers,
+    reads_only,
+    state_atoms,
+)
 from errdex.analyze.raised import raised_condition
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
 from errdex.extract.scope import dotted_source
@@ -321,6 +328,7 @@ class FlowAnalyzer:
         #: `__dict__`), for `same_value`, worked out when a binding first asks.
         self._scope_parts = (getattr(scope, "args", None), getattr(scope, "body", None)) if scope is not None else None
         self._same_value: frozenset[str] | None = None if scope is not None else frozenset()
+        self._own: frozenset[str] | None = None
         self._stmt_cache: dict[int, Exits] = {}
         self._block_cache: dict[int, Exits] = {}
         self.bound_cache: dict[int, frozenset[str]] = {}
@@ -359,6 +367,38 @@ class FlowAnalyzer:
             if found and _imports_in(stmt):
                 found -= self.same_value()
             self._on_the_way[id(stmt)] = found
+        return found
+
+    def receivers_on_the_way(self, stmt: ast.stmt) -> frozenset[str]:
+        """The objects of the function's own (its parameters and locals) whose methods `stmt` calls
+        on the way to the statement after it: an `if` branch that only leaves (`return a.view(n)`)
+        calls nothing the code after sees; a module's (`torch.empty(...)`) is no value a guard reads
+        of the function's."""
+        if isinstance(stmt, ast.If):
+            found = set(method_receivers(stmt.test))
+            for block in (stmt.body, stmt.orelse):
+                if block and not _onlyleaves(self.block_exits(block)):
+                    for child in block:
+                        found |= self.receivers_on_the_way(child)
+        else:
+            found = set(method_receivers(stmt))
+        if not found:
+            return frozenset()
+        own = self.own_names()
+        return frozenset(name for name in found if name.partition(".")[0] in own)
+
+    def own_names(self) -> frozenset[str]:
+        """The function's parameters and the names its body binds (worked out once)."""
+        found = self._own
+        if found is None:
+            args, body = self._scope_parts or (None, None)
+            names = set()
+            if args is not None:
+                names |= {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+                names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+            for child in body or ():
+                names |= self.bound(child)
+            found = self._own = frozenset(names)
         return found
 
     def same_value(self) -> frozenset[str]:

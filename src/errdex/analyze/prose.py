@@ -17,7 +17,7 @@ from errdex.analyze.codegen import binding_loop, feeding_for, names_in, one_line
 from errdex.analyze.advice import message_advice
 from errdex.analyze.condexpr import (
     CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, dispatch_types, exception_words, flag_named,
-    negate_code,
+    expected_raises, negate_code,
     raised_in,
     tests_types_on_the_way,
 )
@@ -377,6 +377,12 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     if f.nan_only and f.cond.tree is not None:   # no number to keep in range: find the NaN
         return [f"Find where {_nan_words(f)} became NaN (`math.isnan(x)`, or `torch.isnan(t).any()` for a tensor)"
                 f" and fix that computation: for numbers, `{f.short}` never gets here{approx_mark(f)}."], True
+    expects = expected_raises(f.cond) if own is not None else []
+    if expects:   # review 22: `try: check(0) / except ValueError: pass / else: raise`: the call went through
+        call, exc = expects[0]
+        return [f"`{f.short}` expects {call_words(call)} to raise {exception_words(exc)}, and it returned instead"
+                f"{approx_mark(f)}: find why it accepts what it was given here (in a test: the code under test"
+                " no longer rejects it)."], f.exact
     if _goes_on(f) and f.cond.constant is not False and (own is not None or (f.cond.is_except and _warns(f))):
         # review 16 P7: a report told as a failure to prevent; a caught failure logged as an error
         # still leads with that failure
@@ -644,7 +650,8 @@ def prevention_tips(f: SiteFacts) -> list[str]:
     if f.nan_only and f.cond.tree is not None:
         return [f"Reject NaN where {_nan_words(f)} is computed (`math.isnan`), before it reaches `{f.short}`."]
     tips = []
-    checked = f.cond.own is not None and not f.cond.is_except and f.cond.constant is None and not f.helper_check
+    checked = f.cond.own is not None and not f.cond.is_except and f.cond.constant is None and not f.helper_check \
+        and "raised(" not in f.cond.own_text   # a call expected to raise: no value to validate
     # a call's status (review 19 #19496): "validate `ret == 0` where the values are produced" names
     # no value to validate; the solutions send the reader to the call
     status = _checked_status(f) if checked else None

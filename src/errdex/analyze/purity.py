@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from errdex.analyze.exprs import expr_key
 
@@ -104,6 +105,53 @@ def may_change_state(stmt: ast.stmt) -> bool:
     if changes is None:
         changes = stmt.__dict__[_STATE_CHANGES] = _changes(stmt)
     return changes
+
+
+def method_receivers(stmt: ast.stmt) -> frozenset[str]:
+    """The dotted objects whose methods `stmt` calls (`manager` of `manager.prepare(x)`), read-only
+    looking methods aside (`get*`, `is_*`, `has_*`, `keys`, `copy`...); nested definitions' bodies do
+    not run. Memoised on the node."""
+    found = stmt.__dict__.get(_RECEIVERS)
+    if found is None:
+        names: set[str] = set()
+        stack: list[ast.AST] = [stmt]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) and node is not stmt:
+                continue
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and not _READ_ONLY_METHOD.match(node.func.attr):
+                owner = _dotted(node.func.value)
+                if owner is not None:
+                    names.add(owner)
+            stack.extend(ast.iter_child_nodes(node))
+        found = stmt.__dict__[_RECEIVERS] = frozenset(names)
+    return found
+
+
+_RECEIVERS = "_errdex_receivers"
+#: Methods that read: `get*`, `is_*`, `has_*`, those of str and dict that do, and a tensor's that
+#: give a new value (`view`, `to`, `stride`: PyTorch names an in-place one with a trailing `_`).
+_READ_ONLY_METHOD = re.compile(
+    r"(?:get|is|has|new_)|(?:keys|values|items|copy|count|index|find|rfind|startswith|endswith|format|join|split|"
+    r"rsplit|strip|lstrip|rstrip|lower|upper|replace|encode|decode|size|dim|ndimension|numel|nelement|item|tolist|"
+    r"stride|storage_offset|data_ptr|element_size|untyped_storage|contiguous|view|view_as|reshape|reshape_as|to|"
+    r"type|type_as|float|half|bfloat16|double|int|long|short|bool|byte|char|cpu|cuda|numpy|clone|detach|t|T|mT|"
+    r"transpose|permute|unsqueeze|squeeze|flatten|unflatten|expand|expand_as|repeat|narrow|select|split_with_sizes|"
+    r"chunk|unbind|sum|mean|max|min|amax|amin|abs|any|all|eq|ne|lt|gt|le|ge|equal|allclose|norm|argmax|argmin|"
+    r"nonzero|flip|roll|masked_fill|index_select|gather|matmul|mm|bmm|add|sub|mul|div|pow|exp|log|sqrt|sigmoid|"
+    r"softmax|clamp|round|ceil|floor|sort|argsort|topk|cumsum|diff|unique|bincount|__len__|__contains__|__getitem__)$")
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
 
 
 def expr_may_change_state(expr: ast.expr) -> bool:
