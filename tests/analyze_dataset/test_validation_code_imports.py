@@ -61,6 +61,22 @@ FILES = {
                 raise ValueError("duplicate keys")
 
 
+        class Box:
+            pass
+
+
+        def lookup(box, name):
+            return getattr(box, "mapping", {}).get(name)
+
+
+        def mapped(name):
+            box = Box()
+            box.mapping = {"proj": "p"}
+            layer = lookup(box, name)
+            if layer is None:
+                raise KeyError(f"no layer named {name}")
+
+
         def shadowed(math):
             if math > 3:
                 raise ValueError("math above three")
@@ -95,7 +111,7 @@ def _fails(code: str, **values) -> bool:
 def _raises(function, *args) -> bool:
     try:
         function(*args)
-    except (ValueError, FileNotFoundError):
+    except (ValueError, FileNotFoundError, KeyError):
         return True
     return False
 
@@ -107,6 +123,9 @@ CASES = [
     ("missing file {p}", "need_file", "p", ["/", "/no/such/file/here"], ["from pathlib import Path"]),
     ("not a python file: {name}", "extension", "name", ["a.py", "a.txt", "pkg/b.py"], ["import os.path"]),
     ("zero label", "labelled", "x", [0.5, 1.5, 0, 7], ["import math"]),
+    # review 22 #11: `box.mapping = ...` sets what `lookup(box, ...)` reads: a line of the slice
+    ("no layer named {name}", "mapped", "name", ["proj", "other"],
+     ["from shapes.ops import Box", "from shapes.ops import lookup", 'box.mapping = {"proj": "p"}']),
     ("duplicate keys", "keyed", "pairs", [[(1, 2)], [(1, 2), (1, 3)]],
      ["from collections import OrderedDict as Ordered"]),
 ]

@@ -109,3 +109,21 @@ def test_a_constructor_check_runs_without_an_object(recs):
     assert "self." not in code and "self_cap = int(cap)" in code.splitlines(), code   # `cap` is the parameter
     for cap, raises in (("3", False), ("0", False), ("-1", True), (-5, True)):
         assert _fails(code, cap=cap) is raises, (cap, code)
+
+
+
+def test_a_store_stays_on_the_object_when_the_object_itself_is_read():
+    """`within(self, ...)` reads what `self.limit = limit` set on the object: kept in a local, the
+    call would not see it, so the store is replayed as written."""
+    from errdex.analyze.codegen import validation_code
+    from errdex.analyze.condexpr import parse_condition
+
+    code = validation_code(parse_condition("not ok", "not ok"), ["self.limit = limit", "ok = within(self, self.limit)"],
+                           {}, "ring.Ring.audit", True, None)
+    assert code.splitlines()[-3:] == ["self.limit = limit", "ok = within(self, self.limit)", "assert ok"], code
+
+    def within(ring, limit):
+        return ring.size <= ring.limit == limit
+
+    for size, limit in ((4, 4), (4, 3), (8, 9)):
+        assert _fails(code, self=Ring(size, 0), limit=limit, within=within) is (size > limit), (size, limit, code)

@@ -93,6 +93,9 @@ def feeding_for(names: set[str] | frozenset[str], feeding: list[str], loops: boo
             targets = assigned(line)
         if not targets and not header:   # a call the slice shows for what it may change (`stage.extract(x)`)
             targets = _call_targets(line)
+        elif not header and targets and all("." in t and not t.startswith(("self.", "cls.")) for t in targets):
+            # `module.mapping = {...}`: what it sets is read by what reads `module` whole
+            targets = targets | {part for t in targets for part in _prefixes(t)}
         if not targets.isdisjoint(needed):
             if not header and _initial_value(line):
                 continue   # `d = {"k": []}`, usually filled later (in place, or by a call it is passed to): shown, it would claim `d` stays empty
@@ -447,6 +450,7 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
 _SELF_STORE = re.compile(r"^(?P<pad>\s*)(?P<targets>(?:self\.\w+|\w+)(?:\s*,\s*(?:self\.\w+|\w+))*)"
                          r"\s*(?::[^=]+)?(?P<op>(?:[-+*/%|&^@]|//|\*\*|<<|>>)?=)(?!=)\s*(?P<value>.+)$")
 _SIMPLE = re.compile(r"[\w.]+")
+_BARE_SELF = re.compile(r"(?<![\w.])self\b(?!\s*\.)")
 _SELF_READ = re.compile(r"(?<![\w.])self\.(\w+)\b")
 
 
@@ -457,6 +461,8 @@ def _stores_in_locals(code: list[str]) -> tuple[list[str], list[str]] | None:
     exist yet (an `__init__`'s). A store under a test (`if isinstance(self.p, list): self.p =
     tuple(self.p)`) first copies the attribute into the local. None when there is no store; a store
     whose local the code after it would read outside its block is left as it is."""
+    if any(_BARE_SELF.search(line) for line in code if not line.startswith("#")):
+        return None   # the object itself is read (`validate(self)`): what is set on it must be there
     taken = {m.group(0) for line in code if not line.startswith("#")
              for m in re.finditer(r"(?<![\w.])[A-Za-z_]\w*", line)}
     renamed: dict[str, str] = {}

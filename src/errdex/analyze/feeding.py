@@ -490,6 +490,18 @@ def _whole(chains: set[str] | frozenset[str]) -> set[str]:
     return {c for c in chains if not any(o.startswith(c) and o[len(c):len(c) + 1] == "." for o in chains)}
 
 
+def _stores_into(defines: set[str], whole: set[str]) -> bool:
+    """Whether a definition sets an attribute of an object the slice reads whole (`module.mapping`
+    of `module`), the function's own instance aside (`self.x = ...` stores are what the function
+    does to it, not what a value it is given holds)."""
+    for chain in defines:
+        head, dot, _ = chain.partition(".")
+        if dot and head not in ("self", "cls") and any(
+                chain.startswith(owner) and chain[len(owner):len(owner) + 1] == "." for owner in whole):
+            return True
+    return False
+
+
 def _surviving(need: set[str], kills: set[str]) -> set[str]:
     """The needed names that are neither killed nor inside a killed one (`self.n.k` after `self.n = ...`).
 
@@ -558,7 +570,18 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
                 if dead:
                     need = need - dead
             defines = definition.cached_defines
-            if need.isdisjoint(definition.defines() if defines is None else defines):
+            if defines is None:
+                defines = definition.defines()
+            if need.isdisjoint(defines):
+                if definition.hidden or not _stores_into(defines, whole):
+                    continue
+                # review 22 #11: `module.mapping = {...}` after `module = Module()`, the object then
+                # read whole (`resolve(module, "proj")`): what the call reads in it is set here
+                kept.append(definition)
+                if len(kept) >= MAX_FEEDING:
+                    return _texts(kept)
+                need |= definition.uses()
+                whole |= _whole(definition.uses())
                 continue
             if definition.hidden:   # may have rebound them: what the site reads is not shown
                 killed = need & definition.kills()
