@@ -17,6 +17,53 @@ def _index(tmp_path: Path, files: dict[str, str]) -> dict[str, dict]:
     return records_by_message(index_sources(tmp_path, files, "o/chain"))
 
 
+def test_a_package_exporting_through_a_module_getattr_table_links_its_callers(tmp_path):
+    """Review 22 #1: `from kern import topk as _topk` of a package whose `__getattr__` imports each
+    name from the submodule its `_EXPORTS` table names (PEP 562) left the kernel with no caller."""
+    recs = _index(tmp_path, {
+        "kern/__init__.py": """
+            from importlib import import_module
+
+            _EXPORTS = {"topk": "routing.topk_impl", "scale": "kern.ops:scale_impl"}
+
+
+            def __getattr__(name):
+                module = _EXPORTS.get(name)
+                if module is None:
+                    raise AttributeError(name)
+                return getattr(import_module(f"{__name__}.{module}"), name)
+            """,
+        "kern/routing/__init__.py": "",
+        "kern/routing/topk_impl.py": """
+            def topk(scores, k):
+                if k > len(scores):
+                    raise ValueError(f"k={k} above {len(scores)}")
+                return sorted(scores)[-k:]
+            """,
+        "kern/ops.py": """
+            def scale_impl(x, f):
+                if f == 0:
+                    raise ValueError("zero scale")
+                return x * f
+            """,
+        "app/__init__.py": "",
+        "app/router.py": """
+            from kern import scale
+            from kern import topk as _topk
+
+
+            def route(scores, k):
+                return _topk(scores, k)
+
+
+            def rescale(x):
+                return scale(x, 2)
+            """,
+    })
+    assert recs["k={k} above {len(scores)}"]["errdex"]["callers"] == ["app.router.route"]
+    assert recs["zero scale"]["errdex"]["callers"] == ["app.router.rescale"]
+
+
 def test_entry_points_depth_reexport_and_module_level(tmp_path):
     recs = _index(tmp_path, {
         "chain/__init__.py": "from chain.deep import _f1 as top\n",

@@ -17,6 +17,7 @@ from errdex.extract.constructors import constructor_of, in_parameters
 from errdex.extract.earlier_calls import earlier_calls
 from errdex.extract.handlers import Handler, caught_names, stops
 from errdex.extract.initargs import init_arguments
+from errdex.extract.lazy_exports import lazy_exports
 from errdex.extract.logcalls import LOG_LEVELS, LOGGER_METHODS, is_logger
 from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal, whole
 from errdex.extract.module_names import function_bound, import_statements, imports_read
@@ -128,6 +129,8 @@ class ModuleWalker:
     def run(self) -> FileFacts:
         try:
             self._prescan_module(self.tree.body)
+            for name, target in lazy_exports(self.tree.body, self.module, self.is_package).items():
+                self.imports.setdefault(name, target)   # `from pkg import f` of a PEP 562 table's entry
             self.scopes.append(_Scope(self.tree, "<module>", "module", None, []))
             self._walk(self.tree.body)
             # A function is a factory when the exception it returns is one: it may return others elsewhere.
