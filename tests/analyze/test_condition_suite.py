@@ -522,6 +522,37 @@ def f(xs):
         if x < 0:
             raise ValueError("negative")
 """, "x != 0 and x < 0", exact=False),
+    Case("after_a_loop_reading_a_value_each_pass_sets_alike", """
+def f(self, groups, late):
+    for labels in groups:
+        if not labels:
+            raise ValueError("empty group")
+        if self.tok is not None:
+            vocab = self.tok.size
+            for t in labels:
+                if t >= vocab:
+                    raise ValueError("out of vocabulary")
+    if late:
+        raise ValueError("late")
+""", "all(labels and (self.tok is None or all(not t >= self.tok.size for t in labels)) for labels in groups)"
+     " and late", site=2),   # blind 17 #27: `vocab` is the same in each pass, written in
+    Case("after_a_loop_of_asserts", """
+def f(items, strict):
+    for it in items:
+        assert it >= 0
+        assert it < 10, "too big"
+    if strict:
+        raise ValueError("strict")
+""", "all(it >= 0 and it < 10 for it in items) and strict", site=2),
+    Case("after_a_loop_whose_value_each_pass_computes_anew", """
+def f(items, strict):
+    for it in items:
+        n = measure(it)
+        if n < 0:
+            raise ValueError("negative")
+    if strict:
+        raise ValueError("strict")
+""", "all(not measure(it) < 0 for it in items) and strict", site=1),   # each pass's value written in
     Case("loop_with_its_own_check_only", """
 def f(xs):
     for x in xs:

@@ -568,7 +568,12 @@ class FlowAnalyzer:
         approx = _merge(body.approx, (NON_LITERAL_LOOP,))
         # The body's bindings (the target too, when the body rebinds it) make the test mean something else.
         body_bound = self._body_bound(stmt)
-        clash = read_names(passes) & body_bound
+        invariant = _invariant_values(stmt, body_bound) if body_bound else {}
+        if invariant and not read_names(passes).isdisjoint(invariant):
+            # `vocab = self.tokenizer.vocab_size` made afresh in each pass from nothing the loop
+            # changes (blind sample 17 #27): every pass reads that same value, written in
+            passes = substitute(passes, invariant)
+        clash = read_names(passes) & (body_bound - invariant.keys())
         if clash:   # names only bound inside the test's own comprehensions do not count
             clash = free_names(passes) & body_bound
         head, tail = _exits_then_rest(stmt.body) if clash else (stmt.body, [])
@@ -593,7 +598,7 @@ class FlowAnalyzer:
                 args=[ast.GeneratorExp(passes, [ast.comprehension(stmt.target, stmt.iter, [], 0)])],
                 keywords=[],
             )
-            if _tests_and_exits(stmt.body):
+            if _tests_and_exits(stmt.body, invariant=frozenset(invariant)):
                 # Nothing in the body but tests and the ways out: each pass tests the next element with
                 # nothing changed, so the loop goes on past its end exactly when every element passes
                 # (a test reading none of its element, a retry, makes the same calls as the `all`).
@@ -984,13 +989,25 @@ def _plain_expr(node: ast.expr) -> bool:
     return not any(isinstance(n, (ast.NamedExpr, *_COMPREHENSIONS, ast.Lambda)) for n in ast.walk(node))
 
 
-def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False, breaks: bool = False) -> bool:
-    """Whether a block holds only `if` tests (no walrus) around `return`, `raise`, `continue`,
-    `pass` and branches that leave (`leaves`): running it changes nothing a later pass of the loop
-    reads. `assignments`: plain `name = value` statements too, at the block's top level (each
-    pass binds them afresh). `breaks`: `break` too."""
+def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False, breaks: bool = False,
+                     invariant: frozenset[str] = frozenset()) -> bool:
+    """Whether a block holds only `if` tests (no walrus) and asserts around `return`, `raise`,
+    `continue`, `pass` and branches that leave (`leaves`): running it changes nothing a later pass
+    of the loop reads. `assignments`: plain `name = value` statements too, at the block's top level
+    (each pass binds them afresh). `breaks`: `break` too. `invariant`: names each pass assigns the
+    same value (`_invariant_values`); a nested `for` of tests and exits only is one too, its target
+    read nowhere else in the block."""
     for stmt in stmts:
         if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Pass)) or (breaks and isinstance(stmt, ast.Break)):
+            continue
+        if isinstance(stmt, ast.Assert) and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test)):
+            continue
+        if invariant and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in invariant:
+            continue
+        if isinstance(stmt, (ast.For, ast.AsyncFor)) and not stmt.orelse \
+                and _tests_and_exits(stmt.body, invariant=invariant) \
+                and not _read_elsewhere(target_names(stmt.target), stmts, stmt):
             continue
         if assignments and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], ast.Name) \
@@ -999,10 +1016,42 @@ def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False, breaks: b
         if assignments and isinstance(stmt, ast.If) and _branch_assignment(stmt) is not None:
             continue
         if isinstance(stmt, ast.If) and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test)) \
-                and all(leaves(b) or _tests_and_exits(b, breaks=breaks) for b in (stmt.body, stmt.orelse)):
+                and all(leaves(b) or _tests_and_exits(b, breaks=breaks, invariant=invariant)
+                        for b in (stmt.body, stmt.orelse)):
             continue
         return False
     return True
+
+
+def _read_elsewhere(names, stmts: list[ast.stmt], loop: ast.stmt) -> bool:
+    """Whether a statement of `stmts` other than `loop` reads one of `names` (a nested loop's
+    target read after it would see its last value)."""
+    wanted = set(names)
+    return any(isinstance(n, ast.Name) and n.id in wanted for s in stmts if s is not loop for n in ast.walk(s))
+
+
+def _invariant_values(loop: ast.For | ast.AsyncFor, body_bound: set[str]) -> dict[str, ast.expr]:
+    """Name -> value for the names the loop's body binds once, by a plain `name = value` (at any
+    depth of `if`s and loops in it) whose value reads no name the body or the loop binds and makes
+    no call: each pass gives them the same value, so a test of one reads that value."""
+    bound = body_bound | set(target_names(loop.target))
+    found: dict[str, ast.expr] = {}
+    counts: dict[str, int] = {}
+    for node in statements(loop.body):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            counts[name] = counts.get(name, 0) + 1
+            if _plain_expr(node.value) and not any(isinstance(n, (ast.Call, ast.Await)) for n in ast.walk(node.value)) \
+                    and read_names(node.value).isdisjoint(bound):
+                found[name] = node.value
+    # bound once, and by nothing else (a loop target, an augmented assignment, a `with ... as`)
+    others = set()
+    for node in statements(loop.body):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            others.update(own_bindings(node))
+    iterated = read_names(loop.iter)   # `for v in (a, b): a = 0`: the `all(...)` at the site reads `a` as 0
+    return {name: value for name, value in found.items()
+            if counts[name] == 1 and name not in others and name not in iterated}
 
 
 def leaves(block: list[ast.stmt]) -> bool:
