@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "109"
+EXTRACTOR_VERSION = "110"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,7 @@ class Template:
     """
 
     segments: list = field(default_factory=list)   # list[str | Placeholder]
-    form: str = "literal"   # literal|fstring|percent|format|concat|variable|constant|helper|none|dynamic
+    form: str = "literal"   # literal|fstring|percent|format|concat|variable|constant|helper|none|dynamic|tuple
 
     def text(self) -> str:
         return self.rendered()[0]
@@ -107,7 +107,7 @@ class Template:
         return "".join(text), "".join(pattern), holes, groups, literal
 
 
-_BRACE_FORMS = frozenset({"fstring", "format"})
+_BRACE_FORMS = frozenset({"fstring", "format", "tuple"})
 _ESCAPES = {ord(c): "\\" + c for c in ".^$*+?{}[]\\|()"} | {ord("\n"): r"\n", ord("\t"): r"\t", ord("\r"): r"\r"}
 
 

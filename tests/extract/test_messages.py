@@ -101,3 +101,17 @@ def test_template_with_literal_braces_and_regex_chars(extract):
     site = one_site(extract, 'def f(x):\n    raise ValueError(f"expected {{a: [1-9]+}} got {x}$")\n')
     assert site.message.text() == "expected {{a: [1-9]+}} got {x}$"  # as written in the f-string
     assert re.fullmatch(site.message.pattern(), "expected {a: [1-9]+} got 7$").group(1) == "7"
+
+
+@pytest.mark.parametrize("code, template, shown", [
+    ('assert n == 1, (f"cp size {n} should equal 1",)', "('cp size {n} should equal 1',)",
+     str(AssertionError(("cp size 2 should equal 1",)))),
+    ('assert a == b, (a, b)', "({a!r}, {b!r})", str(AssertionError(((2, 3), "x")))),
+    ('assert a, ("it\'s bad", n)', "(\"it's bad\", {n!r})", str(AssertionError(("it's bad", 7)))),
+])
+def test_an_assert_tuple_message_is_the_text_python_shows(extract, code, template, shown):
+    """Review 22 #13: `assert ok, (f"...",)` was one placeholder, `(.+?)`, matching any message;
+    Python shows the tuple's repr, and the template is that text."""
+    site = one_site(extract, f"def f(n, a, b):\n    {code}\n")
+    assert site.message.text() == template
+    assert re.fullmatch(site.message.pattern(), shown), (site.message.pattern(), shown)

@@ -24,6 +24,10 @@ _CONVERSIONS = {114: "!r", 115: "!s", 97: "!a"}
 STRING_LIKE = frozenset({ast.Call, ast.Name, ast.Constant, ast.JoinedStr, ast.BinOp})
 
 
+#: Forms whose template is a string's own text (a `repr` of it is that text quoted).
+_STRING_FORMS = frozenset({"literal", "fstring", "percent", "format", "concat", "constant"})
+
+
 def literal(text: str) -> Template:
     return Template([text] if text else [], "literal")
 
@@ -73,6 +77,28 @@ class MessageBuilder:
             if op is ast.Add:
                 return self._concat(node)
         return None
+
+    def tuple_message(self, node: ast.Tuple) -> Template:
+        """The text `str()` gives an assert's tuple message (`assert ok, (f"cp size {n}",)` shows
+        `('cp size 2',)`): each element's repr, a string one quoted around its own template, any
+        other a `{x!r}` placeholder; a one-element tuple keeps its comma. Review 22 #13: as one
+        placeholder the template matched any message."""
+        if any(isinstance(e, ast.Starred) for e in node.elts) or not node.elts:
+            return whole(self.source_of(node))
+        segments: list = ["("]
+        for i, element in enumerate(node.elts):
+            if i:
+                segments.append(", ")
+            inner = self.build(element)
+            if inner is not None and inner.form in _STRING_FORMS:
+                texts = "".join(s for s in inner.segments if isinstance(s, str))
+                quote = '"' if "'" in texts and '"' not in texts else "'"
+                segments += [quote, *inner.segments, quote]
+            else:
+                expr = self.source_of(element)
+                segments.append(Placeholder(expr + "!r", expr))
+        segments.append(",)" if len(node.elts) == 1 else ")")
+        return _merge_literals(Template(segments, "tuple"))
 
     def build_or_dynamic(self, node: ast.expr) -> Template:
         """Like build, but anything else becomes one placeholder holding the whole expression."""

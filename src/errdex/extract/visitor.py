@@ -587,7 +587,12 @@ class ModuleWalker:
         self._factories.setdefault(qual, []).append(FactoryDef(qual, list(params), site))
 
     def _assert(self, stmt: ast.Assert) -> None:
-        template = self.builder.build_or_dynamic(stmt.msg) if stmt.msg is not None else literal("")
+        if stmt.msg is None:
+            template = literal("")
+        elif stmt.msg.__class__ is ast.Tuple:   # shown as the tuple's repr
+            template = self.builder.tuple_message(stmt.msg)
+        else:
+            template = self.builder.build_or_dynamic(stmt.msg)
         site = self._add_site(stmt, "assertion", "AssertionError", template)
         if site is not None:
             site.assert_test = self.source_of(stmt.test, as_written=True)
