@@ -190,6 +190,14 @@ def _rec(msg, cls="ValueError", etype="exception", cond="x > 1", anc=()):
     (_rec("", "AssertionError", "assertion"), "internal-invariant"),
     (_rec("bad value {x}"), "input-validation"),
     (_rec("gone", cond="False", cls="RuntimeError"), "internal-invariant"),
+    # review 22 #1 and #23: "capacity" named as a limit, an option's name holding "contiguous"
+    (_rec("needs a contiguous CUDA tensor and top_k no larger than the selected-group capacity"),
+     "shape-dtype-mismatch"),
+    (_rec("top-k length exceeds sparse KV device cache capacity: {n}", "RuntimeError"), "resource-exhaustion"),
+    (_rec("{what}: used {used} > capacity {cap}", "RuntimeError"), "resource-exhaustion"),
+    (_rec("request-window workspace too small: {n} rows", "RuntimeError"), "resource-exhaustion"),
+    (_rec("contiguous_segments requires a (1, 1) cluster"), "unsupported-configuration"),
+    (_rec("expects a two-dimensional weight_block_size, got {b}"), "shape-dtype-mismatch"),
 ])
 def test_taxonomy_rules(rec, tag):
     assert background_tag(rec)[0] == tag

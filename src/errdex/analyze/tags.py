@@ -173,7 +173,8 @@ _IO_WORDS = (r"no such (file|directory)|\b(file|path|directory|folder)\b[^.]*"
              r"\b(host|server|endpoint)\b[^.]*\bunreachable|\bport\b[^.]*\b(in use|unavailable|already)")
 #: "size mismatch" alone is not a tensor's: sglang's "Page size mismatch" between two servers is a
 #: setting (a tensor size check reads `.shape`/`.size()`, which the condition rule sees).
-_SHAPE_WORDS = (r"\bshape|\bdtype|\bdim\b|\bdims\b|dimension|\bndim|contiguous|\bstride|"
+#: Whole words: `contiguous_segments` or `shape_id` in a message is an option's name, not a layout.
+_SHAPE_WORDS = (r"\bshapes?\b|\bdtypes?\b|\bdim\b|\bdims\b|dimension(s|al)?\b|\bndim\b|\bcontiguous\b|\bstrides?\b|"
                 r"\b(shape|dtype|type) mismatch|tensor size mismatch|mismatched rank|wrong rank|expects? \w+ rank|"
                 r"got rank\b")
 _CONFIG_WORDS = (r"not supported|unsupported|only supports?|does not support|doesn't support|not compatible|"
@@ -204,7 +205,9 @@ RULES: tuple[Rule, ...] = (
     Rule("timeout", "timeout", frozenset({"TimeoutError"}), r"time ?out|timed out|deadline"),
     Rule("resource-exhaustion", "resource-exhaustion", frozenset({"MemoryError", "OutOfMemoryError"}),
          r"out of memory|\boom\b|not enough (memory|space|blocks|slots)|too many|exhaust|"
-         r"no (free|available) |capacity|exceeds? (the )?(max|limit|available)",
+         r"no (free|available) |(exceed\w*|over|at|reached|insufficient|out of|beyond) (the |its )?([\w-]+ ){0,4}capacity|"
+         r">\s*capacity|capacity (exceeded|reached|is full|is (smaller|too small|less))|"
+         r"(buffer|pool|cache|memory|space) (is )?too small|exceeds? (the )?(max|limit|available)",
          when=lambda f: _MIN_OVER_MAX.search(f.words) is None),
     Rule("io-network", "io-network",
          frozenset({"OSError", "IOError", "FileNotFoundError", "FileExistsError", "IsADirectoryError",
