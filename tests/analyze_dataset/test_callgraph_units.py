@@ -64,6 +64,39 @@ def test_a_package_exporting_through_a_module_getattr_table_links_its_callers(tm
     assert recs["zero scale"]["errdex"]["callers"] == ["app.router.rescale"]
 
 
+def test_a_name_in_a_docstring_comment_or_message_is_no_call(tmp_path):
+    """Review 22 #5: the docstring "Eager reference for aggregate (materializes ...)" made the
+    reference function a caller of `aggregate`, and an entry point of the kernel it reaches."""
+    recs = _index(tmp_path, {
+        "agg/__init__.py": "",
+        "agg/core.py": """
+            def kernel(x, addend=None, out=None):
+                if addend is not None and out is None:
+                    raise ValueError("addend requires out")
+                return x
+
+
+            def aggregate(x):
+                return kernel(x, addend=1)
+
+
+            def aggregate_reference(x):
+                \"\"\"Eager reference for aggregate (materializes every row).\"\"\"
+                # faster than aggregate(x) on CPU
+                if x is None:
+                    raise ValueError("call aggregate() first")
+                return [x]
+
+
+            def aggregate_fast(x):
+                return kernel(x, addend=f"{aggregate(x)}")
+            """,
+    })
+    r = recs["addend requires out"]
+    assert r["errdex"]["callers"] == ["agg.core.aggregate", "agg.core.aggregate_fast"]
+    assert "agg.core.aggregate_reference" not in r["errdex"]["entryPoints"]
+
+
 def test_entry_points_depth_reexport_and_module_level(tmp_path):
     recs = _index(tmp_path, {
         "chain/__init__.py": "from chain.deep import _f1 as top\n",

@@ -211,7 +211,7 @@ class ModuleWalker:
         not an AST walk: a full walk of every expression costs as much as
         parsing the file. Only distinct names are resolved, each once per class.
         """
-        segment = "\n".join(self.lines[node.lineno:node.end_lineno])
+        segment = _code_text(node, self.lines)
         scope = self.scopes[-1]
         cls = scope.cls
         out: set[str] = set()
@@ -781,6 +781,33 @@ class ModuleWalker:
             if scope.kind == "function":
                 return scope.qualname
         return "<module>"
+
+
+def _code_text(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> str:
+    """The function's lines after its `def` line, as code: its docstring, comments and the text of
+    its plain one-line strings left out (review 22 #5: the docstring "Eager reference for
+    aggregate_stream (materializes ...)" read as a call of `aggregate_stream`, a caller that is
+    none). An f-string's text stays: the calls in its fields are calls."""
+    start = node.lineno
+    body = node.body
+    first = body[0] if body else None
+    if first.__class__ is ast.Expr and first.value.__class__ is ast.Constant and isinstance(first.value.value, str):
+        head = "\n".join(lines[start:first.lineno - 1])
+        segment = head + "\n" + "\n".join(lines[first.end_lineno:node.end_lineno]) if head else \
+            "\n".join(lines[first.end_lineno:node.end_lineno])
+    else:
+        segment = "\n".join(lines[start:node.end_lineno])
+    if "'" in segment or '"' in segment:
+        segment = _PLAIN_STRING.sub("''", segment)
+    if "#" in segment:
+        segment = _COMMENT.sub("", segment)
+    return segment
+
+
+#: A plain (not f-) string literal within one line; its text names no call.
+_PLAIN_STRING = re.compile(r"(?<![\w'\"])(?:[rRbBuU]{1,2})?(\"\"\"[^\n]*?\"\"\"|'\'\'[^\n]*?'\'\'|"
+                           r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")")
+_COMMENT = re.compile(r"#[^\n]*")
 
 
 def _tree_calls(node: ast.AST) -> list[tuple[str, int]]:
