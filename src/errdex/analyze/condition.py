@@ -212,6 +212,9 @@ class _PathWalk:
         method of their object called between (`manager.prepare()` between two tests of
         `manager.layers`): a test made again after such a call is there because the call changes
         what it reads (blind sample 17 #14 was exact, both tests read as one value)."""
+        atoms = state_atoms(expr)
+        if not any(not atoms.isdisjoint(state_atoms(guard)) for guard in self.guards):
+            return frozenset()   # no earlier guard read any of it: the commonest case, and no walk
         objects = _objects_read(expr)
         if not objects:
             return frozenset()

@@ -76,8 +76,10 @@ def _string_reads(m: re.Match) -> str:
 
 
 def function_bound(scope: ast.AST) -> frozenset[str]:
-    """Every name a function binds anywhere in it (its parameters, assignments, imports, loop
-    and `with` targets, nested definitions): those shadow the module's. Kept on the node."""
+    """Every name a function's statements bind anywhere in it (its parameters, assignments,
+    imports, loop and `with` targets, handlers' names, nested definitions): those shadow the
+    module's. Statements only, not expressions (a walrus binding a module's name is left aside):
+    a walk of every expression node cost more than the rest of the site's analysis. Kept on the node."""
     found = getattr(scope, "_errdex_all_bound", None)
     if found is not None:
         return found
@@ -86,20 +88,45 @@ def function_bound(scope: ast.AST) -> frozenset[str]:
     if args is not None:
         names.update(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
         names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
-    for node in ast.walk(scope):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not scope:
+    stack: list = list(getattr(scope, "body", ()))
+    while stack:
+        node = stack.pop()
+        kind = node.__class__
+        if kind is ast.Assign:
+            for target in node.targets:
+                _names_of(target, names)
+        elif kind is ast.AugAssign or kind is ast.AnnAssign:
+            _names_of(node.target, names)
+        elif kind is ast.For or kind is ast.AsyncFor:
+            _names_of(node.target, names)
+        elif kind is ast.With or kind is ast.AsyncWith:
+            for item in node.items:
+                if item.optional_vars is not None:
+                    _names_of(item.optional_vars, names)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            names.update(a.asname or a.name.partition(".")[0] for a in node.names)
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
             names.add(node.name)
-        elif isinstance(node, ast.alias):
-            names.add(node.asname or node.name.partition(".")[0])
-        elif isinstance(node, ast.arg) and node is not None:
-            names.add(node.arg)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
+            continue   # its own body binds its own names
+        elif kind is ast.ExceptHandler and node.name:
             names.add(node.name)
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, field, None)
+            if block:
+                stack.extend(block)
     found = frozenset(names)
     scope._errdex_all_bound = found   # type: ignore[attr-defined]
     return found
+
+
+def _names_of(target: ast.expr, out: set[str]) -> None:
+    if target.__class__ is ast.Name:
+        out.add(target.id)
+    elif target.__class__ in (ast.Tuple, ast.List):
+        for element in target.elts:
+            _names_of(element, out)
+    elif target.__class__ is ast.Starred:
+        _names_of(target.value, out)
 
 
 def imports_read(texts: list[str], imports: dict[str, str], defined: set[str], module: str,

@@ -226,9 +226,10 @@ class ModuleWalker:
                 if name.partition(".")[0] in imported and reversed_name not in local and _DOTTED.fullmatch(name):
                     local[reversed_name] = resolve_dotted(name, self.module, imported, set())
         scope.calls = local
+        texts = "'" in segment or '"' in segment or "#" in segment
         for reversed_name in reversed_names:
             resolved = self._callee(reversed_name, local, cls)
-            if resolved is not None:
+            if resolved is not None and not (texts and _only_in_text(reversed_name[::-1], segment)):
                 out.add(resolved)
         return sorted(out), self._passed_in(segment, local, out)
 
@@ -251,6 +252,7 @@ class ModuleWalker:
         cache = self._call_cache
         cls = self.scopes[-1].cls
         out: set[str] = set()
+        texts = "'" in segment or '"' in segment or "#" in segment
         for name in {m[2] for m in _PASSED.finditer(segment) if m[1] != "=" or _after_word(segment, m.start())}:
             reversed_name = name[::-1]
             resolved = local.get(reversed_name)
@@ -259,7 +261,8 @@ class ModuleWalker:
                 resolved = cache.get(key, False)
                 if resolved is False:
                     resolved = cache[key] = self._resolve_call(name)
-            if resolved is not None and resolved not in called:
+            if resolved is not None and resolved not in called \
+                    and not (texts and _only_in_text(name, segment, call=False)):
                 out.add(resolved)
         return sorted(out)
 
@@ -784,30 +787,44 @@ class ModuleWalker:
 
 
 def _code_text(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> str:
-    """The function's lines after its `def` line, as code: its docstring, comments and the text of
-    its plain one-line strings left out (review 22 #5: the docstring "Eager reference for
-    aggregate_stream (materializes ...)" read as a call of `aggregate_stream`, a caller that is
-    none). An f-string's text stays: the calls in its fields are calls."""
+    """The function's lines after its `def` line, its docstring left out (review 22 #5: the
+    docstring "Eager reference for aggregate_stream (materializes ...)" read as a call of
+    `aggregate_stream`, a caller that is none)."""
     start = node.lineno
-    body = node.body
-    first = body[0] if body else None
+    first = node.body[0] if node.body else None
     if first.__class__ is ast.Expr and first.value.__class__ is ast.Constant and isinstance(first.value.value, str):
-        head = "\n".join(lines[start:first.lineno - 1])
-        segment = head + "\n" + "\n".join(lines[first.end_lineno:node.end_lineno]) if head else \
-            "\n".join(lines[first.end_lineno:node.end_lineno])
-    else:
-        segment = "\n".join(lines[start:node.end_lineno])
-    if "'" in segment or '"' in segment:
-        segment = _PLAIN_STRING.sub("''", segment)
-    if "#" in segment:
-        segment = _COMMENT.sub("", segment)
-    return segment
+        head = lines[start:first.lineno - 1]
+        return "\n".join([*head, *lines[first.end_lineno:node.end_lineno]])
+    return "\n".join(lines[start:node.end_lineno])
+
+
+def _only_in_text(name: str, segment: str, call: bool = True) -> bool:
+    """Whether every `name(` of the segment (every `name`, with `call=False`: a function passed as
+    a value) sits in a comment or a plain string (`"call setup() first"`, `# (see run_eval)`): no
+    call. Read only for the few called names that resolve, on their lines alone: a pass over every
+    function's whole text cost the catalog run a sixth of its time."""
+    at = segment.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = segment[at - 1] if at else "\n"
+        rest = segment[end:end + 8].lstrip(" \t")
+        after = segment[end:end + 1]
+        if not (before.isalnum() or before in "_.") and (rest.startswith("(") if call else not (after.isalnum()
+                                                                                               or after == "_")):
+            left = segment.rfind("\n", 0, at) + 1
+            right = segment.find("\n", end)
+            line = segment[left:right if right >= 0 else len(segment)]
+            code = _PLAIN_STRING.sub(lambda m: " " * len(m.group(0)), line) if "'" in line or '"' in line else line
+            cut = code.find("#")
+            if code[at - left:end - left] == name and (cut < 0 or cut > at - left):
+                return False
+        at = segment.find(name, at + 1)
+    return True
 
 
 #: A plain (not f-) string literal within one line; its text names no call.
 _PLAIN_STRING = re.compile(r"(?<![\w'\"])(?:[rRbBuU]{1,2})?(\"\"\"[^\n]*?\"\"\"|'\'\'[^\n]*?'\'\'|"
                            r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")")
-_COMMENT = re.compile(r"#[^\n]*")
 
 
 def _tree_calls(node: ast.AST) -> list[tuple[str, int]]:
