@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "113"
+EXTRACTOR_VERSION = "114"
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +250,8 @@ class FileFacts:
     sites: list[ErrorSite] = field(default_factory=list)
     classes: list[ClassFacts] = field(default_factory=list)
     imports: dict[str, str] = field(default_factory=dict)
+    #: "Class.name" -> dotted target of a class-body alias (`forward = OtherBackend.forward`)
+    class_aliases: dict[str, str] = field(default_factory=dict)
     helpers: list[HelperDef] = field(default_factory=list)
     helper_calls: list[HelperCall] = field(default_factory=list)
     functions: list[FunctionFacts] = field(default_factory=list)

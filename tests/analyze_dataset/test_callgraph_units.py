@@ -97,6 +97,29 @@ def test_a_name_in_a_docstring_comment_or_message_is_no_call(tmp_path):
     assert "agg.core.aggregate_reference" not in r["errdex"]["entryPoints"]
 
 
+def test_a_method_aliased_in_a_class_body_links_its_callers(tmp_path):
+    """Review 22 #8: `forward = Base.forward` in a class body; `self.forward(...)` in the class's
+    methods calls it, and the site in `Base.forward` had no caller."""
+    recs = _index(tmp_path, {
+        "back/__init__.py": "",
+        "back/impl.py": """
+            class Base:
+                def forward(self, q, sink):
+                    if q is not None and sink is None:
+                        raise ValueError("prefill needs a sink")
+                    return q
+
+
+            class Radix:
+                forward = Base.forward
+
+                def run(self, q, sink):
+                    return self.forward(q, sink)
+            """,
+    })
+    assert recs["prefill needs a sink"]["errdex"]["callers"] == ["back.impl.Radix.run"]
+
+
 def test_entry_points_depth_reexport_and_module_level(tmp_path):
     recs = _index(tmp_path, {
         "chain/__init__.py": "from chain.deep import _f1 as top\n",

@@ -191,8 +191,8 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
             if target is None:
                 continue
             receiver = resolver.constructs(call, target)
-            if receiver is None and on_self and "." not in call[len(own) + 1:]:
-                receiver = ("self", own)
+            if receiver is None and on_self and "." not in call[len(own) + 1:] and call not in cb.aliases:
+                receiver = ("self", own)   # (a class-body alias runs another class's function on it)
             for one in target if target.__class__ is tuple else (target,):   # a class: `__init__`, `__post_init__`
                 if one == caller:
                     continue
@@ -325,10 +325,15 @@ class _CalleeResolver:
 
     def method(self, cls: str, name: str) -> str | None:
         """`name` as defined on `cls` or its nearest ancestor in the dataset."""
+        aliases = self.cb.aliases
         for owner in (cls, *self._ancestors(cls)):
             q = f"{owner}.{name}"
             if q in self.functions:
                 return q
+            if q in aliases:   # `forward = OtherBackend.forward` in the class body
+                ref = _resolve(self.cb, q, self.functions)
+                if ref in self.functions:
+                    return ref
         return None
 
     def _ancestors(self, cls: str) -> list[str]:

@@ -71,6 +71,8 @@ class FactsLoader:
             classes[c.qualname] = c
         for local, target in f.imports.items():
             aliases[f"{f.module}.{local}"] = target
+        for local, target in f.class_aliases.items():
+            aliases[f"{f.module}.{local}"] = target
         for h in f.helpers:
             helpers.setdefault(h.qualname, h)
         self.setters.real.update(f.setters)

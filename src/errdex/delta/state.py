@@ -88,7 +88,8 @@ def surface_digest(facts: FileFacts) -> bytes:
     # analysed: which functions raise themselves decides the exactness of sites past their calls elsewhere
     raising = raising_in(facts) if any(s.condition is not None for s in facts.sites) else ()
     surface = (facts.module, classes, sorted(facts.imports.items()), facts.exports, helpers, functions,
-               sorted(facts.string_constants.items()), facts.diagnostic is not None, factories, raising)
+               sorted(facts.string_constants.items()), facts.diagnostic is not None, factories, raising,
+               sorted(facts.class_aliases.items()))
     return hashlib.sha256(pickle.dumps(surface, 4)).digest()
 
 

@@ -48,6 +48,8 @@ class Codebase:
                 cb.classes[c.qualname] = c
             for local, target in f.imports.items():
                 cb.aliases[f"{f.module}.{local}"] = target
+            for local, target in f.class_aliases.items():
+                cb.aliases[f"{f.module}.{local}"] = target
             for h in f.helpers:
                 cb.helpers.setdefault(h.qualname, h)
             for name, text in f.string_constants.items():

@@ -428,11 +428,22 @@ class ModuleWalker:
             if d is not None:
                 bases.append(self._resolve(d))
         code = None
+        methods: set[str] = set()
         for s in stmt.body:
-            if (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                methods.add(s.name)
+            elif (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
                     and s.targets[0].id in _CODE_KWARGS and isinstance(s.value, ast.Constant)
                     and isinstance(s.value.value, (str, int)) and not isinstance(s.value.value, bool)):
                 code = str(s.value.value)
+            elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                    and isinstance(s.value, (ast.Name, ast.Attribute)):
+                # `forward = OtherBackend.forward`, `__call__ = run`: a method by another name (review 22 #8)
+                written = dotted_source(s.value)
+                if written is not None:
+                    target = f"{self.module}.{qual}.{written}" if written in methods else self._resolve(written)
+                    if "." in target:
+                        self.facts.class_aliases[f"{qual}.{s.targets[0].id}"] = target
         self.facts.classes.append(ClassFacts(f"{self.module}.{qual}", bases, code, *init_arguments(stmt)))
         self._note_constructor(stmt, qual)
         scope = _Scope(stmt, qual, "class", None, [])
