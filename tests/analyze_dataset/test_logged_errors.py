@@ -101,3 +101,13 @@ def test_a_word_before_a_colon_that_some_site_raises_is_not_a_printed_class(db):
     """`raise exception` makes `exception` a raised name; `hit an exception: boom` still reads whole."""
     (m, *_) = explain("Manager hit an exception: boom", db=db)
     assert (m.error_message, m.bindings) == ("Manager hit an exception: {traceback}", {"traceback": "boom"})
+
+
+def test_a_caught_failure_logged_then_gone_past_is_a_fallback(recs):
+    """Review 23 #2/#12: `except Exception: log...` then the code goes on without what failed was
+    told `propagate`; a log outside any handler passes on as it is."""
+    caught = recs["Manager hit an exception: {traceback}"]
+    assert caught["handlingStrategy"] == "fallback"
+    assert caught["errdex"]["provenance"]["handlingStrategy"] == "heuristic:strategy:reported-caught"
+    plain = recs["Scheduler died with code {state.code} on rank {rid}"]
+    assert plain["handlingStrategy"] == "propagate"

@@ -115,8 +115,9 @@ def handling_strategy(f: SiteFacts) -> tuple[str, str]:
 def _report_strategy(f: SiteFacts) -> tuple[str, str]:
     """A report's strategy: nothing is raised, so nothing is validated or caught (review 18: `validate`
     on 2,507 of 2,530 logs and warnings). One about the setup is answered by fixing it; one that says
-    the code falls back or retries describes what the code itself does; any other passes on to the
-    log as it is (`propagate`)."""
+    the code falls back or retries describes what the code itself does, as does one of a failure it
+    caught (the code goes on without what failed: a fallback); any other passes on to the log as it
+    is (`propagate`)."""
     if f.tag in _SETUP_TAGS:
         return "fix-configuration", f"strategy:reported-{f.tag}"
     words = f.message.lower()
@@ -126,6 +127,8 @@ def _report_strategy(f: SiteFacts) -> tuple[str, str]:
         return "fallback", "strategy:reported-fallback"
     if _RETRIES.search(words):
         return "retry", "strategy:reported-retry"
+    if f.cond.is_except:   # review 23 #2/#12: a caught failure logged, then the code goes on without it
+        return "fallback", "strategy:reported-caught"
     return "propagate", "strategy:reported-and-continues"
 
 
@@ -185,7 +188,8 @@ def _helper_words(f: SiteFacts) -> str:
     helper, check = f.helper_check
     path = code(f.cond.tree) if f.cond.tree is not None else ""
     where = f", on the path where `{path}` holds" if path and path != "True" and len(path) <= CONTEXT_SHOWN else \
-        (", once the conditions on its path hold (shown as code)" if path and path != "True" else "")
+        (", once the conditions on its path hold (written out under \"Raised when\", `errdex.condition`)"
+         if path and path != "True" else "")
     return f"through `{helper}`, when that helper's own check holds (`{check}`, over its own values){where}"
 
 
@@ -212,9 +216,10 @@ def documentation(f: SiteFacts) -> str:
         parts.append(f" when {f.said}{context_words(f.cond)}{loop_words(f)}{approx(f)}.")
         if f.cond.guards:
             parts.append(" It is reached only after the earlier checks in the function pass"
-                         " (the full condition is shown as code).")
+                         " (the full condition is written out under \"Raised when\", `errdex.condition`).")
         elif len(f.cond.context) > CONTEXT_SHOWN:
-            parts.append(" The full condition is shown as code.")
+            # review 23 #2/#18: "shown as code" read as the validationCode, which some records lack
+            parts.append(" The full condition is written out under \"Raised when\" (`errdex.condition`).")
     if f.cond.is_except and " raised `" not in f.said:
         for call, exc in raised_in(f.cond)[:1]:
             parts.append(f" It re-reports a failure: {call_words(call)} raised {exception_words(exc)}.")
