@@ -201,6 +201,23 @@ FILES = {
             def __setattr__(self, name, value):
                 raise AttributeError(f"Frozen.{name} cannot be set: the value is invalid here")
         """,
+    "app/waits.py": """
+        import time
+
+
+        def wait_ready(probe, timeout):
+            start = time.perf_counter()
+            while not probe():
+                if time.perf_counter() - start > timeout:
+                    raise TimeoutError(f"not ready after {timeout}s")
+                time.sleep(0.1)
+
+
+        def check_elapsed(start, timeout):
+            elapsed = time.time() - start
+            if elapsed > timeout:
+                raise TimeoutError("took too long")
+        """,
     "tests/test_core.py": """
         from app.core import configure
 
@@ -996,3 +1013,11 @@ def test_a_raise_in_a_try_else_needs_the_call_to_go_through(recs):
                                         " `ValueError`, and it returned instead")
     assert r["validationCode"] is None and r["exampleFix"] is None
     assert not any("raised(" in tip for tip in r["preventionTips"])
+
+
+@pytest.mark.parametrize("message", ["not ready after {timeout}s", "took too long"])
+def test_a_test_of_elapsed_time_gets_no_check_to_run_beforehand(recs, message):
+    """Review 23 #3: the replay set `start_time = time.perf_counter()` and compared at once, so it
+    always passed; how long the function's own wait takes no code run before the call knows."""
+    r = recs[message]
+    assert r["validationCode"] is None and r["exampleFix"] is None

@@ -40,6 +40,16 @@ _FIELDS = re.compile(r"\{([^{}]*)\}")
 _NAMES: dict[str, frozenset[str]] = {}
 
 
+#: A read of the clock (`time.perf_counter() - start > timeout`): how long the function's own wait
+#: took, which no code run before the call can know (review 23 #3: the replay set `start` and
+#: compared at once, so it always passed).
+_CLOCK = re.compile(r"(?<![\w.])(?:time\.)?(?:time|perf_counter|monotonic)(?:_ns)?\(\)")
+
+
+def reads_clock(text: str) -> bool:
+    return "()" in text and _CLOCK.search(text) is not None
+
+
 def names_in(expr: str) -> frozenset[str]:
     """Identifiers of an expression outside its string literals, and its attribute chains with their
     prefixes (`self.cfg.n`: `self.cfg`, `self.cfg.n`), which a feeding line may assign (cached per text)."""
@@ -351,8 +361,9 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
 
     `imports` (`errdex.moduleImports`): the import of each module-level name the function reads;
     those the code reads go first (review 21: `torch.cdiv` in a snippet that never imported torch)."""
-    if cond.own is None or cond.is_except or cond.constant is not None or "raised(" in cond.own_text:
-        return None   # whether a call raised no code tests but the call itself
+    if cond.own is None or cond.is_except or cond.constant is not None or "raised(" in cond.own_text \
+            or reads_clock(cond.own_text):
+        return None   # whether a call raised, or how long a wait took, no code tests but the call itself
     own = cond.own_text
     lines = []
     if not exact:
@@ -375,6 +386,8 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         lines.append(f"# assumes {which} {'did not raise' if len(calls) == 1 else 'raised'} {exc}"
                      f" ({function} does not reach the check otherwise)")
     used = names_in(own)
+    if feeding and any(reads_clock(line) for line in feeding_for(used, feeding)):
+        return None   # `elapsed = time.time() - start`: the own test reads how long the wait took
     shown_effects = [line for line in feeding_for(used | names_in(context or ""), feeding, loops=bool(loops))
                      if _effectful(line)] if feeding else []
     made = feeding

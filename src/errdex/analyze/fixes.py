@@ -22,6 +22,7 @@ from errdex.analyze.codegen import (
     loop_targets,
     names_in,
     plain_assignment,
+    reads_clock,
 )
 from errdex.analyze.condexpr import Condition, and_operand, nearest_conjuncts, negated_source, split_conjuncts
 from errdex.analyze.changed import reads_changed
@@ -292,8 +293,8 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     than the condition does.
     """
     if cond.own is None or cond.is_except or cond.constant is not None or function.endswith("<module>") \
-            or "raised(" in cond.own_text:   # whether a call raised, no caller can test before it
-        return None
+            or "raised(" in cond.own_text or reads_clock(cond.own_text):
+        return None   # whether a call raised, or how long its wait took, no caller can test before it
     bare = call.split("  #")[0]
     when = f"{cond.context} and {and_operand(cond.own, cond.own_text)}" if cond.context else cond.own_text
     guard, names = off_path(cond), f"# names as in {function}"
@@ -307,6 +308,8 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     if loops:   # then the locals of the loop headers it opens (`range(bs)`)
         guard = over_loops(guard, loops)
         guard = with_values(guard, feeding) if feeding else guard
+    if reads_clock(guard):
+        return None   # `elapsed` written as `time.time() - start`: a caller cannot know it beforehand
     changed = [c for c in changed or () if c not in restored]
     if changed and reads_changed(_guard_reads(guard) | _fed_reads(guard, feeding), changed):
         return None
