@@ -21,7 +21,7 @@ import pytest
 from .analyze_support import mismatches, site_path
 from errdex.analyze import trigger_condition
 from errdex.analyze.condexpr import call_words, describe, parse_condition, raised_in
-from errdex.analyze.flow import LOOP_REBINDS, NON_LITERAL_LOOP
+from errdex.analyze.flow import LOOP_REBINDS
 
 
 def _condition(source: str, site: int = 0):

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.analyze_dataset.sources import index_sources, records_by_message
+from tests.analyze_dataset.sources import fails_assert, index_sources, records_by_message
 
 FILES = {
     "shapes/__init__.py": "",
@@ -100,14 +100,6 @@ def importable(recs):
         del sys.modules[name]
 
 
-def _fails(code: str, **values) -> bool:
-    try:
-        exec(compile(code, "<validationCode>", "exec"), dict(values))
-    except AssertionError:
-        return True
-    return False
-
-
 def _raises(function, *args) -> bool:
     try:
         function(*args)
@@ -143,7 +135,7 @@ def test_the_snippet_imports_what_it_reads_and_fails_where_the_function_raises(
         assert line in code.splitlines(), code
     real = getattr(shapes.ops, function)
     for value in values:
-        assert _fails(code, **{param: value}) == _raises(real, value), (value, code)
+        assert fails_assert(code, **{param: value}) == _raises(real, value), (value, code)
 
 
 def test_a_parameter_named_like_an_import_is_no_import(recs):

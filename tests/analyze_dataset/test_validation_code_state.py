@@ -9,10 +9,11 @@ snippets are run here (the test's own code) against the methods they stand for.
 from __future__ import annotations
 
 import copy
+import textwrap
 
 import pytest
 
-from tests.analyze_dataset.sources import index_sources, records_by_message
+from tests.analyze_dataset.sources import fails_assert, index_sources, records_by_message
 
 FILES = {
     "ring/__init__.py": "",
@@ -49,30 +50,14 @@ def recs(tmp_path_factory):
     return records_by_message(index_sources(tmp_path_factory.mktemp("state"), FILES, "acme/ring"))
 
 
-def _fails(code: str, **values) -> bool:
-    try:
-        exec(compile(code, "<validationCode>", "exec"), dict(values))
-    except AssertionError:
-        return True
-    return False
+def _indexed_class(name: str):
+    """The class as the indexed file defines it (run here, by the test; the indexer never runs it)."""
+    namespace: dict = {}
+    exec(textwrap.dedent(FILES["ring/slots.py"]), namespace)   # noqa: S102
+    return namespace[name]
 
 
-class Ring:   # the indexed class, as the test wrote it
-    def __init__(self, size, start):
-        self.size = size
-        self.idx = start
-        self.slots = [None] * size
-
-    def claim(self, item):
-        self.idx = (self.idx + 1) % self.size
-        if self.slots[self.idx] is not None:
-            raise RuntimeError("slot taken")
-        self.slots[self.idx] = item
-
-    def grow(self, extra):
-        self.size += extra
-        if self.size > 8:
-            raise ValueError("ring too large")
+Ring = _indexed_class("Ring")
 
 
 def _raises(method, ring, *args) -> bool:
@@ -92,7 +77,7 @@ def test_a_store_on_the_object_is_replayed_into_a_local(recs):
             for i in taken:
                 ring.slots[i] = "x"
             before = (ring.idx, list(ring.slots))
-            assert _fails(code, self=ring, item="y") == _raises(Ring.claim, ring, "y"), (taken, start, code)
+            assert fails_assert(code, self=ring, item="y") == _raises(Ring.claim, ring, "y"), (taken, start, code)
             assert (ring.idx, ring.slots) == before   # the snippet left the object as it was
 
 
@@ -100,7 +85,7 @@ def test_an_augmented_store_reads_the_value_before_it(recs):
     code = recs["ring too large"]["validationCode"]
     for size, extra in ((4, 4), (4, 5), (8, 0), (9, -2)):
         ring = Ring(size, 0)
-        assert _fails(code, self=ring, extra=extra) == _raises(Ring.grow, ring, extra), (size, extra, code)
+        assert fails_assert(code, self=ring, extra=extra) == _raises(Ring.grow, ring, extra), (size, extra, code)
         assert ring.size == size
 
 
@@ -108,7 +93,7 @@ def test_a_constructor_check_runs_without_an_object(recs):
     code = recs["negative cap"]["validationCode"]
     assert "self." not in code and "self_cap = int(cap)" in code.splitlines(), code   # `cap` is the parameter
     for cap, raises in (("3", False), ("0", False), ("-1", True), (-5, True)):
-        assert _fails(code, cap=cap) is raises, (cap, code)
+        assert fails_assert(code, cap=cap) is raises, (cap, code)
 
 
 
@@ -126,4 +111,4 @@ def test_a_store_stays_on_the_object_when_the_object_itself_is_read():
         return ring.size <= ring.limit == limit
 
     for size, limit in ((4, 4), (4, 3), (8, 9)):
-        assert _fails(code, self=Ring(size, 0), limit=limit, within=within) is (size > limit), (size, limit, code)
+        assert fails_assert(code, self=Ring(size, 0), limit=limit, within=within) is (size > limit), (size, limit, code)

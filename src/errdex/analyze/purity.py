@@ -6,6 +6,7 @@ import ast
 import re
 
 from errdex.analyze.exprs import expr_key
+from errdex.extract.scope import dotted_source
 
 _PURE = "_errdex_pure"
 
@@ -121,7 +122,7 @@ def method_receivers(stmt: ast.stmt) -> frozenset[str]:
                 continue
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and not _READ_ONLY_METHOD.match(node.func.attr):
-                owner = _dotted(node.func.value)
+                owner = dotted_source(node.func.value)
                 if owner is not None:
                     names.add(owner)
             stack.extend(ast.iter_child_nodes(node))
@@ -141,17 +142,6 @@ _READ_ONLY_METHOD = re.compile(
     r"chunk|unbind|sum|mean|max|min|amax|amin|abs|any|all|eq|ne|lt|gt|le|ge|equal|allclose|norm|argmax|argmin|"
     r"nonzero|flip|roll|masked_fill|index_select|gather|matmul|mm|bmm|add|sub|mul|div|pow|exp|log|sqrt|sigmoid|"
     r"softmax|clamp|round|ceil|floor|sort|argsort|topk|cumsum|diff|unique|bincount|__len__|__contains__|__getitem__)$")
-
-
-def _dotted(node: ast.expr) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def expr_may_change_state(expr: ast.expr) -> bool:
