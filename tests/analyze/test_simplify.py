@@ -18,6 +18,9 @@ REWRITES = [
     ("not (m <= 8) and not (m >= 4)", "not m <= 8 and not m >= 4"),   # NaN meets it: not False
     ("not (len(x) > 5)", "len(x) <= 5"),   # an int on both sides: no NaN to keep
     ("not (len(x) > 5.0)", "not len(x) > 5.0"),
+    ("not (int(s) > 5)", "int(s) <= 5"),   # `int(...)` is an int, or raises
+    ("not (round(v) < 0)", "round(v) >= 0"),
+    ("not (round(v, 2) < 0)", "not round(v, 2) < 0"),   # with digits: a float, maybe NaN
     ("n > cap and n <= cap", "False"),   # no number meets both, and NaN fails both
     ("n > cap or n <= cap", "n > cap or n <= cap"),   # NaN meets neither: no tautology
     ("not (x is None)", "x is not None"),

@@ -141,7 +141,9 @@ def _count(side: ast.expr) -> bool:
         return side.value.__class__ is int
     if kind is ast.Call:
         func = side.func
-        return not side.keywords and (func.__class__ is ast.Name and func.id == "len"
+        # `int(x)` and one-argument `round(x)` give an int (or raise): review 23 #19, "or NaN" on `int(...)`
+        return not side.keywords and (func.__class__ is ast.Name and (func.id in ("len", "int") or
+                                                                     func.id == "round" and len(side.args) == 1)
                                       or func.__class__ is ast.Attribute and func.attr in _SIZE_METHODS)
     if kind is ast.Attribute:
         return side.attr == "ndim"
