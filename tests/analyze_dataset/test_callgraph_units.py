@@ -120,6 +120,35 @@ def test_a_method_aliased_in_a_class_body_links_its_callers(tmp_path):
     assert recs["prefill needs a sink"]["errdex"]["callers"] == ["back.impl.Radix.run"]
 
 
+def test_an_empty_caller_list_is_no_fact(tmp_path):
+    """Review 23: `callers: []` marked as a fact for a function a registry calls; no resolved call
+    is what the analysis knows, not that nothing calls it."""
+    recs = _index(tmp_path, {
+        "reg/__init__.py": "",
+        "reg/hooks.py": """
+            HOOKS = {}
+
+
+            def on_load(x):
+                if x < 0:
+                    raise ValueError("negative load")
+
+
+            def helper(x):
+                if x > 9:
+                    raise ValueError("too big")
+
+
+            def run(x):
+                HOOKS["load"] = on_load
+                return helper(x)
+            """,
+    })
+    hooked, called = recs["negative load"]["errdex"], recs["too big"]["errdex"]
+    assert hooked["callers"] == [] and hooked["provenance"]["callers"] == "heuristic:no-static-caller"
+    assert called["callers"] == ["reg.hooks.run"] and called["provenance"]["callers"] == "fact"
+
+
 def test_entry_points_depth_reexport_and_module_level(tmp_path):
     recs = _index(tmp_path, {
         "chain/__init__.py": "from chain.deep import _f1 as top\n",

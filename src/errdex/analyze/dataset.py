@@ -204,7 +204,9 @@ def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict,
                                  skip=skip)
         found = reach[key] = (callers, entry, BY_HANDLERS if met else "fact", sorted(skip))
     ex["callers"], ex["entryPoints"] = found[0][:], found[1][:]   # each record its own lists
-    prov["callers"] = "fact"
+    # review 23: "no caller" is what the static calls show, not that nothing calls it (a registry,
+    # a hook, a method called on an object whose class is not known)
+    prov["callers"] = "fact" if found[0] else NO_STATIC_CALLER
     prov["entryPoints"] = found[2]
     if found[3]:
         ex["unreachedFrom"] = found[3][:]
@@ -212,6 +214,8 @@ def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict,
     return found
 
 
+#: Provenance of an empty caller list: no call the analysis resolved, which is no proof of none.
+NO_STATIC_CALLER = "heuristic:no-static-caller"
 #: Provenance of entry points found past `try` blocks around calls: they hold for this class only.
 BY_HANDLERS = "fact:handlers"
 
