@@ -197,6 +197,9 @@ def _rec(msg, cls="ValueError", etype="exception", cond="x > 1", anc=()):
     (_rec("{what}: used {used} > capacity {cap}", "RuntimeError"), "resource-exhaustion"),
     (_rec("request-window workspace too small: {n} rows", "RuntimeError"), "resource-exhaustion"),
     (_rec("contiguous_segments requires a (1, 1) cluster"), "unsupported-configuration"),
+    # review 23 #2: a failing call named in `raised(...)` tests no shape
+    (_rec("Could not calculate audio duration: {e}", "RuntimeError",
+          cond="raised(load_audio(data), Exception) or raised(audio.shape[-1], Exception)"), "runtime-error"),
     (_rec("expects a two-dimensional weight_block_size, got {b}"), "shape-dtype-mismatch"),
 ])
 def test_taxonomy_rules(rec, tag):
