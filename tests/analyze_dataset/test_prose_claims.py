@@ -364,7 +364,9 @@ def test_the_rest_of_the_own_path_is_not_an_earlier_check(recs):
     # a real earlier check is still named as one, and the own test stands alone
     checked = recs["name is required"]
     assert checked["errdex"]["condition"] == "not n < 0 and not name"
-    assert "It is reached only after the earlier checks in the function pass" in checked["documentation"]
+    # review 23 #18: a few short earlier checks are named, not only pointed at
+    assert "It is reached only where the earlier checks in the function let it through: `not n < 0`." \
+        in checked["documentation"]
     assert checked["validationCode"].splitlines()[-1] == "assert name"
 
 

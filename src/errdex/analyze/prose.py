@@ -17,7 +17,7 @@ from errdex.analyze.codegen import binding_loop, feeding_for, names_in, one_line
 from errdex.analyze.advice import message_advice
 from errdex.analyze.condexpr import (
     CONTEXT_SHOWN, Condition, bounds, call_words, code, context_words, dispatch_types, exception_words, flag_named,
-    expected_raises, negate_code,
+    expected_raises, negate_code, split_conjuncts,
     raised_in,
     tests_types_on_the_way,
 )
@@ -193,6 +193,17 @@ def _helper_words(f: SiteFacts) -> str:
     return f"through `{helper}`, when that helper's own check holds (`{check}`, over its own values){where}"
 
 
+#: Earlier checks are named in the documentation when they are this short together.
+_NAMED_CHECKS = 160
+
+
+def _earlier_checks(guards: list[str]) -> list[str]:
+    """The conjuncts of the earlier checks that passed, when few and short enough to read (the
+    `not raised(...)` ones aside: the prose names a call that did not raise elsewhere); else none."""
+    named = [c for text in guards for c in split_conjuncts(text) if "raised(" not in c]
+    return named if named and sum(len(c) for c in named) <= _NAMED_CHECKS and len(named) <= 4 else []
+
+
 def documentation(f: SiteFacts) -> str:
     what = report_verb(f.error_type)
     if f.helper_check:
@@ -215,8 +226,13 @@ def documentation(f: SiteFacts) -> str:
     else:
         parts.append(f" when {f.said}{context_words(f.cond)}{loop_words(f)}{approx(f)}.")
         if f.cond.guards:
-            parts.append(" It is reached only after the earlier checks in the function pass"
-                         " (the full condition is written out under \"Raised when\", `errdex.condition`).")
+            named = _earlier_checks(f.cond.guards)
+            if named:   # review 23 #18: `quant_config is not None`, which decides the site, went unsaid
+                parts.append(" It is reached only where the earlier checks in the function let it through: "
+                             + ", ".join(f"`{c}`" for c in named) + ".")
+            else:
+                parts.append(" It is reached only after the earlier checks in the function pass"
+                             " (the full condition is written out under \"Raised when\", `errdex.condition`).")
         elif len(f.cond.context) > CONTEXT_SHOWN:
             # review 23 #2/#18: "shown as code" read as the validationCode, which some records lack
             parts.append(" The full condition is written out under \"Raised when\" (`errdex.condition`).")
