@@ -106,7 +106,10 @@ def test_template_with_literal_braces_and_regex_chars(extract):
 @pytest.mark.parametrize("code, template, shown", [
     ('assert n == 1, (f"cp size {n} should equal 1",)', "('cp size {n} should equal 1',)",
      str(AssertionError(("cp size 2 should equal 1",)))),
-    ('assert a == b, (a, b)', "({a!r}, {b!r})", str(AssertionError(((2, 3), "x")))),
+    # no text of its own: one placeholder, as any message is (brackets and commas alone would
+    # match every log line, and made scan 3x slower)
+    ('assert a == b, (a, b)', "{(a, b)}", str(AssertionError(((2, 3), "x")))),
+    ('assert a, (f"{a}", b)', '{(f"{a}", b)}', str(AssertionError(("1", 2)))),
     ('assert a, ("it\'s bad", n)', "(\"it's bad\", {n!r})", str(AssertionError(("it's bad", 7)))),
 ])
 def test_an_assert_tuple_message_is_the_text_python_shows(extract, code, template, shown):
