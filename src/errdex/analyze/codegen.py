@@ -447,10 +447,13 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
                              f" ({', '.join(f'`{name}`' for name in stored)}), leaving the object as it is", *code]
     if any("await " in line for line in lines[notes:] if not line.startswith("#")):
         _in_coroutine(lines, notes)   # review 17 P8: a top-level `await` does not compile
-    if imports:
-        needed = imports_needed(lines[notes:], imports)
+    names = code_names(lines[notes:])   # read once: for the imports and for the values to set
+    if imports and names is not None:
+        needed = imports_needed(lines[notes:], imports, names)
         lines[notes:notes] = needed
-    given = _values_to_set(lines[notes:], made, unfed, loops)
+        if needed:   # what they import is bound too
+            names = (names[0], names[1].union(*(_import_targets(line) for line in needed)), names[2])
+    given = _values_to_set(names, made, unfed, loops)
     if given:
         shown = ", ".join(f"`{name}`" for name in given)
         one = len(given) == 1
@@ -709,54 +712,58 @@ def _effect_call(line: str) -> str:
     return text.rstrip("(").rstrip() + "(...)"
 
 
-def imports_needed(code: list[str], imports: dict[str, str]) -> list[str]:
-    """The import lines for the module-level names `code` reads and does not bind, in the order
-    of the first read."""
+def code_names(code: list[str]) -> tuple[list[str], frozenset[str], frozenset[str]] | None:
+    """What code (comment lines aside) reads, in walk order, what it binds (assignments, imports),
+    and the parameters of its lambdas; None when it does not parse."""
     try:
         tree = ast.parse("\n".join(line for line in code if not line.startswith("#")))
     except SyntaxError:
-        return []
-    bound: set[str] = set()
+        return None
     read: list[str] = []
+    bound: set[str] = set()
+    params: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Load):
                 read.append(node.id)
             else:
                 bound.add(node.id)
-        elif isinstance(node, ast.alias):
+        elif isinstance(node, ast.alias):   # `import json` binds `json`
             bound.add(node.asname or node.name.partition(".")[0])
         elif isinstance(node, ast.arg):
-            bound.add(node.arg)
+            params.add(node.arg)
+    return read, frozenset(bound), frozenset(params)
+
+
+def imports_needed(code: list[str], imports: dict[str, str],
+                   names: tuple[list[str], frozenset[str], frozenset[str]] | None = None) -> list[str]:
+    """The import lines for the module-level names `code` reads and does not bind, in the order
+    of the first read (`names`: `code_names(code)`, when the caller has it)."""
+    names = names if names is not None else code_names(code)
+    if names is None:
+        return []
+    read, bound, params = names
     out: list[str] = []
     for name in read:
         line = imports.get(name)
-        if line is not None and name not in bound:
+        if line is not None and name not in bound and name not in params:
             out.extend(part for part in line.split("\n") if part not in out)
     return out
 
 
-def _values_to_set(code: list[str], feeding: list[str], unfed: list[str] | None,
-                   loops: list[str] | None) -> list[str]:
-    """Locals the code reads and never binds that the function makes before the check: unfed ones
-    (bound in a branch, a try, a with), those of feeding lines not shown (a container filled after
-    `= []`, a `with ... as` target) and those of loops around the site that are not shown."""
+def _values_to_set(names: tuple[list[str], frozenset[str], frozenset[str]] | None, feeding: list[str],
+                   unfed: list[str] | None, loops: list[str] | None) -> list[str]:
+    """Locals the code (`code_names` of it) reads and never binds that the function makes before the
+    check: unfed ones (bound in a branch, a try, a with), those of feeding lines not shown (a
+    container filled after `= []`, a `with ... as` target) and those of loops around the site that
+    are not shown."""
     made = set(unfed or ())
     for line in (*feeding, *(loops or ())):
         made |= loop_targets(line) if is_header(line) else assigned(line)
-    if not made:
+    if not made or names is None:
         return []
-    try:
-        tree = ast.parse("\n".join(line for line in code if not line.startswith("#")))
-    except SyntaxError:
-        return []
-    read, bound = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
-        elif isinstance(node, ast.alias):   # `import json` binds `json`
-            bound.add(node.asname or node.name.partition(".")[0])
-    return sorted((read - bound) & made)
+    read, bound, _ = names
+    return sorted((set(read) - bound) & made)
 
 
 def _in_loops(used: frozenset[str], context: frozenset[str], feeding: list[str]

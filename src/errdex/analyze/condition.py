@@ -447,19 +447,29 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 def _note_other_exits(walk: _PathWalk, loop: ast.For | ast.AsyncFor | ast.While, site: ast.AST) -> None:
     """Approximate when the loop's body may leave it anywhere but at the site (a raise, return
     or assert, or a `break` of this loop): a pass raises only once the earlier ones got through."""
-    for node in statements(loop.body):
-        if node is not site and isinstance(node, (ast.Raise, ast.Return, ast.Assert)):
-            break
-    else:
-        node = next((n for n in statements(loop.body, nested_loops=False) if isinstance(n, ast.Break)), None)
-        if node is None:
-            return
+    exits, first_break = memo(loop, "_errdex_loop_exits", _loop_exits)   # once per loop: its sites share it
+    node = next((n for n in exits if n is not site), first_break)
+    if node is None:
+        return
     passes = walk.flow.block_exits(loop.body)
     if _never(passes.next) and _never(passes.cont):
         return   # every pass leaves the loop (`if c == 0: break` then the raise): no earlier pass ran it
     header = f"{'async ' if isinstance(loop, ast.AsyncFor) else ''}for {node_text(loop.target)} in " \
              f"{node_text(loop.iter)}" if not isinstance(loop, ast.While) else f"while {node_text(loop.test)}"
     walk.note(EARLIER_PASSES.format(loop=_short(header), line=node.lineno))
+
+
+def _loop_exits(loop: ast.For | ast.AsyncFor | ast.While) -> tuple[tuple[ast.stmt, ...], ast.stmt | None]:
+    """The raises, returns and asserts of a loop's body (nested loops' included, up to two: one
+    besides a site is all `_note_other_exits` asks for), and its first `break` of this loop."""
+    exits: list[ast.stmt] = []
+    for node in statements(loop.body):
+        if isinstance(node, (ast.Raise, ast.Return, ast.Assert)):
+            exits.append(node)
+            if len(exits) == 2:
+                break
+    first_break = next((n for n in statements(loop.body, nested_loops=False) if isinstance(n, ast.Break)), None)
+    return tuple(exits), first_break
 
 
 def _never(test: ast.expr) -> bool:

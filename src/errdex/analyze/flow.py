@@ -45,7 +45,7 @@ from errdex.analyze.purity import (
 )
 from errdex.analyze.raised import raised_condition
 from errdex.analyze.simplify import FALSE, TRUE, conjoin, disjoin, is_const, negate, simplify
-from errdex.extract.scope import dotted_source
+from errdex.extract.scope import argument_names, dotted_source
 
 #: Calls that never return: they end the process, or raise to end a test (`pytest.skip`).
 NO_RETURN_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort",
@@ -392,10 +392,7 @@ class FlowAnalyzer:
         found = self._own
         if found is None:
             args, body = self._scope_parts or (None, None)
-            names = set()
-            if args is not None:
-                names |= {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-                names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+            names = set(argument_names(args))
             for child in body or ():
                 names |= self.bound(child)
             found = self._own = frozenset(names)

@@ -14,7 +14,7 @@ import ast
 from collections.abc import Iterator
 
 from errdex.analyze.source import walrus_free
-from errdex.extract.scope import dotted_source
+from errdex.extract.scope import argument_names, dotted_source
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 #: Statements that bind no name and hold no block (see `own_bindings`).
@@ -168,11 +168,7 @@ def read_chains(expr: ast.AST) -> set[str]:
 
 def parameter_names(scope: ast.AST) -> frozenset[str]:
     """The names a function's parameters bind (none for a module or class body)."""
-    args = getattr(scope, "args", None)
-    if args is None:
-        return frozenset()
-    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    return frozenset(names | {a.arg for a in (args.vararg, args.kwarg) if a is not None})
+    return argument_names(getattr(scope, "args", None))
 
 
 def text_reads(texts) -> frozenset[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from errdex.extract.scope import resolve_relative
+from errdex.extract.scope import argument_names, resolve_relative
 
 #: Identifiers that are no attribute's or keyword argument's name, and outside string literals.
 _ROOT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\b(?!\s*=[^=])")
@@ -83,11 +83,7 @@ def function_bound(scope: ast.AST) -> frozenset[str]:
     found = getattr(scope, "_errdex_all_bound", None)
     if found is not None:
         return found
-    names: set[str] = set()
-    args = getattr(scope, "args", None)
-    if args is not None:
-        names.update(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
-        names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    names: set[str] = set(argument_names(getattr(scope, "args", None)))
     stack: list = list(getattr(scope, "body", ()))
     while stack:
         node = stack.pop()

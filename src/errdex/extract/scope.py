@@ -80,6 +80,14 @@ def resolve_relative(module: str, is_package: bool, level: int, target: str | No
     return ".".join(base)
 
 
+def argument_names(args: ast.arguments | None) -> frozenset[str]:
+    """The names a function's parameters bind (`*args` and `**kwargs` included)."""
+    if args is None:
+        return frozenset()
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    return frozenset(names | {a.arg for a in (args.vararg, args.kwarg) if a is not None})
+
+
 def collect_imports(stmt: ast.Import | ast.ImportFrom, module: str, is_package: bool, out: dict[str, str]) -> None:
     """Record local name -> dotted target for one import statement."""
     if isinstance(stmt, ast.Import):
