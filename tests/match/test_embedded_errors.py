@@ -204,3 +204,38 @@ def test_scan_agrees_on_the_cut_rendering(built, tmp_path):
     log.write_text("INFO ok\n" + CUT_BUILT + "\nINFO ok\n")
     report = scan(str(log), context=built)
     assert [(m.line_number, m.confidence, m.log_line) for m in report.occurrences] == [(2884, "high", 2)]
+
+
+log_ctx = both_engines(lambda: [
+    make_record("[Diffusion BCG]   differing fields (serving vs captured): {diffs[:8]}", error_class="logger.warning",
+                error_type="log", file_path="acme/graphs/runner.py", line=375, function="replay"),
+    make_record("Client went away while streaming (kind {kind}). Dropping request {rid}",
+                file_path="acme/serve/streams.py", line=2070, function="stream"),
+])
+
+
+def test_a_logged_template_keeps_its_wide_whitespace_in_a_scanned_log(log_ctx, tmp_path):
+    """A log line prints the template's three spaces as they are: the line is found at its
+    site (it was missed when the template's whitespace was looked for as one space)."""
+    from errdex.match import scan
+
+    log = tmp_path / "run.log"
+    log.write_text("2026-01-01 12:00:00 INFO worker: warmup done\n"
+                   "2026-01-01 12:00:01 WARNING worker: [Diffusion BCG]   differing fields (serving vs captured):"
+                   " ['height', 'width']\n"
+                   "2026-01-01 12:00:02 WARNING worker: [Diffusion BCG] differing fields (serving vs captured): x\n")
+    found = [(m.log_line, m.line_number) for m in scan(log, context=log_ctx).occurrences]
+    assert found == [(2, 375), (3, 375)]
+
+
+@pytest.mark.parametrize("label", ["worker", "sglang.srt.managers.scheduler", "uvicorn.error"])
+def test_a_logger_name_before_a_whole_rendering_is_a_label_and_high(log_ctx, label):
+    (m,) = explain(f"2026-01-01 12:00:00 ERROR {label}: Client went away while streaming (kind 3)."
+                   " Dropping request rid='a1'", context=log_ctx)
+    assert (m.line_number, m.confidence) == (2070, "high")
+
+
+@pytest.mark.parametrize("label", ["Oops", "pkg.Oops"])
+def test_a_capitalised_label_may_be_a_class_and_stays_low(log_ctx, label):
+    (m,) = explain(f"{label}: Client went away while streaming (kind 3). Dropping request rid='a1'", context=log_ctx)
+    assert (m.line_number, m.confidence) == (2070, "low")

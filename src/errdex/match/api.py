@@ -48,12 +48,12 @@ class IndexMissingError(ErrdexError):
     """No index file where one was expected; distinct from "nothing matched" (1)."""
 
     exit_code = 2
-_SLIM_VERSION = "17"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
+_SLIM_VERSION = "18"  # 5: the engine snapshot holds the prefilter database; 6: records in one blob; 8: bare table;
 # 9: per-literal line pieces; 10: the records blob follows the marshalled header, mapped, not read;
 # 11: the header holds the key its file name spreads; 12: the engine's size (databases loaded on first use);
 # 13: the class names the records raise; 14: the line-regex and prefix databases after the header;
 # 15: the prefix targets packed; 16: the record index's tables; 17: the prefilter database,
-# targets and line pieces after the header
+# targets and line pieces after the header; 18: line pieces end at wide whitespace
 
 
 @dataclass(slots=True)

@@ -26,6 +26,8 @@ PREFIX_KEY_LEN = 16
 PREFIX_MIN_CHUNK = 8
 
 _WS = re.compile(r"\s+")
+#: Whitespace a log line prints as it is, not as one space: two or more, or a tab or newline.
+_WIDE_SPACE = re.compile(r"\s{2,}|[^\S ]")
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 
 
@@ -178,8 +180,10 @@ def line_regex(chunks: list[str]) -> str:
 
 
 def line_chunks(chunks: list[str]) -> list[str]:
-    """The literal pieces `line_regex` looks for, in order, each whitespace run as
-    one space: the regex is these joined by `.+?` (see `line_has`)."""
+    """The literal pieces `line_regex` looks for, in order: the regex is these joined
+    by `.+?` (see `line_has`). A raw log line keeps the template's whitespace, so a
+    piece holds single spaces only: a wider run (`[BCG]   differing`, a tab, a newline)
+    ends it, and the `.+?` after it stands for the run as printed."""
     inner = list(chunks)
     if len(inner) > 1 and inner[0] == "":
         inner = inner[1:]
@@ -187,7 +191,8 @@ def line_chunks(chunks: list[str]) -> list[str]:
         inner = inner[:-1]
     inner[0] = inner[0].lstrip()
     inner[-1] = inner[-1].rstrip()   # after the lstrip: a one-chunk template loses both edges
-    return [_WS.sub(LINE_SPACE, c) for c in inner]
+    pieces = [p for c in inner for p in _WIDE_SPACE.split(c) if p]
+    return pieces or [""]
 
 
 def line_has(line: bytes, pieces: tuple[bytes, ...]) -> bool:
@@ -222,14 +227,14 @@ def prefix_key(chunks: list[str]) -> str:
 
 
 def line_literal(chunks: list[str]) -> str:
-    """The longest literal chunk as `line_regex` looks for it (whitespace runs as one
-    space), stripped: every line the line regex matches contains it verbatim.
+    """The longest of the pieces `line_regex` looks for (`line_chunks`), stripped: every
+    line the line regex matches contains it verbatim.
 
     Long chunks with their inner spaces (`must be divisible by`) are rare in
     ordinary log lines, unlike single words (`token`, `model`), so a database
     of these literals flags few lines and scans at literal-matcher speed.
     """
-    return max((_WS.sub(" ", c).strip() for c in chunks), key=len, default="")
+    return max((p.strip() for p in line_chunks(chunks)), key=len, default="")
 
 
 def longest_token(text: str) -> str:
@@ -318,21 +323,24 @@ WRAPPER_LABEL_MAX = 60
 #: <message>`): the generic word, which names no Python class (an index raising a class of
 #: that name has it split off as the class first, see `resolve.printed_class_of`).
 GENERIC_LABELS = frozenset({"Error", "error"})
+#: A label that names a logger (`%(name)s: %(message)s`), not a class: its last part starts lower case.
+_LOGGER_NAME = re.compile(r"(?:[A-Za-z_][\w-]*\.)*[a-z_][\w-]*")
 
 
 def wrapped_start(chunks: list[str], message: str) -> int | None:
     """Where a whole rendering of the template begins inside the normalised message when
     all that precedes it is a short label of several words ending in ': ' (`Error in
-    request: <message>`, how servers log an exception they caught), or the generic word
-    `Error: `, else None. Another single word before ': ' reads as a class name, which
-    class agreement decides, not this."""
+    request: <message>`, how servers log an exception they caught), the generic word
+    `Error: ` or a logger's name (`worker: `, `sglang.srt.managers: `: its last part lower
+    case), else None. Another single word before ': ' (`Oops: `) reads as a class name,
+    which class agreement decides, not this."""
     first = chunks[0] if chunks else ""
     if not first:
         return None
     at = message.find(first, 2)
     while 0 < at <= WRAPPER_LABEL_MAX + 2:
         label = message[:at - 2].strip()
-        if message[:at].endswith(": ") and (" " in label or label in GENERIC_LABELS):
+        if message[:at].endswith(": ") and (" " in label or label in GENERIC_LABELS or _LOGGER_NAME.fullmatch(label)):
             placed = place_template(chunks, message[at:])
             if placed is not None and placed[0] == "full":
                 return at
