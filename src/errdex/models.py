@@ -162,8 +162,9 @@ class ErrorSite:
     #: an assert whose own test reads parameters of its function and no other local (`self` aside):
     #: it checks what its caller passed, an input, not a state the function assumes
     checks_args: bool = False
-    #: digest of what the local analysis read (its function's text, the site's place in it and its
-    #: placeholders): a later version of the file reuses the analysis of a site with the same key
+    #: digest of what the local analysis read (its function's text up to the end of the body statement
+    #: holding the site, the function's summaries, the site's place and its placeholders: `analyze.reuse`):
+    #: a later version of the file reuses the analysis of a site with the same key
     analysis_key: bytes = b""
     #: parameters whose literal default the path refutes (`analyze.optional_args`): a call must pass them
     optional_args: dict[str, dict] = field(default_factory=dict)

@@ -1,4 +1,5 @@
-"""A later version reuses the local analysis of the sites in functions it did not change."""
+"""A later version reuses the local analysis of the sites whose function it did not change up to
+the statement holding them."""
 
 import textwrap
 
@@ -20,6 +21,7 @@ LOADER_V1 = textwrap.dedent('''
 
 
     def load(path, strict=True):
+        check_path(path)
         try:
             with open(path) as fh:
                 data = json.load(fh)
@@ -37,7 +39,8 @@ LOADER_V1 = textwrap.dedent('''
         return x * factor
 ''')
 
-# Two lines added above `load` (its lines move down by 2); `scale` gets a new check before its assert.
+# Two lines added above `load` (its lines move down by 2, and the line its sites' reasons name,
+# `check_path(...)`'s, with them); `scale` gets a new check between its first raise and its assert.
 LOADER_V2 = "# loaders\n# (reformatted)\n" + LOADER_V1.replace(
     '    assert x is not None, "x is None"\n',
     '    if factor > 64:\n        raise ValueError(f"factor {factor} over 64")\n'
@@ -70,11 +73,16 @@ def test_unchanged_function_keeps_its_analysis_and_moves_its_handler_lines(tmp_p
     assert sorted(by_line) == sorted(s.line for s in fresh.sites)
     scale_lines = sorted(s.line for s in after.sites if s.function == "scale")
     assert len(scale_lines) == 3 and len(after.sites) == 5
-    assert sorted(analyzed) == scale_lines          # only the changed function is analyzed again
-    assert reusing.reused == 2
+    # Only the sites at or after the edit are analyzed again: `scale`'s first raise comes before it.
+    assert sorted(analyzed) == scale_lines[1:]
+    assert reusing.reused == 3
     for site in fresh.sites:
         for name in RESULT_FIELDS:
             assert getattr(by_line[site.line], name) == getattr(site, name), (site.line, name)
+    # The reasons name `check_path(...)`'s line, which moved down with the function.
+    moved = _line(LOADER_V2, "    check_path(path)")
+    assert moved == _line(LOADER_V1, "    check_path(path)") + 2
+    assert all(f"(line {moved})" in by_line[s.line].condition_reason for s in after.sites if s.function == "load")
     # The KeyError is raised in the try body: its handler's line moved down with the function.
     key_error = by_line[_line(LOADER_V2, '            raise KeyError(f"{path} has no version")')]
     assert [h[0] for h in key_error.handlers] == [_line(LOADER_V2, "    except OSError as exc:")]
@@ -105,7 +113,7 @@ def test_second_version_in_one_file_analyzes_only_changed_functions_and_matches_
     scale = [_line(LOADER_V2, code) for code in ('        raise ValueError(f"factor {factor} must be positive")',
                                                  '        raise ValueError(f"factor {factor} over 64")',
                                                  '    assert x is not None, "x is None"')]
-    assert sorted(line for _, line in counted) == scale   # `load`'s two sites are reused
+    assert sorted(line for _, line in counted) == scale[1:]   # `load`'s two sites and the edit's first are reused
     counted.clear()
     alone = tmp_path / "alone.db"
     index_source(str(src), alone, repo=REPO, version="2", jobs=1)
@@ -123,3 +131,25 @@ def test_second_version_in_one_file_analyzes_only_changed_functions_and_matches_
         mine, theirs = got[line]["errdex"], record["errdex"]
         for key in ("condition", "conditionExact", "feeding", "callers", "entryPoints", "provenance"):
             assert mine.get(key) == theirs.get(key), (line, key)
+
+
+def test_an_edit_after_a_site_keeps_its_analysis_but_not_a_change_to_what_the_function_binds(tmp_path):
+    """What follows the statement holding a site does not decide its analysis, except through the
+    function's summaries: a name bound below (here `limit`) makes the site's test read a local."""
+    v1 = textwrap.dedent('''
+        def admit(n, limit):
+            if n > limit:
+                raise ValueError(f"{n} over {limit}")
+            return n
+    ''')
+    below = v1.replace("    return n\n", "    print(n)\n    return n\n")
+    rebinds = v1.replace("    return n\n", "    limit = 0\n    return n\n")
+    src = write_files(tmp_path / "src", {"pkg/__init__.py": "", "pkg/loader.py": v1})
+    before = _extract(src, ReusingAnalyzer(analyze_site))
+    for text, reused in ((below, 1), (rebinds, 0)):
+        write_files(src, {"pkg/loader.py": text})
+        reusing = ReusingAnalyzer(analyze_site, before.sites)
+        (site,) = _extract(src, reusing).sites
+        (fresh,) = _extract(src, analyze_site).sites
+        assert reusing.reused == reused
+        assert [getattr(site, name) for name in RESULT_FIELDS] == [getattr(fresh, name) for name in RESULT_FIELDS]

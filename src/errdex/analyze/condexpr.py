@@ -282,6 +282,11 @@ def analysing(scope: ast.AST | None) -> None:
     _ANALYSING[0] = scope
 
 
+def function_sets(scope: ast.AST) -> frozenset[str]:
+    """`set_names_of`, once per function."""
+    return memo(scope, _SETS, set_names_of)
+
+
 def set_names_of(scope: ast.AST) -> frozenset[str]:
     """Names every binding of which in the function's statements (outside nested definitions) is
     a set: a set display or call (`_set_syntax`), or a set annotation; parameters so annotated.
@@ -331,7 +336,7 @@ def set_like(node: ast.expr) -> bool:
     """A set by its syntax, or a name of the analysed function that holds one."""
     if node.__class__ is ast.Name:
         scope = _ANALYSING[0]
-        return scope is not None and node.id in memo(scope, _SETS, set_names_of)
+        return scope is not None and node.id in function_sets(scope)
     return _set_syntax(node, set_like)
 
 

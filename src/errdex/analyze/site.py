@@ -62,7 +62,7 @@ def _analyze(scope: ast.AST, path: list, site: ErrorSite) -> None:
     if cond.guard and in_function:
         site.unfed = _unfed_locals(scope, cond.guard, site.feeding, site.loops)
         if site.unfed:   # a local import is no value to set: the snippet imports it too
-            imports = memo(scope, "_errdex_imports", _local_imports)
+            imports = memo(scope, "_errdex_imports", local_imports)
             wanted = [imports[name] for name in site.unfed if name in imports]
             if wanted:
                 site.unfed = [name for name in site.unfed if name not in imports]
@@ -96,7 +96,7 @@ def _unfed_locals(scope: ast.FunctionDef | ast.AsyncFunctionDef, guard: str, fee
         reads -= loop_targets(header)
     if not reads:
         return []
-    bound = memo(scope, "_errdex_bound", _bound_in)   # once per function: its sites share it
+    bound = memo(scope, "_errdex_bound", bound_in)   # once per function: its sites share it
     found = reads & bound
     if found:   # an attribute's name is no local (review 18: `model_path` of `case.server_args.model_path`)
         found &= root_names_in(guard).union(*(root_names_in(line) for line in feeding))
@@ -124,11 +124,11 @@ def _comprehension_targets(texts) -> set[str]:
     return out
 
 
-def _bound_in(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+def bound_in(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     return block_bound_names(scope.body)
 
 
-def _local_imports(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+def local_imports(scope: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
     """Each name an `import` inside the function binds (not in a nested def), with that import
     written for it alone (`from a import b as c`); a name imported twice, differently, is left out."""
     found: dict[str, str] = {}
@@ -174,7 +174,7 @@ def _checks_arguments(scope: ast.FunctionDef | ast.AsyncFunctionDef, guard: str)
     params = parameter_names(scope) - {"self", "cls"}
     if read.isdisjoint(params) or "self" in read or "cls" in read:
         return False
-    own = memo(scope, "_errdex_bound", _bound_in)
+    own = memo(scope, "_errdex_bound", bound_in)
     return read.isdisjoint(own - params)
 
 
