@@ -49,7 +49,7 @@ def analysis_key(scope: ast.AST, site: ErrorSite, lines: list[str], texts: dict[
     if own is None:
         body = "\n".join(lines[scope.lineno - 1:end])
         digest = hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=16)
-        digest.update(_summary(scope))
+        digest.update(memo(scope, "_errdex_summary", _summary))
         own = texts[(id(scope), end)] = digest.digest()
     holes = "\0".join(s.expr for s in site.message.segments if isinstance(s, Placeholder))
     where = f"{site.line - scope.lineno}\0{holes}".encode("utf-8", "surrogatepass")
@@ -67,8 +67,8 @@ def _top_end(scope: ast.AST, path: list | tuple) -> int:
 
 
 def _summary(scope: ast.AST) -> bytes:
-    """What the analysis reads of the whole function besides the text before the site (memoised on
-    the function as the analysis memoises them, so an analysed site pays nothing more)."""
+    """What the analysis reads of the whole function besides the text before the site, once per
+    function (its parts memoised as the analysis memoises them, so an analysed site pays nothing more)."""
     bound = memo(scope, "_errdex_bound", bound_in)
     imports = memo(scope, "_errdex_imports", local_imports)
     sets = function_sets(scope)
