@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "120"
+EXTRACTOR_VERSION = "121"
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +238,9 @@ class FunctionFacts:
     # Functions it passes as values to a call, which may run them (`asyncio.to_thread(f, x)`,
     # `Thread(target=self.loop)`, `pool.submit(work)`), resolved as `calls` are.
     passes: list[str] = field(default_factory=list)
+    # Methods it calls through `super().name(...)` (names, sorted): the parent's method runs on this
+    # function's instance, and a parent's method it overrides still runs when it calls that one.
+    supers: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -763,3 +763,93 @@ def test_a_damaged_record_of_the_callers_read_takes_the_full_path(tmp_path):
     core.write_text(core.read_text() + "\n# touched\n")
     again = index_source(str(src), db, jobs=1, repo="o/plan", version="1")
     assert not again.in_place and again.records == 2
+
+
+DISPATCH = {
+    "ops/__init__.py": "",
+    "ops/custom.py": """
+        class CustomOp:
+            def forward(self, x):
+                return self.forward_npu(x)
+
+            def forward_npu(self, x):
+                return self.forward_native(x)
+
+            def forward_native(self, x):
+                return x
+
+
+        class Rotary(CustomOp):
+            def forward_npu(self, x):
+                return x + 1
+
+            def forward_native(self, x):
+                if x is None:
+                    raise ValueError("rotary needs x")
+                return x
+
+
+        class Scaled(CustomOp):
+            def forward_npu(self, x):
+                # a comment that says super().forward_npu(x) calls nothing
+                return super().forward_npu(x) * 2
+
+            def forward_native(self, x):
+                if x is None:
+                    raise ValueError("scaled needs x")
+                return x
+
+
+        class Named(CustomOp):
+            def forward_npu(self, x):
+                return CustomOp.forward_npu(self, x)
+
+            def forward_native(self, x):
+                if x is None:
+                    raise ValueError("named needs x")
+                return x
+
+
+        class Plain(CustomOp):
+            def __init__(self, n):
+                super().__init__()
+                if n < 0:
+                    raise ValueError("n below zero")
+
+            def forward_native(self, x):
+                if x is None:
+                    raise ValueError("plain needs x")
+                return x
+
+
+        class Base:
+            def __init__(self, size):
+                if size <= 0:
+                    raise ValueError("size must be positive")
+
+
+        class Child(Base):
+            def __init__(self, size, name):
+                super(Child, self).__init__(size)
+                self.name = name
+        """,
+}
+
+
+def test_a_base_method_a_subclass_overrides_is_no_caller_of_its_overrides(tmp_path):
+    """Review 24 #1/#2: `CustomOp.forward_npu` calls `self.forward_native()`, but `Rotary` overrides
+    `forward_npu` itself, so the base one never runs on a `Rotary`: no caller of its `forward_native`.
+    An override that calls `super().forward_npu(...)` runs the base one on its instance: it stays."""
+    recs = _index(tmp_path, DISPATCH)
+    assert "ops.custom.CustomOp.forward_npu" not in recs["rotary needs x"]["errdex"]["callers"]
+    assert recs["scaled needs x"]["errdex"]["callers"] == ["ops.custom.CustomOp.forward_npu"]
+    assert recs["plain needs x"]["errdex"]["callers"] == ["ops.custom.CustomOp.forward_npu"]
+    assert recs["named needs x"]["errdex"]["callers"] == ["ops.custom.CustomOp.forward_npu"]
+
+
+def test_super_calls_make_the_parent_method_called_by_the_override(tmp_path):
+    """`super().__init__(size)` in `Child.__init__` runs `Base.__init__` on a `Child`: its caller,
+    and constructing a `Child` is a way to the base's check."""
+    recs = _index(tmp_path, DISPATCH)
+    assert recs["size must be positive"]["errdex"]["callers"] == ["ops.custom.Child.__init__"]
+    assert "ops.custom.Child.__init__" in recs["size must be positive"]["errdex"]["entryPoints"]

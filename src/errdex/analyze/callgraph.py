@@ -177,6 +177,7 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
         caller = fn.qualname
         chains_of = fn.guarded
         own = fn.cls
+        method = caller[len(own) + 1:] if own is not None else ""
         for call in fn.calls:
             target = known.get(call, False)
             if target is False:
@@ -184,7 +185,10 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
             on_self = own is not None and call.startswith(own) and call[len(own):len(own) + 1] == "."
             if on_self:
                 # `self.m()`: on an instance of a subclass, its override runs
-                more = resolver.overrides(own, call[len(own) + 1:])
+                name = call[len(own) + 1:]
+                more = resolver.overrides(own, name)
+                if more:   # not on an instance whose class overrides the caller itself (review 24 #1/#2)
+                    more = tuple(t for t in more if not resolver.shadows(t[:-len(name) - 1], own, method))
                 if more:
                     target = more if target is None else (
                         *(target if target.__class__ is tuple else (target,)), *more)
@@ -205,6 +209,12 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
                     any_receiver.add((one, caller))
                 else:
                     receivers.setdefault((one, caller), set()).add(receiver)
+        for name in fn.supers:   # `super().m()`: the parent's `m`, on this method's instance
+            one = resolver.method(own, name, inherited_only=True) if own in cb.classes else None
+            if one is not None and one != caller:
+                callers_of.setdefault(one, set()).add(caller)
+                open_edges.add((one, caller))
+                receivers.setdefault((one, caller), set()).add(("self", own))
         for passed in fn.passes:
             one = resolver.passed(passed)
             if one is not None and one != caller:
@@ -323,10 +333,11 @@ class _CalleeResolver:
             return init
         return post if init is None else (init, post)
 
-    def method(self, cls: str, name: str) -> str | None:
-        """`name` as defined on `cls` or its nearest ancestor in the dataset."""
+    def method(self, cls: str, name: str, inherited_only: bool = False) -> str | None:
+        """`name` as defined on `cls` or its nearest ancestor in the dataset (`inherited_only`:
+        on an ancestor, as `super().name` finds it)."""
         aliases = self.cb.aliases
-        for owner in (cls, *self._ancestors(cls)):
+        for owner in self._ancestors(cls) if inherited_only else (cls, *self._ancestors(cls)):
             q = f"{owner}.{name}"
             if q in self.functions:
                 return q
@@ -335,6 +346,22 @@ class _CalleeResolver:
                 if ref in self.functions:
                     return ref
         return None
+
+    def shadows(self, cls: str, base: str, name: str) -> bool:
+        """Whether an instance of `cls` (a subclass of `base`) never runs `base.name` as its own `name`:
+        `cls` or a class between them defines `name` again without calling `super().name(...)` or
+        `base.name(self, ...)`."""
+        caller = f"{base}.{name}"
+        for owner in (cls, *self._ancestors(cls)):
+            if owner == base or base not in self._ancestors(owner):
+                continue   # `base` itself, or a class beside the line from `cls` up to it
+            q = f"{owner}.{name}"
+            fn = self.functions.get(q)
+            if fn is not None and name not in fn.supers and caller not in fn.calls:
+                return True
+            if fn is None and q in self.cb.aliases and _resolve(self.cb, q, self.functions) != caller:
+                return True   # `forward_npu = forward_cuda` in the class body
+        return False
 
     def _ancestors(self, cls: str) -> list[str]:
         found = self.ancestors.get(cls)

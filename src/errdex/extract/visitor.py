@@ -53,6 +53,8 @@ _LOG_METHODS = LOGGER_METHODS | {"append", "write", "extend", "add"}
 # dropped by `_DOTTED`, which makes the result that of
 # `(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*\(` on the forward text.
 _CALL_REVERSED = re.compile(r"\(\s*([\w.]++)")
+#: `super().name(`, or `super(Cls, self).name(` (taken as the enclosing class's parent).
+_SUPER_CALL = re.compile(r"\bsuper\(\s*(?:[\w.]+\s*,\s*\w+\s*)?\)\s*\.\s*([A-Za-z_]\w*)\s*\(")
 #: At most this many resolved calls on the way are kept per site: the first ones.
 MAX_EARLIER_CALLS = 40
 #: A string literal within one line (prefixes and f-strings included): its text is no code.
@@ -203,9 +205,9 @@ class ModuleWalker:
             return " ".join(seg.split()) if "\n" in seg else seg
         return text
 
-    def _calls_in(self, node: ast.AST) -> tuple[list[str], list[str]]:
-        """Names this function calls, and the functions it passes as values (`FunctionFacts.passes`),
-        resolved through imports and `self`.
+    def _calls_in(self, node: ast.AST) -> tuple[list[str], list[str], list[str]]:
+        """Names this function calls, the functions it passes as values (`FunctionFacts.passes`),
+        resolved through imports and `self`, and the methods it calls on `super()` (`FunctionFacts.supers`).
 
         A regex over the function's source lines (excluding the `def` line),
         not an AST walk: a full walk of every expression costs as much as
@@ -231,7 +233,8 @@ class ModuleWalker:
             resolved = self._callee(reversed_name, local, cls)
             if resolved is not None and not (texts and _only_in_text(reversed_name[::-1], segment)):
                 out.add(resolved)
-        return sorted(out), self._passed_in(segment, local, out)
+        supers = _super_calls(segment, texts) if cls is not None and "super(" in segment else []
+        return sorted(out), self._passed_in(segment, local, out), supers
 
     def _callee(self, reversed_name: str, local: dict[str, str], cls: str | None) -> str | None:
         """A called name (written backwards, as `_CALL_REVERSED` finds it) resolved: a function
@@ -403,13 +406,13 @@ class ModuleWalker:
         self.scopes.append(scope)
         function = None
         if self.want_calls:   # only the call graph (analysis) reads functions
-            calls, passes = self._calls_in(stmt)
+            calls, passes, supers = self._calls_in(stmt)
             function = FunctionFacts(
                 f"{self.module}.{qual}", stmt.lineno, calls,
                 not any(part.startswith("_") for part in qual.split(".")),
                 f"{self.module}.{cls}" if cls else None,
                 _binding(stmt, cls is not None, self.lines, any(b.endswith(_AUTOGRAD) for b in outer.bases)),
-                passes=passes)
+                passes=passes, supers=supers)
             self.facts.functions.append(function)
         saved = self.path
         self.path = []
@@ -807,6 +810,13 @@ def _code_text(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -
         head = lines[start:first.lineno - 1]
         return "\n".join([*head, *lines[first.end_lineno:node.end_lineno]])
     return "\n".join(lines[start:node.end_lineno])
+
+
+def _super_calls(segment: str, texts: bool) -> list[str]:
+    """The methods a method's text calls through `super().name(...)`, not inside a string or a
+    comment (`texts`: the text holds a quote or a `#`)."""
+    return sorted({m.group(1) for m in _SUPER_CALL.finditer(segment)
+                   if not (texts and _only_in_text(m.group(0)[:-1].rstrip(), segment))})
 
 
 def _only_in_text(name: str, segment: str, call: bool = True) -> bool:
