@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "121"
+EXTRACTOR_VERSION = "122"
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +241,11 @@ class FunctionFacts:
     # Methods it calls through `super().name(...)` (names, sorted): the parent's method runs on this
     # function's instance, and a parent's method it overrides still runs when it calls that one.
     supers: list[str] = field(default_factory=list)
+    # Its parameters in order (keyword-only ones after a "*"), to bind a caller's arguments to them.
+    params: tuple[str, ...] = ()
+    # Callee name -> each call of it, for callees every call of which follows a check reading what it
+    # passes (`extract.checked_calls`): (receiver, argument texts, keyword texts, checks holding there).
+    checks: dict[str, list[tuple]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

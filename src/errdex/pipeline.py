@@ -152,7 +152,8 @@ def _index_into(tree: SourceTree, db_path: Path, jobs: int | None, progress: Pro
                                              prepared.keys if prepared else None,
                                              store.related_lists(info.id) if prepared else None,
                                              prepared.examined if prepared else (),
-                                             prepared.calls.ways if prepared else None))
+                                             prepared.calls.ways if prepared else None,
+                                             prepared.calls.targets if prepared else ()))
         progress("publish", 1, 1)
         if keep is not None:
             keep.append((got, sites, records, by_text, cb))

@@ -15,9 +15,12 @@ condition, a resolved call), "heuristic:<rule>" when a rule chose it.
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from errdex.analyze.callgraph import CallGraph, build_call_graph
+from errdex.analyze.checked import checking_callers, refutable_test, refute_key
 from errdex.analyze.condexpr import own_test_source
 from errdex.analyze.fields import fill_prose, set_owners, site_qualname
 from errdex.analyze.raisers import called_names, mark_record, raising_in, resolve_calls
@@ -44,6 +47,10 @@ class CallFacts:
     ways: dict[str, str] = field(default_factory=dict)
     #: a re-index: the callee names `ways` covers besides its own (`raisers.mark_record`)
     known: set[str] | None = None
+    #: qualname -> `FunctionFacts.params` (a site's test read through its callers' checks, `analyze.checked`)
+    params: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the functions some caller calls after a check (`Checked.targets`): only their sites' tests are compared
+    targets: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -90,6 +97,8 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
         graph = build_call_graph(facts, cb)
         method_of = {fn.qualname: fn.cls for f in facts for fn in f.functions if fn.cls}
         bindings = {fn.qualname: fn.binding for f in facts for fn in f.functions if getattr(fn, "binding", "")}
+        functions = {fn.qualname: fn for f in facts for fn in f.functions}
+        checked = Checked(graph, functions)
         setters = merged_setters([f.setters for f in facts if f.setters])
         cb = cb if cb is not None else Codebase.from_facts(facts)
         keys: list[RelatedKey] = []
@@ -105,8 +114,10 @@ def prepare_dataset(records: list[dict], facts: list[FileFacts], cb: Codebase | 
         unreached = Unreached(graph, root, facts) if examined else None
         ways = resolve_calls(called_names(facts, records), graph.target,
                              frozenset(q for f in facts for q in raising_in(f)))
-    return Prepared(CallFacts(graph, method_of, setters, cb, bindings, ways),
-                    Finisher(graph, method_of, index, position, quals, setters, cb, bindings, unreached, ways), keys,
+    return Prepared(CallFacts(graph, method_of, setters, cb, bindings, ways, params=checked.params,
+                              targets=checked.targets),
+                    Finisher(graph, method_of, index, position, quals, setters, cb, bindings, unreached, ways,
+                             checked), keys,
                     examined)
 
 
@@ -145,6 +156,30 @@ class Unreached:
         return found
 
 
+class Checked:
+    """The callers that check a site's own test before each call (`analyze.checked`), asked in the
+    encoders the publish forks: each with its own answers."""
+
+    def __init__(self, graph: CallGraph, functions: dict) -> None:
+        self.graph, self.functions = graph, functions
+        self.params = {q: fn.params for q, fn in functions.items() if fn.params}
+        targets: set[str] = set()
+        for fn in functions.values():
+            for name in fn.checks:
+                found = graph.target(name)
+                if found is not None:
+                    targets.update(found if found.__class__ is tuple else (found,))
+        self.targets = frozenset(targets)
+
+    def get(self, qual: str, own: tuple[str, ...]) -> frozenset[str]:
+        """`own`: the site's test as `reach_key` keeps it (`checked.refute_key`)."""
+        callers = self.graph.callers_of.get(qual)
+        if not callers:
+            return frozenset()
+        test = ast.parse(" and ".join(f"({part})" for part in own), mode="eval").body
+        return checking_callers(qual, test, callers, self.functions, self.graph.target)
+
+
 class Finisher:
     """`finish(record)`: what the dataset around the record decides (callers and entry points from
     the graph, `related` from the index), then the rest (tags, backgroundTag, the owning classes)
@@ -152,22 +187,23 @@ class Finisher:
     up in them runs in the encoders, on every core."""
 
     __slots__ = ("graph", "method_of", "index", "position", "quals", "reached", "setters", "cb", "bindings",
-                 "unreached", "ways")
+                 "unreached", "ways", "checked")
 
     def __init__(self, graph: CallGraph, method_of: dict[str, str], index: RelatedIndex,
                  position: dict[int, int], quals: list[str], setters: dict, cb: Codebase,
                  bindings: dict[str, str] | None = None, unreached: Unreached | None = None,
-                 ways: dict[str, str] | None = None) -> None:
+                 ways: dict[str, str] | None = None, checked: Checked | None = None) -> None:
         self.graph, self.method_of, self.index, self.position, self.quals = graph, method_of, index, position, quals
         self.setters, self.cb, self.bindings = setters, cb, bindings or {}
         self.reached: dict = {}   # callers and entry points by function: each encoder fills its own copy
         self.unreached = unreached
         self.ways = ways or {}
+        self.checked = checked
 
     def __call__(self, record: dict) -> None:
         i = self.position[id(record)]
         mark_record(record, self.quals[i], self.ways)
-        fill_reach(record, self.quals[i], self.graph, self.reached, self.unreached)
+        fill_reach(record, self.quals[i], self.graph, self.reached, self.unreached, self.checked)
         record["errdex"]["related"] = self.index.related(i)
         fill_own(record, self.quals[i], self.method_of, self.setters, self.cb, self.bindings)
         record["errdex"]["provenance"]["related"] = RELATED_PROVENANCE
@@ -185,24 +221,29 @@ def fill_record(record: dict, calls: CallFacts, reach: dict) -> None:
     """Everything but `related`. `reach` caches callers and entry points per function: a function often raises several times."""
     qual = site_qualname(record)
     mark_record(record, qual, calls.ways, calls.known)
-    fill_reach(record, qual, calls.graph, reach)
+    fill_reach(record, qual, calls.graph, reach, params=calls.params, targets=calls.targets)
     fill_own(record, qual, calls.method_of, calls.setters, calls.cb, calls.bindings)
 
 
 def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict,
-               unreached: Unreached | None = None) -> tuple:
+               unreached: Unreached | None = None, checked: Checked | None = None,
+               params: Mapping[str, tuple[str, ...]] | None = None, targets: frozenset[str] = frozenset()) -> tuple:
     """Callers and entry points: the only fields that need the whole call graph. Returns the shared
-    (callers, entry points, entry points' provenance, callers that never pass what the site needs)."""
+    (callers, entry points, entry points' provenance, callers that never pass what the site needs,
+    callers that check its test before each call)."""
     ex = record["errdex"]
     prov = ex["provenance"]
-    key = reach_key(record, qual)
+    key = reach_key(record, qual, checked.params if checked is not None else params,
+                    checked.targets if checked is not None else targets)
     found = reach.get(key)
     if found is None:
-        skip = unreached.get(qual, key[2], ex["optionalArgs"]) if unreached is not None and key[2] else frozenset()
-        callers = graph.callers(qual, skip)
+        skip = unreached.get(qual, key[2][0], ex["optionalArgs"]) if unreached is not None and key[2][0] \
+            else frozenset()
+        checking = checked.get(qual, key[2][1]) if checked is not None and key[2][1] is not None else frozenset()
+        callers = graph.callers(qual, skip | checking)
         entry, met = graph.climb(qual, include_tests=key[1], error=error_names(key[3], key[4]) if key[3] else None,
-                                 skip=skip)
-        found = reach[key] = (callers, entry, BY_HANDLERS if met else "fact", sorted(skip))
+                                 skip=skip | checking)
+        found = reach[key] = (callers, entry, BY_HANDLERS if met else "fact", sorted(skip), sorted(checking))
     ex["callers"], ex["entryPoints"] = found[0][:], found[1][:]   # each record its own lists
     # review 23: "no caller" is what the static calls show, not that nothing calls it (a registry,
     # a hook, a method called on an object whose class is not known)
@@ -211,6 +252,9 @@ def fill_reach(record: dict, qual: str, graph: CallGraph, reach: dict,
     if found[3]:
         ex["unreachedFrom"] = found[3][:]
         prov["unreachedFrom"] = "fact"
+    if found[4]:
+        ex["checkedBy"] = found[4][:]
+        prov["checkedBy"] = "fact"
     return found
 
 
@@ -220,14 +264,23 @@ NO_STATIC_CALLER = "heuristic:no-static-caller"
 BY_HANDLERS = "fact:handlers"
 
 
-def reach_key(record: dict, qual: str) -> tuple:
+def reach_key(record: dict, qual: str, params: Mapping[str, tuple[str, ...]] | None = None,
+              targets: frozenset[str] = frozenset()) -> tuple:
     """What a record's callers and entry points depend on: its function, whether it is test
     code, the arguments a call must pass to reach it (`optionalArgs`: callers that never pass
-    them are left out), and the class it raises with its ancestors (a warning, which does not
-    climb as an exception, none): handlers on the way up may stop one class and not another."""
+    them are left out) with its own test when that reads a parameter (callers that check it
+    first are left out, `analyze.checked`), and the class it raises with its ancestors (a warning,
+    which does not climb as an exception, none): handlers on the way up may stop one class and not
+    another. `params`: qualname -> `FunctionFacts.params`; `targets`: `Checked.targets`."""
     ex = record["errdex"]
     cls = record.get("errorClass") if record.get("errorType") not in ("warning", "log") else None
-    return (qual, bool(ex.get("test")), args_key(ex.get("optionalArgs")), cls or "",
+    own = None
+    names = params.get(qual) if params is not None and qual in targets else None
+    if names:
+        text = own_test_source(ex.get("condition"), ex.get("guard"))
+        if text and any(p.lstrip("*") in text for p in names if p != "*"):
+            own = refute_key(refutable_test(text, names, ex.get("feeding")))
+    return (qual, bool(ex.get("test")), (args_key(ex.get("optionalArgs")), own), cls or "",
             tuple(ex.get("classAncestors") or ()) if cls else ())
 
 

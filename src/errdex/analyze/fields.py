@@ -96,6 +96,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.test_file = bool(ex.get("test"))
     f.holds = bool(ex.get("assertHolds"))
     f.nan_only = bool(ex.get("nanOnly"))
+    f.checked_by = ex.get("checkedBy") or []
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"

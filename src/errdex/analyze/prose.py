@@ -58,7 +58,7 @@ class SiteFacts:
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
                  "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds",
                  "nan_only",
-                 "init_args", "status")
+                 "init_args", "status", "checked_by")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -96,6 +96,7 @@ class SiteFacts:
         self.knobs: list[Knob] | None = None   # `settings_of`, computed once
         #: `errdex.initArgs`: attributes the own test reads that are constructor arguments of the class
         self.init_args: dict[str, str] = {}
+        self.checked_by: list[str] = []   # `errdex.checkedBy`: callers that check the test before each call
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -290,7 +291,26 @@ def trigger_scenarios(f: SiteFacts) -> str:
     if via:
         head += " (reached from " + ", ".join(f"`{e}`" for e in via) + ")"
     where = context_words(f.cond) + loop_words(f) if f.cond.tree is not None and not f.nan_only else ""
-    return f"{head} when {when}{where}{approx_mark(f)}."
+    return f"{head} when {when}{where}{approx_mark(f)}.{_checked_first(f)}"
+
+
+def _short_name(qualname: str) -> str:
+    """`Cls.method` or `function`, without the module."""
+    parts = qualname.split(".")
+    if len(parts) > 2 and parts[-2][:1].isupper():
+        return f"{parts[-2]}.{parts[-1]}"
+    return parts[-1]
+
+
+def _checked_first(f: SiteFacts) -> str:
+    """The callers left off the way because they check the test before each call (`errdex.checkedBy`)."""
+    if not f.checked_by:
+        return ""
+    names = [f"`{_short_name(c)}`" for c in f.checked_by[:3]]
+    more = f" and {len(f.checked_by) - 3} more" if len(f.checked_by) > 3 else ""
+    verb = "checks" if len(f.checked_by) == 1 else "check"
+    return (f" {', '.join(names)}{more} {verb} this before each call to `{f.short}`, so no call from there"
+            " gets here with it failing.")
 
 
 def _nan_words(f: SiteFacts) -> str:

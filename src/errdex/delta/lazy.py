@@ -36,6 +36,7 @@ class FactsLoader:
         self.method_of = _LazyTable(self)
         self.bindings = _LazyTable(self)   # qualname -> `FunctionFacts.binding` ("class", "async generator")
         self.setters = _LazyTable(self)   # class qualname -> `FileFacts.setters` entry
+        self.params = _LazyTable(self)    # qualname -> `FunctionFacts.params`
 
     def facts(self, rel: str) -> FileFacts:
         if rel in self.override:
@@ -82,6 +83,8 @@ class FactsLoader:
                 methods[fn.qualname] = fn.cls
             if getattr(fn, "binding", ""):
                 bindings[fn.qualname] = fn.binding
+            if fn.params:
+                self.params.real[fn.qualname] = fn.params
 
 
 class _LazyTable(dict):

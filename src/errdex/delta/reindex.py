@@ -114,7 +114,8 @@ def _apply(tree: SourceTree, store, info: DatasetInfo, manifest: Manifest, files
     hash_ids = {link.old_id: link.new_id for link in links}
     if analysis:
         _fill_analysis(records, old, loader, _ways(store, info),
-                       {c for f, _ in facts.values() for fn in f.functions for c in fn.calls})
+                       {c for f, _ in facts.values() for fn in f.functions for c in fn.calls},
+                       _checked_targets(store, info))
     state = {"manifest": dumps(replace(manifest, files=files))}
     if examined is not None:   # what the full index read is read again by nothing here: kept as it is
         state["examined"] = examined
@@ -259,6 +260,16 @@ class _AnyClass(dict):
         return found if found is not None else super().get(("callerless", *key[:2]), default)
 
 
+def _checked_targets(store, info: DatasetInfo) -> frozenset[str]:
+    """The dataset's `checked` part: the functions some caller calls after a check (`Checked.targets`;
+    each file's surface holds what decides it, and none changed)."""
+    blob = store.load_state(info.id, "checked")
+    found = unpack_examined(blob) if blob is not None else None
+    if found is None:
+        raise NeedFull("the callers' checks are not known")
+    return frozenset(found) - {""}
+
+
 def _ways(store, info: DatasetInfo) -> dict[str, str]:
     """The dataset's `ways` part: the callee names that run a raising function, of all the dataset's
     names, resolved when it was indexed whole (what resolves them, and which functions raise, is
@@ -271,7 +282,7 @@ def _ways(store, info: DatasetInfo) -> dict[str, str]:
 
 
 def _fill_analysis(records: list[dict], old: list[dict], loader: FactsLoader, ways: dict[str, str],
-                   called: set[str]) -> None:
+                   called: set[str], targets: frozenset[str]) -> None:
     """The dataset-analysis fields but `related`; callers and entry points from the function's previous
     records. `called`: the changed files' callee names (the same as before: they are their surface),
     which `ways` covers; a call on the way to a site among none of them takes the full path."""
@@ -280,16 +291,16 @@ def _fill_analysis(records: list[dict], old: list[dict], loader: FactsLoader, wa
 
     reach: dict[tuple, tuple] = {}
     for r in old:
-        key, ex = reach_key(r, site_qualname(r)), r["errdex"]
+        key, ex = reach_key(r, site_qualname(r), loader.params, targets), r["errdex"]
         found = reach[key] = (ex["callers"], ex["entryPoints"], ex["provenance"].get("entryPoints", "fact"),
-                              ex.get("unreachedFrom") or [])
+                              ex.get("unreachedFrom") or [], ex.get("checkedBy") or [])
         if found[2] != BY_HANDLERS:   # met no handler on the way up: the same for any class
             reach.setdefault(key[:3], found)
-            if not found[0] and not found[3]:   # no caller at all: the same for any arguments needed
+            if not found[0] and not found[3] and not found[4]:   # no caller at all: the same for any arguments needed
                 reach.setdefault(("callerless", *key[:2]), found)
     reach = _AnyClass(reach)
     calls = CallFacts(_NoGraph(), loader.method_of, loader.setters, loader.cb, loader.bindings,  # type: ignore[arg-type]
-                      ways, called)
+                      ways, called, loader.params, targets)
     try:
         for r in records:
             fill_record(r, calls, reach)
@@ -411,17 +422,20 @@ def full_state(tree: SourceTree, stats: dict[str, tuple[int, int] | None], keys:
                modules: dict[str, str], records: list[dict], analysis: bool,
                related_keys: list[RelatedKey] | None = None,
                related_lists: Mapping[str, Sequence[str]] | None = None,
-               examined: Iterable[str] = (), ways: Mapping[str, str] | None = None) -> dict[str, bytes]:
+               examined: Iterable[str] = (), ways: Mapping[str, str] | None = None,
+               checked: Iterable[str] = ()) -> dict[str, bytes]:
     """The state a full index leaves for the next re-index, as stored parts (`related_keys`: the records',
     if known; `related_lists`: their `related` ids by record id, as stored, else read from the records;
     `examined`: the callers whose calls were read for the arguments they pass; `ways`: the callees
-    on the way to sites, resolved, `analyze.raisers`)."""
+    on the way to sites, resolved, `analyze.raisers`; `checked`: the functions some caller calls
+    after a check, `analyze.dataset.Checked.targets`)."""
     files = {rel: FileEntry(keys[rel], *(stats.get(rel) or (-1, -1)), modules[rel]) for rel in tree.files}
     parts = {"manifest": dumps(Manifest(analysis, tree_fingerprint(tree), files))}
     if analysis:
         parts["related"] = pack_related(related_rows(records, related_keys, related_lists))
         parts["examined"] = pack_examined(examined)
         parts["ways"] = pack_ways(ways or {})
+        parts["checked"] = pack_examined(checked)
     return parts
 
 

@@ -79,7 +79,8 @@ def surface_digest(facts: FileFacts) -> bytes:
     helpers = [(h.qualname, h.param, h.param_index, h.site.error_type, h.site.error_class, h.site.class_ref,
                 h.site.message.rendered()[0], h.site.message.form, h.site.severity, h.site.http_status,
                 h.site.error_code) for h in facts.helpers]
-    functions = [(fn.qualname, fn.calls, fn.public, fn.cls, fn.guarded, fn.binding, fn.passes, fn.supers)
+    functions = [(fn.qualname, fn.calls, fn.public, fn.cls, fn.guarded, fn.binding, fn.passes, fn.supers, fn.params,
+                  sorted(fn.checks.items()))
                  for fn in facts.functions]
     factories = [(d.qualname, d.params, d.site.error_type, d.site.error_class, d.site.class_ref,
                   d.site.message.segments, d.site.message.form, d.site.http_status, d.site.error_code)

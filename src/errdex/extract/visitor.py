@@ -13,6 +13,7 @@ import ast
 import re
 from typing import Callable
 
+from errdex.extract.checked_calls import checked_calls
 from errdex.extract.constructors import constructor_of, in_parameters
 from errdex.extract.earlier_calls import earlier_calls
 from errdex.extract.handlers import Handler, caught_names, stops
@@ -205,9 +206,10 @@ class ModuleWalker:
             return " ".join(seg.split()) if "\n" in seg else seg
         return text
 
-    def _calls_in(self, node: ast.AST) -> tuple[list[str], list[str], list[str]]:
+    def _calls_in(self, node: ast.AST) -> tuple[list[str], list[str], list[str], str]:
         """Names this function calls, the functions it passes as values (`FunctionFacts.passes`),
-        resolved through imports and `self`, and the methods it calls on `super()` (`FunctionFacts.supers`).
+        resolved through imports and `self`, the methods it calls on `super()` (`FunctionFacts.supers`),
+        and the function's code they were read from.
 
         A regex over the function's source lines (excluding the `def` line),
         not an AST walk: a full walk of every expression costs as much as
@@ -234,7 +236,7 @@ class ModuleWalker:
             if resolved is not None and not (texts and _only_in_text(reversed_name[::-1], segment)):
                 out.add(resolved)
         supers = _super_calls(segment, texts) if cls is not None and "super(" in segment else []
-        return sorted(out), self._passed_in(segment, local, out), supers
+        return sorted(out), self._passed_in(segment, local, out), supers, segment
 
     def _callee(self, reversed_name: str, local: dict[str, str], cls: str | None) -> str | None:
         """A called name (written backwards, as `_CALL_REVERSED` finds it) resolved: a function
@@ -406,13 +408,15 @@ class ModuleWalker:
         self.scopes.append(scope)
         function = None
         if self.want_calls:   # only the call graph (analysis) reads functions
-            calls, passes, supers = self._calls_in(stmt)
+            calls, passes, supers, segment = self._calls_in(stmt)
             function = FunctionFacts(
                 f"{self.module}.{qual}", stmt.lineno, calls,
                 not any(part.startswith("_") for part in qual.split(".")),
                 f"{self.module}.{cls}" if cls else None,
                 _binding(stmt, cls is not None, self.lines, any(b.endswith(_AUTOGRAD) for b in outer.bases)),
-                passes=passes, supers=supers)
+                passes=passes, supers=supers, params=_signature(args))
+            function.checks = checked_calls(stmt.body, lambda name: self._callee(name[::-1], scope.calls, cls)
+                                            if _DOTTED.fullmatch(name) else None, segment)
             self.facts.functions.append(function)
         saved = self.path
         self.path = []
@@ -975,6 +979,18 @@ _HANDLERS: dict[type, Callable] = {
 
 #: A `torch.autograd.Function` subclass: its `forward` runs through `Cls.apply(...)`.
 _AUTOGRAD = ("autograd.Function", "autograd.function.Function")
+
+
+def _signature(args: ast.arguments) -> tuple[str, ...]:
+    """`FunctionFacts.params`: positional parameters in order, then "*" and the keyword-only ones."""
+    out = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if args.vararg is not None:
+        out.append("*" + args.vararg.arg)
+    if args.kwonlyargs:
+        if args.vararg is None:
+            out.append("*")
+        out.extend(a.arg for a in args.kwonlyargs)
+    return tuple(out)
 
 
 def _binding(stmt: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, lines: list[str],
