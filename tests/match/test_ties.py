@@ -109,3 +109,37 @@ def test_a_short_logged_label_with_an_appended_error_stays_low(tmp_path):
     ctx = MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend="python")
     (m,) = explain("Error in request: the upstream connection was reset by the peer", context=ctx)
     assert m.confidence == "low"
+
+
+LOADING = "Ignore import error when loading {name}: {e}"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def loaders(request, tmp_path):
+    records = [   # three registries print the same warning; dataset order puts the wrong one first
+        make_record(LOADING, file_path="acme/alt/plugins/__init__.py", line=20, function="import_plugins",
+                    error_type="log", error_class=None),
+        make_record(LOADING, file_path="acme/srv/models/registry.py", line=132, function="import_models",
+                    error_type="log", error_class=None),
+        make_record(LOADING, file_path="acme/srv/processors.py", line=24, function="import_processors",
+                    error_type="log", error_class=None),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_a_value_naming_a_module_puts_the_site_of_its_package_first(loaders):
+    text = "[2025-03-10 14:17:52 TP6] Ignore import error when loading acme.srv.models.deepseek: No module named 'x'"
+    matches = explain(text, context=loaders)
+    assert [m.file_path for m in matches][:1] == ["acme/srv/models/registry.py"]
+    assert len({m.score for m in matches}) == 1   # still a tie: all three are shown
+    import io
+
+    from errdex.match import scan
+
+    report = scan(io.BytesIO((text + "\n").encode()), context=loaders)
+    assert report.occurrences[0].file_path == "acme/srv/models/registry.py"
+
+
+def test_a_value_naming_no_module_leaves_the_order(loaders):
+    matches = explain("Ignore import error when loading plugins: boom", context=loaders)
+    assert [m.file_path for m in matches][0] == "acme/alt/plugins/__init__.py"

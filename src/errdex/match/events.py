@@ -71,6 +71,8 @@ class ErrorEvent:
     assert_message: str | None = None  # message source of an `assert <expr>, <msg>` statement pasted alone
     told_test: str | None = None      # pasted `AssertionError: <test>`: the test, as `pasted.told_test` reads it
     raise_message: str | None = None  # message source of a `raise Class(<msg>)` statement pasted alone
+    #: the statement printed under the deepest frame (its first line), when the traceback prints one
+    printed: str | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -280,7 +282,7 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
             cls, message = parsed[0], parsed[1]
             message = _continuation(block, message)
             events.append(ErrorEvent(cls, message, frames, first_line + idx, kind="traceback",
-                                     failing_expr=_failed_assert(cls, message, source)))
+                                     failing_expr=_failed_assert(cls, message, source), printed=source or None))
             block.consumed.add(idx)
             frames = []
             if not _chain_follows(block):
@@ -306,6 +308,13 @@ def _first_source(source: str | None, stripped: str) -> str | None:
     if source == "" and stripped and not _CARETS.fullmatch(stripped) and not stripped.startswith(_CHAIN):
         return stripped
     return source
+
+
+def printed_test(source: str) -> str:
+    """The test an assert statement printed under a frame reads: `assert t, msg` or `assert t, (`
+    gives `t`; Python 3.11+ prints a statement spanning lines as its failing part, the test alone."""
+    text = source[len("assert "):] if source.startswith("assert ") else source
+    return split_top_level(text, ",", maxsplit=1)[0].strip()
 
 
 def _failed_assert(cls: str | None, message: str, source: str | None) -> str | None:
