@@ -110,7 +110,7 @@ def test_calls_that_cannot_stop_the_way_keep_the_condition_exact(tmp_path):
                     "at most 3 tried workers",     # inside a `try`: its handler may take the error
                     "at most 3 quiet workers",     # the callee catches its own error
                     "at most 3 early workers",     # the call comes after the site
-                    "at most 3 documented workers: {hint}"):   # named in a docstring and a string only
+                    "at most 3 documented workers: run parse_key(key) before this"):   # named in a docstring and a string only
         ex = recs[message]["errdex"]
         assert ex["conditionExact"] is True, message
         assert "raisedFirstBy" not in ex, message

@@ -51,6 +51,19 @@ def test_local_variable_built_earlier_including_augmented(extract):
     assert site.message.form == "variable"
 
 
+def test_a_string_built_earlier_inside_an_f_string_is_its_text(extract):
+    """A real report: `raise ValueError(f"{msg} To allow ...")` after `msg = f"... ({n}) ..."` was
+    the template `{msg} To allow ...`, which a printed message fits only loosely."""
+    site = one_site(extract, '''
+        LIMIT = "at most 8"
+        def f(n, reason):
+            msg = f"Warning: {reason} n ({n}) is too big."
+            raise ValueError(f"{msg} To allow it, set X=1; {LIMIT}, not {n!r}")
+    ''')
+    assert site.message.text() == "Warning: {reason} n ({n}) is too big. To allow it, set X=1; at most 8, not {n!r}"
+    assert site.message.placeholders() == {"reason": "reason", "n": "n", "n!r": "n"}
+
+
 def test_module_constant(extract):
     site = one_site(extract, '''
         ERR = "the widget is " "broken"

@@ -120,6 +120,12 @@ class MessageBuilder:
                 if v.value:
                     t.segments.append(str(v.value))
             elif isinstance(v, ast.FormattedValue):
+                if v.value.__class__ is ast.Name and v.conversion == -1 and v.format_spec is None:
+                    inner = self.lookup(v.value.id)   # `f"{msg} To allow ..."`, `msg` a string built before
+                    if inner is not None and (inner.form in _STRING_FORMS or (
+                            inner.form == "variable" and any(seg.__class__ is str for seg in inner.segments))):
+                        t.segments.extend(inner.segments)
+                        continue
                 expr = self.source_of(v.value)
                 name = expr + _CONVERSIONS.get(v.conversion, "")
                 if v.format_spec is not None:
