@@ -262,7 +262,7 @@ def test_entry_point_advice_only_for_another_function(recs):
     assert public["errdex"]["entryPoints"] == ["app.core.configure"]
     assert not any("entry point" in s for s in public["solutions"])
     private = recs["m too large"]                                # reached through outer
-    assert any("entry point (`app.core.outer`)" in s for s in private["solutions"])
+    assert any("entry point `app.core.outer` on" in s for s in private["solutions"])
 
 
 def test_values_listed_only_when_the_own_test_reads_them(recs):
@@ -800,7 +800,7 @@ def test_a_constant_condition_asks_for_no_check_at_the_entry_point(text):
     sols, _ = solutions(_facts(text, True, entry_points=("m.api", "m.f")))
     assert sols and not any("entry point" in s for s in sols)
     sols, _ = solutions(_facts("n > 3", True, entry_points=("m.api", "m.f")))
-    assert any("Check it at the entry point (`m.api`)" in s for s in sols)
+    assert any(s.startswith("Check it before `f` is called") and "`m.api`" in s for s in sols)
 
 
 def test_arithmetic_used_as_a_test_is_described_as_nonzero_or_zero():
@@ -1023,3 +1023,15 @@ def test_a_test_of_elapsed_time_gets_no_check_to_run_beforehand(recs, message):
     always passed; how long the function's own wait takes no code run before the call knows."""
     r = recs[message]
     assert r["validationCode"] is None and r["exampleFix"] is None
+
+
+def test_entry_points_are_named_as_the_call_graph_shows_them_not_as_reaching_the_condition():
+    """Review 25: "(reached from `X`) when C" read as X getting here when C, where X checks C first
+    or takes another branch; the graph shows calls as written, and the words say so."""
+    text = trigger_scenarios(_facts("n > 3", True, entry_points=("m.api", "m.f")))
+    assert "reached from" not in text
+    assert text.endswith(" Public functions that lead to it in the call graph (calls as written; their own"
+                         " checks and branches are not followed): `m.api`.")
+    sols, _ = solutions(_facts("n > 3", True, entry_points=("m.api", "m.f")))
+    assert "Check it before `f` is called; its callers' own checks (from the entry point `m.api` on) are not" \
+           " followed, and one may make it already." in sols

@@ -288,10 +288,12 @@ def trigger_scenarios(f: SiteFacts) -> str:
         return f"{_runs(f)}: it {report_verb(f.error_type, bare=True)} {_helper_words(f)}."
     via = [e for e in f.entry_points if e != f.function][:3]
     head = _subject(f.function) if f.function.endswith(MODULE_LEVEL) else _runs(f)
-    if via:
-        head += " (reached from " + ", ".join(f"`{e}`" for e in via) + ")"
     where = context_words(f.cond) + loop_words(f) if f.cond.tree is not None and not f.nan_only else ""
-    return f"{head} when {when}{where}{approx_mark(f)}.{_checked_first(f)}"
+    # review 25: "(reached from X) when C" read as a claim that X gets here when C, where X checks C
+    # first or takes another branch; the call graph shows calls as written, not the values they pass
+    lead = (" Public functions that lead to it in the call graph (calls as written; their own checks and"
+            " branches are not followed): " + ", ".join(f"`{e}`" for e in via) + ".") if via else ""
+    return f"{head} when {when}{where}{approx_mark(f)}.{lead}{_checked_first(f)}"
 
 
 def _short_name(qualname: str) -> str:
@@ -477,7 +479,9 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     elif f.no_input:
         entry = None   # module state or values made from nothing passed: an entry point has nothing to check
     if entry and own is not None and f.cond.constant is None:   # a constant is no check to repeat
-        out.append(f"Check it at the entry point (`{entry}`) before the call reaches `{f.short}`.")
+        # review 25: the entry point may check it already (or never pass such values): not followed
+        out.append(f"Check it before `{f.short}` is called; its callers' own checks (from the entry point"
+                   f" `{entry}` on) are not followed, and one may make it already.")
     if f.tag in ("missing-dependency",) and not stated:
         out.append("Install the optional package the message names.")
         fact = False
