@@ -192,3 +192,21 @@ def test_a_cut_paste_is_found_past_templates_of_another_class_inside_it(cut_with
 def test_a_cut_reading_of_a_text_another_template_fits_whole_stays_low(cut_with_rivals):
     (m, *_) = explain("ValueError: Slot 7 cannot hold the batch of 9 rows at this size", context=cut_with_rivals)
     assert (m.line_number, m.match_kind, m.confidence) == (179, "prefix", "low")
+
+
+ARCH = both_engines(lambda: [
+    make_record("Model architectures {architectures} failed to be inspected. Please check the logs.",
+                file_path="acme/models/registry.py", line=58, function="resolve"),
+    make_record("Model architectures {architectures} are not supported for now. Supported architectures: {known}",
+                file_path="acme/models/registry.py", line=63, function="resolve"),
+])
+arch = ARCH
+
+
+def test_a_sentence_ending_in_a_quoted_message_is_read_for_the_quote_alone(arch):
+    """A real report: ``in particular `Model architectures ['X'] are not supported for now? ` ``:
+    the writer's question mark inside the span made only the shared opening fit."""
+    text = ("But it fails, with the messages below: in particular "
+            "`Model architectures ['LlavaNext'] are not supported for now? `")
+    (first, *_) = explain(text, context=arch)
+    assert first.line_number == 63

@@ -143,3 +143,11 @@ def test_a_value_naming_a_module_puts_the_site_of_its_package_first(loaders):
 def test_a_value_naming_no_module_leaves_the_order(loaders):
     matches = explain("Ignore import error when loading plugins: boom", context=loaders)
     assert [m.file_path for m in matches][0] == "acme/alt/plugins/__init__.py"
+
+
+def test_a_value_opening_with_a_module_path_orders_the_tie_too(loaders):
+    """An older version printed `{name}. {e}`: the text fits the templates only as a cut, the value
+    running on past the module's name."""
+    text = "Ignore import error when loading acme.srv.models.deepseek. No module named 'x'"
+    matches = explain(text, context=loaders)
+    assert matches and matches[0].file_path == "acme/srv/models/registry.py"

@@ -32,7 +32,7 @@ from errdex.match.events import (
     prose_frames,
     raise_statement,
 )
-from errdex.match.pasted import closing_mark_dropped, told_test, unwrapped
+from errdex.match.pasted import closing_mark_dropped, ending_code_span, told_test, unwrapped
 from errdex.match.patterns import RecordRef
 from errdex.match.record_index import TABLES, RecordIndex, index_tables
 from errdex.match.resolve import Match, match_event, mirrors_after_originals
@@ -298,6 +298,10 @@ def events_of(text: str) -> list[ErrorEvent]:
         return [_as_pasted(e) for e in assert_above(exception_above_frames(events), lines)]
     body = [(i, line) for i, line in enumerate(lines) if line.strip()]
     out = [ErrorEvent(None, unwrapped(bare_message(line)), [], i + 1, kind="text") for i, line in body]
+    for i, line in body:   # a sentence ending in a quoted message: the quote alone, as its writer marked it
+        quoted = ending_code_span(line)
+        if quoted is not None:
+            out.append(ErrorEvent(None, unwrapped(quoted), [], i + 1, kind="text"))
     if len(body) > 1:  # a message that spanned several lines
         joined = " ".join(unwrapped(bare_message(line)) for _, line in body)
         out.append(ErrorEvent(None, joined, [], body[0][0] + 1, kind="text"))

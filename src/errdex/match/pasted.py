@@ -104,6 +104,18 @@ def unwrapped(text: str) -> str:
     return text
 
 
+_ENDING_SPAN = re.compile(r"`(?P<body>[^`]{20,})`[\s.,;:!?)]*$")
+
+
+def ending_code_span(line: str) -> str | None:
+    """The markdown code span a writer's sentence ends with (``it fails with `Model architectures
+    [...] are not supported for now? ` ``), when it is not the whole line; else None."""
+    found = _ENDING_SPAN.search(line)
+    if found is None or not line[:found.start()].strip():
+        return None
+    return found.group("body")
+
+
 def closing_mark_dropped(message: str) -> str:
     """A parsed message without the backtick that closes a markdown code span opened before
     it (`` `ValueError: bad x` ``: the span began before the class, so the message keeps only

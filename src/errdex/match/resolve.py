@@ -319,8 +319,9 @@ def _module_order(matches: list[Match], start: int, end: int) -> bool:
         module = m.file_path[:-3].split("/") if m.file_path.endswith(".py") else m.file_path.split("/")
         best = 0
         for value in m.bindings.values():
-            if isinstance(value, str) and _MODULE_PATH.fullmatch(value):
-                parts = value.split(".")
+            found = _MODULE_PATH.match(value) if isinstance(value, str) else None
+            if found is not None and value[found.end():found.end() + 1] in ("", " ", ".", ":", ",", ";", "'", '"'):
+                parts = found.group().split(".")   # the value, or its opening words (a cut message's rest)
                 n = 0
                 while n < min(len(parts), len(module)) and parts[n] == module[n]:
                     n += 1
