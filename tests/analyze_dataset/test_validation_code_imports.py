@@ -154,3 +154,57 @@ def test_the_caller_guard_imports_what_it_reads(recs):
     after = fix.split("# after\n", 1)[1]
     assert "from shapes.limits import MAX_ROWS" in after.splitlines(), fix
     compile(after, "<exampleFix>", "exec")
+
+
+OPTIONAL = {
+    "kit/__init__.py": "",
+    "kit/quant.py": """
+        import threading
+        try:
+            from comfy_kitchen import quantize, scaled_mm
+        except ImportError:
+            quantize = scaled_mm = None
+
+
+        class Method:
+            def __init__(self, n):
+                if quantize is None or scaled_mm is None:
+                    raise ImportError("comfy_kitchen is required")
+                self.n = n
+
+
+        def run_with_deadline(fn, timeout):
+            error: list = []
+
+            def _target():
+                try:
+                    fn()
+                except BaseException as e:
+                    error.append(e)
+
+            thread = threading.Thread(target=_target)
+            thread.start()
+            thread.join(timeout)
+            if thread.is_alive():
+                raise TimeoutError("deadline passed")
+            if error:
+                raise RuntimeError(f"deadline task failed: {error[0]}")
+        """,
+}
+
+
+def test_an_optional_import_is_read_from_the_module_holding_its_fallback(tmp_path):
+    """Review 25: `from comfy_kitchen import quantize` then `quantize is not None` cannot see the
+    package missing (the import raises first); the module's own name holds the import or None."""
+    recs = records_by_message(index_sources(tmp_path, OPTIONAL, "o/kit"))
+    r = recs["comfy_kitchen is required"]
+    assert r["errdex"]["moduleImports"] == {"quantize": "from kit.quant import quantize",
+                                            "scaled_mm": "from kit.quant import scaled_mm"}
+    assert "from comfy_kitchen" not in r["exampleFix"] and "from comfy_kitchen" not in r["validationCode"]
+
+
+def test_no_guard_is_written_when_the_values_fill_in_as_a_constant(tmp_path):
+    """Review 25: `error = []`, filled by a nested function, written into the guard as `if not []:`."""
+    r = records_by_message(index_sources(tmp_path, OPTIONAL, "o/kit"))["deadline task failed: {error[0]}"]
+    assert r["errdex"]["condition"] == "not thread.is_alive() and error"
+    assert r["exampleFix"] is None

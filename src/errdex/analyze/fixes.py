@@ -314,6 +314,8 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     if changed and reads_changed(_guard_reads(guard) | _fed_reads(guard, feeding), changed):
         return None
     reads = _guard_reads(guard)
+    if not reads:
+        return None   # review 25: `not error` with `error = []` written in became `if not []:`, a constant
     if "self" in reads:   # the instance: `obj` of `obj.meth(...)`; a constructor's own state no caller can test
         if not _OBJ_WORD.search(bare):
             return None

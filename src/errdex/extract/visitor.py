@@ -21,7 +21,7 @@ from errdex.extract.initargs import init_arguments
 from errdex.extract.lazy_exports import lazy_exports
 from errdex.extract.logcalls import LOG_LEVELS, LOGGER_METHODS, is_logger
 from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal, whole
-from errdex.extract.module_names import function_bound, import_statements, imports_read
+from errdex.extract.module_names import function_bound, import_statements, imports_read, own_definition
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, own_nodes, resolve_dotted
 from errdex.extract.unparse import simple_unparse
 from errdex.models import (
@@ -176,6 +176,20 @@ class ModuleWalker:
                 self._prescan_module(stmt.body)
                 for h in stmt.handlers:
                     self._prescan_module(h.body)
+                    self._optional_imports(h.body)
+
+    def _optional_imports(self, handler: list[ast.stmt]) -> None:
+        """`try: from kit import q` / `except ImportError: q = None`: what the module's name holds is
+        the import or the fallback, so code outside it reads the name from this module (review 25:
+        a guard `q is not None` after `from kit import q` cannot see the package missing)."""
+        for stmt in handler:
+            if isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    for node in ast.walk(target):
+                        if isinstance(node, ast.Name) and node.id in self.import_lines:
+                            own = own_definition(self.module, node.id)
+                            if own is not None:
+                                self.import_lines[node.id] = own
 
     # -- names ---------------------------------------------------------------
 
