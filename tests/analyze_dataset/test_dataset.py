@@ -201,6 +201,9 @@ def _rec(msg, cls="ValueError", etype="exception", cond="x > 1", anc=()):
     (_rec("Could not calculate audio duration: {e}", "RuntimeError",
           cond="raised(load_audio(data), Exception) or raised(audio.shape[-1], Exception)"), "runtime-error"),
     (_rec("expects a two-dimensional weight_block_size, got {b}"), "shape-dtype-mismatch"),
+    # review 25 #7: `--kv-cache-dtype` is a command-line option's name (a string), no tensor's dtype
+    (_rec("--prefill-only-disable-kv-cache does not support --kv-cache-dtype {d}"), "unsupported-configuration"),
+    (_rec("expected x.dtype float16, got {d}"), "shape-dtype-mismatch"),
 ])
 def test_taxonomy_rules(rec, tag):
     assert background_tag(rec)[0] == tag

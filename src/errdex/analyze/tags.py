@@ -173,8 +173,9 @@ _IO_WORDS = (r"no such (file|directory)|\b(file|path|directory|folder)\b[^.]*"
              r"\b(host|server|endpoint)\b[^.]*\bunreachable|\bport\b[^.]*\b(in use|unavailable|already)")
 #: "size mismatch" alone is not a tensor's: sglang's "Page size mismatch" between two servers is a
 #: setting (a tensor size check reads `.shape`/`.size()`, which the condition rule sees).
-#: Whole words: `contiguous_segments` or `shape_id` in a message is an option's name, not a layout.
-_SHAPE_WORDS = (r"\bshapes?\b|\bdtypes?\b|\bdim\b|\bdims\b|dimension(s|al)?\b|\bndim\b|\bcontiguous\b|\bstrides?\b|"
+#: Whole words: `contiguous_segments`, `shape_id` or `--kv-cache-dtype` (review 25: a command-line
+#: string, no tensor) in a message is an option's name, not a layout.
+_SHAPE_WORDS = (r"(?<![-\w])(shapes?|dtypes?|dims?|ndim|contiguous|strides?)(?![-\w])|dimension(s|al)?\b|"
                 r"\b(shape|dtype|type) mismatch|tensor size mismatch|mismatched rank|wrong rank|expects? \w+ rank|"
                 r"got rank\b")
 _CONFIG_WORDS = (r"not supported|unsupported|only supports?|does not support|doesn't support|not compatible|"
