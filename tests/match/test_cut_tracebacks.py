@@ -149,3 +149,21 @@ def test_a_cut_first_line_followed_by_other_text_is_read_alone(tmp_path):
             "worker 3 exited with code 1")
     (m, *_) = explain(text, context=ctx)
     assert (m.line_number, m.match_kind) == (1321, "prefix")
+
+
+CUT_AT_ASSERT = """Draft write failed (best-effort), skipping.
+Traceback (most recent call last):
+  File "/srv/acme/managers/cache.py", line 1097, in _draft_page_set
+    self.backend.forward_extend(keys, data)
+  File "/srv/acme/layers/attention/attn.py", line 845, in forward_extend
+    assert batch.chunk_idx is not None
+"""
+
+
+def test_a_traceback_cut_right_at_an_assert_names_that_assert(ctx):
+    """A real report: the paste ended at the assert's line, no exception line under it; the
+    function has two asserts and the frame's line is another version's."""
+    (event,) = [e for e in parse_events(split_clean_lines(CUT_AT_ASSERT)) if e.frames]
+    assert event.error_class is None and event.failing_expr == "batch.chunk_idx is not None"
+    (first, *_) = explain(CUT_AT_ASSERT, context=ctx)
+    assert (first.file_path, first.line_number, first.confidence) == (ATTN, 1883, "high")

@@ -292,7 +292,10 @@ def _parse_traceback(lines: list[str], start: int, prefix: str, header: bool,
         block.consumed.add(idx)
     if not complete and frames:  # cut off before the exception line
         frames[-1].source = source or None
-        events.append(ErrorEvent(None, "", frames, first_line + block.pos, kind="traceback"))
+        # cut at an `assert`: its test names the site as a bare assert's does (a real report's paste
+        # ended at `assert target_locations is not None and ...`, the function having several)
+        events.append(ErrorEvent(None, "", frames, first_line + block.pos, kind="traceback",
+                                 failing_expr=_failed_assert("AssertionError", "", source)))
     _mark_chain(events)
     return ParsedBlock(events, block.consumed, complete)
 
