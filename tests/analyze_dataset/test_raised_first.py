@@ -29,9 +29,14 @@ KEYS = {
         class Checker:
             def check(self, n):
                 assert n >= 0, "n must not be negative"
+
+
+        def check_n(n):
+            if n < 0:
+                raise ValueError("n below zero")
         """,
     "conf/hooks.py": """
-        from conf.keys import Checker, parse_key, quiet_key
+        from conf.keys import Checker, check_n, parse_key, quiet_key
 
 
         def after_parse(cfg):
@@ -61,6 +66,14 @@ KEYS = {
             quiet_key(cfg.key)
             if cfg.n > 3:
                 raise ValueError("at most 3 quiet workers")
+
+
+        def two_first(cfg):
+            key = parse_key(cfg.key)
+            check_n(cfg.n)
+            if cfg.n > 3:
+                raise ValueError("at most 3 twice checked workers")
+            return key
 
 
         def documented(cfg):
@@ -219,3 +232,12 @@ def test_a_damaged_table_of_raising_calls_takes_the_full_path(tmp_path):
     again, db, fresh = reindexed_and_fresh(tmp_path, KEYS, "o/conf", edit)
     assert not again.in_place
     assert _exactness(db) == _exactness(fresh)
+
+
+def test_every_raising_call_before_the_site_is_named_in_the_reason(tmp_path):
+    """Review 25 #20: the reason named the first raising call before the site, not a second one."""
+    r = records_by_message(index_sources(tmp_path, KEYS, "o/conf"))["at most 3 twice checked workers"]["errdex"]
+    assert [n["call"] for n in r["raisedFirstBy"]] == ["parse_key", "check_n"]
+    assert r["conditionReason"] == ("the checks inside `check_n(...)` (line 36) are not followed: the site is"
+                                    " reached only if it returned; `parse_key(...)` (line 35), called before it"
+                                    " too, may raise first as well")

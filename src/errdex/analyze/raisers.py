@@ -24,6 +24,7 @@ RAISING_TYPES = frozenset({"exception", "assertion", "http"})
 MAX_NAMED = 5
 #: No line in it: a stored body stays the same when lines above the site move (`store.bodies`).
 REASON = "`{call}(...)`, called before it, raises itself for some inputs: the site is reached only if it did not"
+ALSO = ", called before it too, may raise first as well"
 
 
 def raising_in(facts: FileFacts) -> list[str]:
@@ -88,3 +89,11 @@ def mark_record(record: dict, qual: str, resolved: Mapping[str, str], known: set
         first = named[0]
         ex["conditionExact"] = False
         ex["conditionReason"] = REASON.format(call=first["call"])
+    reason = ex.get("conditionReason")
+    if reason and ex.get("conditionExact") is False:
+        # review 25 #20: the reason named the first call only; another raising one before the site
+        # (`self._positive_finite_extra(...)`) went unsaid
+        others = [n for n in named if f"`{n['call']}" not in reason][:2]
+        if others:
+            ex["conditionReason"] = reason + "; " + " and ".join(
+                f"`{n['call']}(...)` (line {n['line']})" for n in others) + ALSO
