@@ -151,3 +151,35 @@ def test_a_value_opening_with_a_module_path_orders_the_tie_too(loaders):
     text = "Ignore import error when loading acme.srv.models.deepseek. No module named 'x'"
     matches = explain(text, context=loaders)
     assert matches and matches[0].file_path == "acme/srv/models/registry.py"
+
+
+CAPTURE = "Capture graph failed: {e}"
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def runners(request, tmp_path):
+    records = [   # dataset order puts the speculative copies first
+        make_record(CAPTURE, file_path="acme/spec/draft_runner.py", line=296, function="Draft.__init__",
+                    error_class="Exception", bases=["Exception"]),
+        make_record(CAPTURE, file_path="acme/spec/extend_runner.py", line=305, function="Extend.__init__",
+                    error_class="Exception", bases=["Exception"]),
+        make_record(CAPTURE, file_path="acme/exec/runner/decode_runner.py", line=602, function="Decode.__init__",
+                    error_class="Exception", bases=["Exception"]),
+    ]
+    return MatchContext.from_records(records, cache_dir=tmp_path / "engine", backend=request.param)
+
+
+def test_the_tied_site_in_the_directory_the_frames_name_comes_first(runners):
+    """A real report: the frames named a runner module renamed since; of four sites printing the
+    message, the one under the frames' directory is the one that ran."""
+    text = ("Traceback (most recent call last):\n"
+            '  File "/srv/acme/exec/model_runner.py", line 934, in init_graphs\n'
+            "    self.graph_runner = GraphRunner(self)\n"
+            '  File "/srv/acme/exec/graph_runner.py", line 269, in __init__\n'
+            "    raise Exception(\n"
+            "Exception: Capture graph failed: CUDA out of memory.\n")
+    matches = explain(text, context=runners)
+    assert len({m.score for m in matches}) == 1 and len(matches) == 3
+    assert matches[0].file_path == "acme/exec/runner/decode_runner.py"
+    plain = explain("Exception: Capture graph failed: CUDA out of memory.", context=runners)
+    assert plain[0].file_path == "acme/spec/draft_runner.py"   # no frames: the order stays

@@ -225,6 +225,8 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
             if m.id not in best or m.score > best[m.id].score:
                 best[m.id] = m
         ranked = mirrors_after_originals(sorted(best.values(), key=lambda m: -m.score))
+        if event.frames and not any(m.via == "frame" for m in ranked):
+            ranked = _near_frames_first(ranked, event.frames)
     kept = [m for m in ranked if m.score == ranked[0].score] if top_only and ranked else cut_ranked(ranked)
     for m in kept if not top_only else ():
         m.condition_check = _condition(index.by_id[m.id], m.bindings)
@@ -334,6 +336,40 @@ def _module_order(matches: list[Match], start: int, end: int) -> bool:
     order = sorted(range(start, end), key=lambda i: -ranks[i - start])
     matches[start:end] = [matches[i] for i in order]
     return True
+
+
+def _near_frames_first(matches: list[Match], frames: list[Frame]) -> list[Match]:
+    """Among tied message matches, the sites in the directory the traceback's deepest frames name
+    come first (a real report: four `Capture cuda graph failed: {e}` sites, the frames naming
+    `sglang/srt/model_executor/cuda_graph_runner.py`, renamed since, and the decode runner under
+    that directory ranked behind three speculative ones)."""
+    def shared(m: Match) -> int:
+        parts = m.file_path.split("/")[:-1]
+        best = 0
+        for frame in frames[-3:]:
+            path = frame.path.replace("\\", "/")
+            at = path.rfind("/" + parts[0] + "/") if parts else -1
+            if at < 0:
+                continue
+            dirs = path[at + 1:].split("/")[:-1]
+            n = 0
+            while n < min(len(dirs), len(parts)) and dirs[n] == parts[n]:
+                n += 1
+            best = max(best, n)
+        return best
+
+    out, start = list(matches), 0
+    while start < len(out):
+        end = start + 1
+        while end < len(out) and out[end].score == out[start].score:
+            end += 1
+        if end - start > 1:
+            ranks = [shared(m) for m in out[start:end]]
+            if len(set(ranks)) > 1:
+                order = sorted(range(start, end), key=lambda i: -ranks[i - start])
+                out[start:end] = [out[i] for i in order]
+        start = end
+    return out
 
 
 def _mirror_order(matches: list[Match], start: int, end: int) -> None:
