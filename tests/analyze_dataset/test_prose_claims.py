@@ -1035,3 +1035,16 @@ def test_entry_points_are_named_as_the_call_graph_shows_them_not_as_reaching_the
     sols, _ = solutions(_facts("n > 3", True, entry_points=("m.api", "m.f")))
     assert "Check it before `f` is called; its callers' own checks (from the entry point `m.api` on) are not" \
            " followed, and one may make it already." in sols
+
+
+@pytest.mark.parametrize("text, words", [
+    ("not (len(x) >= 16)", "`len(x)` is less than `16`"),
+    ("not (t.dim() >= 2)", "`t.dim()` is less than `2`"),
+    ("not (blk & (blk - 1) <= 3)", "`blk & (blk - 1)` is greater than `3`"),
+    ("not (m <= 512)", "`m` is greater than `512` (or `m` is NaN)"),
+    ("not (x.shape[0] < n)", "`x.shape[0]` is at least `n` (or one of them is NaN)"),
+])
+def test_a_negated_order_test_names_nan_only_where_a_float_may_reach_it(text, words):
+    """Review 25 #22: "(or `blk_k` is NaN)" said of a count; a length, a rank or a bitwise result
+    is an integer by its form, which no NaN can be."""
+    assert describe(parse_condition(text).own) == words

@@ -236,6 +236,37 @@ def flag_named(node: ast.expr) -> bool:
     return name in _FLAG_WORDS or name.startswith(_FLAG_PREFIXES)
 
 
+_WHOLE_CALLS = frozenset({"len", "int", "round", "numel", "dim", "bit_length", "count", "index", "element_size",
+                          "nelement", "get_device", "cdiv", "next_power_of_2", "ndimension"})
+_WHOLE_OPS = (ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+
+
+def _whole_number(node: ast.expr) -> bool:
+    """Whether the expression is an integer by its form (an int literal, `len(x)`, `t.dim()`,
+    `t.ndim`, `t.shape[0]`, `a % b`, `a & b`): no NaN can reach an order test on it."""
+    cls = node.__class__
+    if cls is ast.Constant:
+        return node.value.__class__ is int
+    if cls is ast.Call:
+        func = node.func
+        name = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else ""
+        return name in _WHOLE_CALLS
+    if cls is ast.Attribute:
+        return node.attr in ("ndim", "itemsize")
+    if cls is ast.Subscript:
+        return node.value.__class__ is ast.Attribute and node.value.attr == "shape" \
+            and node.slice.__class__ is not ast.Slice
+    if cls is ast.BinOp:
+        if node.op.__class__ in _WHOLE_OPS:
+            return node.op.__class__ not in (ast.FloorDiv, ast.Mod) or (
+                _whole_number(node.left) and _whole_number(node.right))
+        return node.op.__class__ in (ast.Add, ast.Sub, ast.Mult) and _whole_number(node.left) \
+            and _whole_number(node.right)
+    if cls is ast.UnaryOp:
+        return node.op.__class__ is ast.USub and _whole_number(node.operand)
+    return False
+
+
 def _len_of(node: ast.expr) -> ast.expr | None:
     """`x` of a `len(x)` test ("`x` is empty")."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
@@ -828,9 +859,12 @@ def describe(node: ast.expr | None) -> str:
         if isinstance(inner, ast.Compare) and len(inner.ops) == 1 and type(inner.ops[0]) in _NOT_ORDER:
             # kept whole for NaN (`simplify._float_order`): said as its opposite, NaN named
             left, right = inner.left, inner.comparators[0]
+            said = f"`{code(left)}` {_NOT_ORDER[type(inner.ops[0])]} `{code(right)}`"
+            if all(_whole_number(side) for side in (left, right)):
+                return said   # review 25 #22: "(or `blk_k` is NaN)" of a count, which no NaN can be
             nan = (f"`{code(left)}`" if isinstance(right, ast.Constant) else
                    f"`{code(right)}`" if isinstance(left, ast.Constant) else "one of them")
-            return f"`{code(left)}` {_NOT_ORDER[type(inner.ops[0])]} `{code(right)}` (or {nan} is NaN)"
+            return f"{said} (or {nan} is NaN)"
         return f"it is not the case that {describe(inner)}"
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OP_WORDS:
         left, op, right = node.left, type(node.ops[0]), node.comparators[0]
