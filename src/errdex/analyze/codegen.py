@@ -431,7 +431,7 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         pad += "    "
     lines += [indented(line, pad) for line in inside]
     if error_type in _REPORTS:
-        says = f"  # {function} {_REPORTS[error_type]} this here; it goes on either way"
+        says = f"  # {function} {_REPORTS[error_type]} this here and raises nothing"
         if nest or context:   # False where the path does not lead to the site
             lines.insert(notes, "reported = False")
             lines += [f"{pad}if {own}:", f"{pad}    reported = True{says}"]

@@ -74,6 +74,45 @@ def site_qualname(record: dict) -> str:
     return f"{ex['module']}.{ex['function']}" if ex.get("module") else ex["function"]
 
 
+_FROM_NONE = re.compile(r"\bfrom\s+None\b")
+
+
+def _from_none(record: dict) -> bool:
+    """Whether the raise statement ends in `from None` (read off its lines in the window): the error
+    it handles is then not shown with this one (review 26: "which Python chains to this one")."""
+    text, start = record.get("sourceCode"), record.get("sourceCodeStart")
+    if not text or not isinstance(start, int):
+        return False
+    line = record.get("lineNumber") or 0
+    end = record["errdex"].get("endLine") or line
+    lines = text.split("\n")[max(0, line - start):max(0, end - start + 1)]
+    return any(_FROM_NONE.search(part) for part in lines)
+
+
+def _next_statement(record: dict) -> str | None:
+    """"return" or "raise" when the statement right after a report, in its own block, is one (read
+    off the window): the function then does not go on past it (review 26: "logs this and goes on"
+    of `logger.error(msg)` followed by `return False, msg`)."""
+    text, start = record.get("sourceCode"), record.get("sourceCodeStart")
+    if not text or not isinstance(start, int):
+        return None
+    lines = text.split("\n")
+    at = (record.get("lineNumber") or 0) - start
+    end = (record["errdex"].get("endLine") or record.get("lineNumber") or 0) - start
+    if not 0 <= at < len(lines):
+        return None
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    for line in lines[end + 1:]:
+        body = line.strip()
+        if not body or body.startswith("#"):
+            continue
+        if len(line) - len(body) != indent:
+            return None
+        word = body.split(None, 1)[0].rstrip(":;(")
+        return word if word in ("return", "raise") else None
+    return None
+
+
 def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     """The prose and code fields from the record's facts (`set_owners` run first) and its parsed condition."""
     ex = record["errdex"]
@@ -97,6 +136,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.holds = bool(ex.get("assertHolds"))
     f.nan_only = bool(ex.get("nanOnly"))
     f.checked_by = ex.get("checkedBy") or []
+    f.from_none = cond.is_except and _from_none(record)
+    f.then = _next_statement(record) if f.error_type in ("log", "warning") else None
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"

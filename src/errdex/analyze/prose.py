@@ -58,7 +58,7 @@ class SiteFacts:
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
                  "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds",
                  "nan_only",
-                 "init_args", "status", "checked_by")
+                 "init_args", "status", "checked_by", "from_none", "then")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -97,6 +97,8 @@ class SiteFacts:
         #: `errdex.initArgs`: attributes the own test reads that are constructor arguments of the class
         self.init_args: dict[str, str] = {}
         self.checked_by: list[str] = []   # `errdex.checkedBy`: callers that check the test before each call
+        self.from_none = False            # an except-site raising `... from None`: the caught error is not shown
+        self.then: str | None = None      # a report's next statement when it leaves: "return" or "raise"
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -416,6 +418,8 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
                "log": " (logged with this line only when the call passes it or its traceback, as"
                       " `logger.exception` and `exc_info=True` do)",
                "warning": " (caught: the warning does not carry it)"}.get(f.error_type, ", which Python chains to this one,")
+    if f.from_none and f.error_type not in ("http", "log", "warning"):
+        chained = " (`from None` keeps it out of this one's traceback: catch it, or print it, to see it)"
     own = f.cond.own if f.cond.tree is not None and not f.cond.is_except else None
     if f.nan_only and f.cond.tree is not None:   # no number to keep in range: find the NaN
         return [f"Find where {_nan_words(f)} became NaN (`math.isnan(x)`, or `torch.isnan(t).any()` for a tensor)"
@@ -430,7 +434,9 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         # review 16 P7: a report told as a failure to prevent; a caught failure logged as an error
         # still leads with that failure
         what = "the failure it caught" if f.cond.is_except else "this"
-        out.append(f"Nothing is raised here: `{f.short}` {report_verb(f.error_type, bare=True)} {what} and goes on;"
+        after = {"return": "then returns (its caller gets what it returns)",
+                 "raise": "then raises (the next statement)"}.get(f.then or "", "goes on")
+        out.append(f"Nothing is raised here: `{f.short}` {report_verb(f.error_type, bare=True)} {what} and {after};"
                    " change what follows only if the situation it reports is not what you intend.")
     for call, exc in raised_in(f.cond):
         out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error"

@@ -117,14 +117,10 @@ def restore_site(stored: str | bytes, line: int | None, window: str | None,
     """The body with its line, absolute positions, window and related ids back (no dataset fields),
     and its prose and code fields written from its facts (`analyze.fields`; `prose=False`: as stored)."""
     body = json.loads(body_text(stored))
-    if prose:
-        from errdex.analyze.fields import fill_prose   # ~40 ms of imports, paid by readers of full records only
-
-        fill_prose(body)
     if related is not None and body.get("errdex").__class__ is dict:
         body["errdex"]["related"] = unpack_ids(related)
     if line is None:  # written before positions left the body, or a record without a line
-        return body
+        return _with_prose(body) if prose else body
     body["lineNumber"] = line
     for name in RELATIVE_FIELDS:
         value = body.get(name)
@@ -137,6 +133,15 @@ def restore_site(stored: str | bytes, line: int | None, window: str | None,
         extra["raisedFirstBy"] = _shifted(extra["raisedFirstBy"], line)
     if window is not None:
         body["sourceCode"] = window
+    return _with_prose(body) if prose else body
+
+
+def _with_prose(body: dict[str, Any]) -> dict[str, Any]:
+    """The prose and code fields written from the facts, once the window and lines are back (the
+    prose reads the statements around the site in the window)."""
+    from errdex.analyze.fields import fill_prose   # ~40 ms of imports, paid by readers of full records only
+
+    fill_prose(body)
     return body
 
 

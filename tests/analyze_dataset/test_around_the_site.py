@@ -1,0 +1,65 @@
+"""What the statement itself and the one after it say (review 26): `raise ... from None` shows no
+caught error, and a report followed by `return` does not go on."""
+
+from __future__ import annotations
+
+from .sources import index_sources, records_by_message
+
+FILES = {
+    "tmpl/__init__.py": "",
+    "tmpl/load.py": """
+        import logging
+
+        logger = logging.getLogger(__name__)
+        STYLES = {"plain": 1, "chat": 2}
+
+
+        def style_of(name):
+            try:
+                return int(name)
+            except ValueError:
+                raise ValueError(f"unknown style {name!r}") from None
+
+
+        def style_chained(name):
+            try:
+                return int(name)
+            except ValueError as e:
+                raise ValueError(f"no style {name!r}") from e
+
+
+        def update(targets):
+            if not targets:
+                error_msg = "no target modules to update"
+                logger.error(error_msg)
+                return False, error_msg
+            return True, ""
+
+
+        def note(targets):
+            if not targets:
+                logger.warning("nothing to note")
+            return len(targets)
+        """,
+}
+
+
+def _recs(tmp_path):
+    return records_by_message(index_sources(tmp_path, FILES, "o/tmpl"))
+
+
+def test_a_raise_from_none_is_not_said_to_chain_the_caught_error(tmp_path):
+    recs = _recs(tmp_path)
+    hidden = " ".join(recs["unknown style {name!r}"]["solutions"])
+    assert "`from None` keeps it out of this one's traceback" in hidden
+    assert "chains to this one" not in hidden
+    shown = " ".join(recs["no style {name!r}"]["solutions"])
+    assert "which Python chains to this one" in shown
+
+
+def test_a_report_followed_by_a_return_is_not_said_to_go_on(tmp_path):
+    recs = _recs(tmp_path)
+    returns = recs["no target modules to update"]["solutions"][0]
+    assert "logs this and then returns (its caller gets what it returns)" in returns
+    goes_on = recs["nothing to note"]["solutions"][0]
+    assert "logs this and goes on" in goes_on
