@@ -853,3 +853,47 @@ def test_super_calls_make_the_parent_method_called_by_the_override(tmp_path):
     recs = _index(tmp_path, DISPATCH)
     assert recs["size must be positive"]["errdex"]["callers"] == ["ops.custom.Child.__init__"]
     assert "ops.custom.Child.__init__" in recs["size must be positive"]["errdex"]["entryPoints"]
+
+
+def test_a_subclass_overriding_the_method_does_not_climb_to_the_base_method(tmp_path):
+    """Review 26: `Nvml.has_capability` calls `super().has_capability()`, which runs
+    `cls.get_capability()`: on an Nvml, that is Nvml's own override, never the base's
+    `raise NotImplementedError`; a subclass that does not override it still gets there."""
+    recs = _index(tmp_path, {
+        "plat/__init__.py": "",
+        "plat/base.py": """
+            class Platform:
+                @classmethod
+                def has_capability(cls, want):
+                    return cls.get_capability() >= want
+
+                @classmethod
+                def get_capability(cls):
+                    return 0
+
+
+            class CudaBase(Platform):
+                @classmethod
+                def get_capability(cls):
+                    raise NotImplementedError("no capability query here")
+
+
+            class Nvml(CudaBase):
+                @classmethod
+                def get_capability(cls):
+                    return 90
+
+                @classmethod
+                def has_capability(cls, want):
+                    return super().has_capability(want)
+
+
+            class Plain(CudaBase):
+                @classmethod
+                def has_capability(cls, want):
+                    return super().has_capability(want)
+            """,
+    })
+    ex = recs["no capability query here"]["errdex"]
+    assert "plat.base.Nvml.has_capability" not in ex["entryPoints"]
+    assert "plat.base.Plain.has_capability" in ex["entryPoints"]

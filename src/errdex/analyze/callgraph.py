@@ -52,6 +52,9 @@ class CallGraph:
     owner: dict[str, str] = field(default_factory=dict)                 # method qualname -> its class
     lineage: dict[str, frozenset[str]] = field(default_factory=dict)    # class -> itself and its ancestors
     mixed: dict[tuple[str, str], bool] = field(default_factory=dict)    # `_related` answers for unrelated pairs
+    shadowed: dict[tuple[str, str], bool] = field(default_factory=dict)  # `_shadowed` answers
+    #: (callee, caller) edges made by `super().m()`: they run the parent's `m` past the caller's own
+    supers: set[tuple[str, str]] = field(default_factory=set)
     #: callee name (as `FunctionFacts.calls` holds it) -> the function, or the functions of a class's
     #: construction, it runs in the dataset, or None (`_CalleeResolver.target`)
     target: Callable[[str], str | tuple[str, ...] | None] = _no_target
@@ -64,8 +67,25 @@ class CallGraph:
         if skip:
             found = [c for c in found if c not in skip]
         if need is not None and self.receivers:
-            found = [c for c in found if self._through(qualname, c, need) is not _NO_WAY]
+            found = [c for c in found if (after := self._through(qualname, c, need)) is not _NO_WAY
+                     and ((qualname, c) in self.supers or not self._shadowed(after, qualname))]
         return sorted(found)[:MAX_CALLERS]
+
+    def _shadowed(self, cls: str | None, qualname: str) -> bool:
+        """Whether an instance of `cls`, a subclass of the method's own class, runs another method of
+        that name: a class between them overrides it (review 26: `NvmlCudaPlatform.has_device_capability`
+        reaches `cls.get_device_capability()`, which NvmlCudaPlatform overrides, never the base's)."""
+        own = self.owner.get(qualname)
+        if cls is None or own is None or cls == own:
+            return False
+        key = (cls, qualname)
+        found = self.shadowed.get(key)
+        if found is None:
+            name = qualname[len(own) + 1:]
+            between = self.lineage.get(cls, frozenset()) - self.lineage.get(own, frozenset())
+            found = self.shadowed[key] = own in self.lineage.get(cls, ()) and any(
+                f"{k}.{name}" in self.owner for k in between)
+        return found
 
     def _through(self, callee: str, caller: str, need: str | None):
         """The class the instance must have in `caller` after climbing this edge with one of class
@@ -141,8 +161,9 @@ class CallGraph:
                         if error is not None and all(chain_stops(chain, *error) for chain in chains):
                             continue   # not seen: another way up may still reach it
                     after = self._through(q, c, need) if receivers else None
-                    if after is _NO_WAY:
-                        continue
+                    if after is _NO_WAY or (after is not None and (q != qualname or (q, c) not in self.supers)
+                                            and self._shadowed(after, qualname)):
+                        continue   # (`super().m()` runs the site's `m` past the caller's own override)
                     if (c, after) not in seen:
                         seen.add((c, after))
                         nxt.append((c, after))
@@ -215,6 +236,7 @@ def build_call_graph(facts: list[FileFacts], cb: Codebase | None = None) -> Call
                 callers_of.setdefault(one, set()).add(caller)
                 open_edges.add((one, caller))
                 receivers.setdefault((one, caller), set()).add(("self", own))
+                graph.supers.add((one, caller))
         for passed in fn.passes:
             one = resolver.passed(passed)
             if one is not None and one != caller:
