@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
-from errdex.extract.checked_calls import check_conjuncts
-from .sources import index_sources, records_by_message, reindexed_and_fresh
+import pytest
 
-import ast
+from errdex.extract.checked_calls import check_conjuncts
+
+from .sources import index_sources, records_by_message, reindexed_and_fresh
 
 KERNELS = {
     "kern/__init__.py": "",
@@ -177,21 +179,17 @@ def test_a_reindex_keeps_the_answer_when_the_site_changes_and_its_callers_do_not
     assert _reach(db)["gemm: M={m} not in [1, 512]"][1] == ["app.entry.checked", "app.entry.checked_as_assert"]
 
 
-def test_a_reindex_after_a_caller_drops_its_check_matches_a_fresh_index(tmp_path):
+@pytest.mark.parametrize("path, old, new, checked", [
+    # a caller drops its check: it is a way to the site again
+    ("app/entry.py", "    assert rows <= 512 and t.is_contiguous()\n", "", ["app.entry.checked"]),
+    # the site tests another bound: no caller's check refutes it
+    ("kern/ops.py", "    if m > 512:\n", "    if m > 256:\n", None),
+])
+def test_a_reindex_after_a_check_changes_matches_a_fresh_index(tmp_path, path, old, new, checked):
     def edit(src):
-        entry = src / "app" / "entry.py"
-        entry.write_text(entry.read_text().replace("    assert rows <= 512 and t.is_contiguous()\n", ""))
+        target = src / path
+        target.write_text(target.read_text().replace(old, new))
 
-    again, db, fresh = reindexed_and_fresh(tmp_path, KERNELS, "o/checked", edit)
+    _again, db, fresh = reindexed_and_fresh(tmp_path, KERNELS, "o/checked", edit)
     assert _reach(db) == _reach(fresh)
-    assert _reach(db)["gemm: M={m} outside [1, 512]"][1] == ["app.entry.checked"]
-
-
-def test_a_reindex_after_the_site_tests_another_parameter_matches_a_fresh_index(tmp_path):
-    def edit(src):
-        ops = src / "kern" / "ops.py"
-        ops.write_text(ops.read_text().replace("    if m > 512:\n", "    if m > 256:\n"))
-
-    again, db, fresh = reindexed_and_fresh(tmp_path, KERNELS, "o/checked", edit)
-    assert _reach(db) == _reach(fresh)
-    assert _reach(db)["gemm: M={m} outside [1, 512]"][1] is None
+    assert _reach(db)["gemm: M={m} outside [1, 512]"][1] == checked
