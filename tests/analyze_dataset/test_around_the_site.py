@@ -63,3 +63,43 @@ def test_a_report_followed_by_a_return_is_not_said_to_go_on(tmp_path):
     assert "logs this and then returns (its caller gets what it returns)" in returns
     goes_on = recs["nothing to note"]["solutions"][0]
     assert "logs this and goes on" in goes_on
+
+
+SWITCHED = {
+    "pool/__init__.py": "",
+    "pool/common.py": """
+        import logging
+
+        logger = logging.getLogger(__name__)
+
+
+        def raise_error_or_warn(obj, strict, message):
+            if strict:
+                raise ValueError(message)
+            logger.warning(message)
+        """,
+    "pool/check.py": """
+        import os
+
+        from pool.common import raise_error_or_warn
+
+
+        class Checker:
+            def check_pool(self, free, total):
+                if len(free) != total:
+                    raise_error_or_warn(self, os.environ.get("STRICT_CHECK") == "1",
+                                        f"pool leak: {len(free)} free of {total}")
+        """,
+}
+
+
+def test_a_setting_that_only_chooses_raising_is_not_the_fix(tmp_path):
+    """Review 26: a leak check raised through `raise_error_or_warn(self, <setting>, msg)` was told
+    "make sure the setting is off": that hides the leak; what the function found is the fix."""
+    recs = records_by_message(index_sources(tmp_path, SWITCHED, "o/pool"))
+    r = recs["pool leak: {len(free)} free of {total}"]
+    assert r["errdex"]["helper"] == "pool.common.raise_error_or_warn"
+    assert r["solutions"][0] == (
+        "Find why `len(free) != total` holds where `check_pool` checks it: that is what it found."
+        " `raise_error_or_warn` raises it only while `os.environ.get('STRICT_CHECK') == '1'` holds: turning"
+        " that setting off stops the error, not its cause.")

@@ -136,6 +136,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.holds = bool(ex.get("assertHolds"))
     f.nan_only = bool(ex.get("nanOnly"))
     f.checked_by = ex.get("checkedBy") or []
+    f.helper = ex.get("helper")
     f.from_none = cond.is_except and _from_none(record)
     f.then = _next_statement(record) if f.error_type in ("log", "warning") else None
     if cond.own is not None:

@@ -58,7 +58,7 @@ class SiteFacts:
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
                  "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds",
                  "nan_only",
-                 "init_args", "status", "checked_by", "from_none", "then")
+                 "init_args", "status", "checked_by", "from_none", "then", "helper")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -99,6 +99,7 @@ class SiteFacts:
         self.checked_by: list[str] = []   # `errdex.checkedBy`: callers that check the test before each call
         self.from_none = False            # an except-site raising `... from None`: the caught error is not shown
         self.then: str | None = None      # a report's next statement when it leaves: "return" or "raise"
+        self.helper: str | None = None    # `errdex.helper`: the helper the site raises through
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -298,6 +299,17 @@ def trigger_scenarios(f: SiteFacts) -> str:
     return f"{head} when {when}{where}{approx_mark(f)}.{lead}{_checked_first(f)}"
 
 
+def _switched(f: SiteFacts) -> bool:
+    """A site raised through a helper whose own check is a setting (an environment variable, a flag of
+    the run) deciding between raising and warning: the own test is that switch, the finding before it."""
+    return bool(f.helper and f.cond.own is not None and f.cond.context and f.cond.constant is None
+                and not f.cond.is_except and _SETTING.search(f.cond.own_text)
+                and not _SETTING.search(f.cond.context))
+
+
+_SETTING = re.compile(r"\benvs?\.|os\.environ|getenv\(|get_bool_env_var\(|\bserver_args\.|\bargs\.")
+
+
 def _short_name(qualname: str) -> str:
     """`Cls.method` or `function`, without the module."""
     parts = qualname.split(".")
@@ -441,6 +453,14 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     for call, exc in raised_in(f.cond):
         out.append(f"Fix the underlying failure first: {call_words(call)} raised {exception_words(exc)}; its own error"
                    f"{chained} says why.")
+    if _switched(f):
+        # review 26: `raise_error_or_warn(obj, strict_flag, ...)` raises only while a setting is on and
+        # warns otherwise: "make sure the setting is off" hides what the function found
+        helper = f.helper.rpartition(".")[2]
+        out.append(f"Find why `{f.cond.context}` holds where `{f.short}` checks it{approx_mark(f)}: that is what it"
+                   f" found. `{helper}` raises it only while `{f.cond.own_text}` holds: turning that setting off"
+                   " stops the error, not its cause.")
+        own = None
     if f.helper_check:
         helper, check = f.helper_check
         out.append(f"Find why `{helper}`'s own check (`{check}`) holds: it reads values of `{helper}` that this"
