@@ -19,6 +19,7 @@ import ast
 import builtins
 from collections.abc import Callable, Iterable, Mapping
 
+from errdex.analyze.codegen import assigned
 from errdex.extract.checked_calls import check_conjuncts
 from errdex.models import FunctionFacts
 
@@ -36,8 +37,7 @@ def refutable_test(own_text: str | None, params: tuple[str, ...], feeding: list[
         return None
     names = {n.id for n in ast.walk(test) if n.__class__ is ast.Name}
     read = names.intersection(p.lstrip("*") for p in params)
-    assigned = _assigned(feeding or ()) if read else None
-    if assigned is None or read & assigned:
+    if not read or any(read & assigned(line) for line in feeding or ()):
         return None
     return test
 
@@ -172,25 +172,4 @@ def _heads(part: ast.expr) -> set[int]:
                 base = base.value
             if base.__class__ is ast.Name:
                 out.add(id(base))
-    return out
-
-
-def _assigned(feeding) -> set[str] | None:
-    """Names the feeding lines bind (an assignment, a loop or `with` header); None for a line not understood."""
-    out: set[str] = set()
-    for line in feeding:
-        tree = None
-        for text in (line, line + ": pass", line + "\n  pass"):
-            try:
-                tree = ast.parse(text.strip())
-                break
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                continue
-        if tree is None:
-            return None
-        for node in ast.walk(tree):
-            if node.__class__ is ast.Name and node.ctx.__class__ is not ast.Load:
-                out.add(node.id)
-            elif node.__class__ in (ast.Import, ast.ImportFrom):
-                out.update((a.asname or a.name).partition(".")[0] for a in node.names)
     return out

@@ -77,28 +77,33 @@ def site_qualname(record: dict) -> str:
 _FROM_NONE = re.compile(r"\bfrom\s+None\b")
 
 
+def _statement_lines(record: dict) -> tuple[list[str], int, int] | None:
+    """The window's lines with the site's statement at `[at:end + 1]`, or None without a window."""
+    text, start = record.get("sourceCode"), record.get("sourceCodeStart")
+    if not text or not isinstance(start, int):
+        return None
+    line = record.get("lineNumber") or 0
+    return text.split("\n"), line - start, (record["errdex"].get("endLine") or line) - start
+
+
 def _from_none(record: dict) -> bool:
     """Whether the raise statement ends in `from None` (read off its lines in the window): the error
     it handles is then not shown with this one (review 26: "which Python chains to this one")."""
-    text, start = record.get("sourceCode"), record.get("sourceCodeStart")
-    if not text or not isinstance(start, int):
+    found = _statement_lines(record)
+    if found is None:
         return False
-    line = record.get("lineNumber") or 0
-    end = record["errdex"].get("endLine") or line
-    lines = text.split("\n")[max(0, line - start):max(0, end - start + 1)]
-    return any(_FROM_NONE.search(part) for part in lines)
+    lines, at, end = found
+    return any(_FROM_NONE.search(part) for part in lines[max(0, at):max(0, end + 1)])
 
 
 def _next_statement(record: dict) -> str | None:
     """"return" or "raise" when the statement right after a report, in its own block, is one (read
     off the window): the function then does not go on past it (review 26: "logs this and goes on"
     of `logger.error(msg)` followed by `return False, msg`)."""
-    text, start = record.get("sourceCode"), record.get("sourceCodeStart")
-    if not text or not isinstance(start, int):
+    found = _statement_lines(record)
+    if found is None:
         return None
-    lines = text.split("\n")
-    at = (record.get("lineNumber") or 0) - start
-    end = (record["errdex"].get("endLine") or record.get("lineNumber") or 0) - start
+    lines, at, end = found
     if not 0 <= at < len(lines):
         return None
     indent = len(lines[at]) - len(lines[at].lstrip())

@@ -303,11 +303,7 @@ def _switched(f: SiteFacts) -> bool:
     """A site raised through a helper whose own check is a setting (an environment variable, a flag of
     the run) deciding between raising and warning: the own test is that switch, the finding before it."""
     return bool(f.helper and f.cond.own is not None and f.cond.context and f.cond.constant is None
-                and not f.cond.is_except and _SETTING.search(f.cond.own_text)
-                and not _SETTING.search(f.cond.context))
-
-
-_SETTING = re.compile(r"\benvs?\.|os\.environ|getenv\(|get_bool_env_var\(|\bserver_args\.|\bargs\.")
+                and not f.cond.is_except and knobs("", f.cond.own_text, []) and not knobs("", f.cond.context, []))
 
 
 def _short_name(qualname: str) -> str:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -300,42 +301,57 @@ def mirrors_after_originals(matches: list[Match]) -> list[Match]:
     alone cannot tell them apart. Before that, a value naming a module (`Ignore import error when
     loading sglang.srt.models.deepseek_v2: ...`, printed by three registries alike) puts the sites
     whose module shares most of its dotted path first. Other ties keep their order."""
-    out, start = list(matches), 0
-    while start < len(out):
-        end = start + 1
-        while end < len(out) and out[end].score == out[start].score:
-            end += 1
-        if end - start > 1 and not _module_order(out, start, end):
+    out = list(matches)
+    for start, end in _tie_groups(out):
+        if not _ranked_first(out, start, end, _module_share):
             _mirror_order(out, start, end)
-        start = end
     return out
 
 
-_MODULE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}")
+def _tie_groups(matches: list[Match]) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of two or more matches of equal score, in a ranked list."""
+    start = 0
+    while start < len(matches):
+        end = start + 1
+        while end < len(matches) and matches[end].score == matches[start].score:
+            end += 1
+        if end - start > 1:
+            yield start, end
+        start = end
 
 
-def _module_order(matches: list[Match], start: int, end: int) -> bool:
-    """Order tied matches by how much of a module path bound in them their own module shares;
-    False (nothing done) when no value names one or all share alike."""
-    def shared(m: Match) -> int:
-        module = m.file_path[:-3].split("/") if m.file_path.endswith(".py") else m.file_path.split("/")
-        best = 0
-        for value in m.bindings.values():
-            found = _MODULE_PATH.match(value) if isinstance(value, str) else None
-            if found is not None and value[found.end():found.end() + 1] in ("", " ", ".", ":", ",", ";", "'", '"'):
-                parts = found.group().split(".")   # the value, or its opening words (a cut message's rest)
-                n = 0
-                while n < min(len(parts), len(module)) and parts[n] == module[n]:
-                    n += 1
-                best = max(best, n)
-        return best
-
-    ranks = [shared(m) for m in matches[start:end]]
+def _ranked_first(matches: list[Match], start: int, end: int, rank: Callable[[Match], int]) -> bool:
+    """Order the tie `matches[start:end]` by `rank`, highest first (stable); False, leaving it as
+    it is, when all rank alike."""
+    ranks = [rank(m) for m in matches[start:end]]
     if len(set(ranks)) < 2:
         return False
     order = sorted(range(start, end), key=lambda i: -ranks[i - start])
     matches[start:end] = [matches[i] for i in order]
     return True
+
+
+def _shared_head(a: list[str], b: list[str]) -> int:
+    """How many leading parts two paths share."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+_MODULE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}")
+
+
+def _module_share(m: Match) -> int:
+    """How much of a module path bound in the match (the value, or its opening words: a cut
+    message's rest) its own module shares."""
+    module = m.file_path[:-3].split("/") if m.file_path.endswith(".py") else m.file_path.split("/")
+    best = 0
+    for value in m.bindings.values():
+        found = _MODULE_PATH.match(value) if isinstance(value, str) else None
+        if found is not None and value[found.end():found.end() + 1] in ("", " ", ".", ":", ",", ";", "'", '"'):
+            best = max(best, _shared_head(found.group().split("."), module))
+    return best
 
 
 def _near_frames_first(matches: list[Match], frames: list[Frame]) -> list[Match]:
@@ -349,26 +365,13 @@ def _near_frames_first(matches: list[Match], frames: list[Frame]) -> list[Match]
         for frame in frames[-3:]:
             path = frame.path.replace("\\", "/")
             at = path.rfind("/" + parts[0] + "/") if parts else -1
-            if at < 0:
-                continue
-            dirs = path[at + 1:].split("/")[:-1]
-            n = 0
-            while n < min(len(dirs), len(parts)) and dirs[n] == parts[n]:
-                n += 1
-            best = max(best, n)
+            if at >= 0:
+                best = max(best, _shared_head(path[at + 1:].split("/")[:-1], parts))
         return best
 
-    out, start = list(matches), 0
-    while start < len(out):
-        end = start + 1
-        while end < len(out) and out[end].score == out[start].score:
-            end += 1
-        if end - start > 1:
-            ranks = [shared(m) for m in out[start:end]]
-            if len(set(ranks)) > 1:
-                order = sorted(range(start, end), key=lambda i: -ranks[i - start])
-                out[start:end] = [out[i] for i in order]
-        start = end
+    out = list(matches)
+    for start, end in _tie_groups(out):
+        _ranked_first(out, start, end, shared)
     return out
 
 
