@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "124"
+EXTRACTOR_VERSION = "125"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +132,7 @@ class ErrorSite:
     error_code: str | None = None
     helper: str | None = None       # qualified helper function when raised through one
     factory: bool = False           # raised object comes from a call to a non-class (`self._error(...)`)
+    responds: bool = False          # answers an HTTP request with an error body, raises nothing (`extract.responses`)
     assert_test: str | None = None  # source of the assert's condition
     end_line: int = 0               # last line of the statement
     source_start: int = 0           # window: line - 18 .. line + 18, clipped
@@ -191,13 +192,17 @@ class ClassFacts:
 
 @dataclass(slots=True)
 class HelperDef:
-    """A function that raises (or warns with) one of its parameters as the message."""
+    """A function that raises (or warns with, or answers an HTTP error with) one of its parameters
+    as the message."""
 
     qualname: str                # "pkg.mod.fail" or "pkg.mod.Cls.fail"
     param: str                   # parameter that becomes the message
     param_index: int             # positional index (excluding self/cls for methods)
     site: ErrorSite              # the raise inside the helper; its message holds `{param}`
     params: list[str] = field(default_factory=list)   # all its parameters, in order (without self/cls)
+    #: an error-response helper's parameters a call may give another status or error kind in
+    status_param: str | None = None
+    kind_param: str | None = None
 
 
 @dataclass(slots=True)
@@ -208,6 +213,7 @@ class HelperCall:
     site: ErrorSite              # prospective site located at the call (class filled in when linked)
     args: dict[str, Template]    # str(position) or keyword name -> the argument's template
     sources: dict[str, str] = field(default_factory=dict)   # every argument's source, for a call analyzed as a site
+    statuses: dict[str, int] = field(default_factory=dict)  # arguments that are HTTP statuses (`HTTPStatus.NOT_FOUND`)
 
 
 @dataclass(slots=True)

@@ -166,6 +166,8 @@ def _record(tree: SourceTree, site: ErrorSite, path: str, test: bool, rid: str, 
                                                                  else None), info.ancestors if info else [])
         if caught is not None:
             record["errdex"]["caughtBy"] = caught
+    if site.responds:   # an HTTP error answered, not raised: nothing to catch
+        record["errdex"]["responds"] = True
     if site.changed:   # what the check reads is not what the caller passed
         record["errdex"]["changedBefore"] = list(site.changed)
     if site.unfed:   # what the check reads only the function has

@@ -401,3 +401,54 @@ def test_raising_what_a_factory_returns(extract):
              {"_describe(v)": "_describe(v)"}, True),
         24: ("self._maybe", "pkg.pool.Pool._maybe", "{True}", {"True": "True"}, True),   # two returned: as written
     }
+
+
+def test_error_response_helpers_make_each_call_a_site(extract):
+    """A server answering with an HTTP error body never raises: each call of the function that
+    builds the body from a message parameter is a site (status and kind as the call gives them)."""
+    _, sites, _ = extract({
+        "srv/__init__.py": "",
+        "srv/base.py": '''
+            import json
+            from http import HTTPStatus
+            from fastapi.responses import ORJSONResponse
+            from srv.protocol import ErrorResponse
+
+            class Serving:
+                def create_error_response(self, message: str, err_type: str = "BadRequestError",
+                                          status_code: int = 400):
+                    error = ErrorResponse(object="error", message=message, type=err_type)
+                    return ORJSONResponse(content=error.model_dump(), status_code=status_code)
+
+                def stream_error(self, message, status_code=HTTPStatus.BAD_REQUEST):
+                    return json.dumps({"error": ErrorResponse(message=message, code=status_code).model_dump()})
+
+                def ok_response(self, text, status_code=200):
+                    return ORJSONResponse(content={"text": text}, status_code=status_code)
+        ''',
+        "srv/chat.py": '''
+            from http import HTTPStatus
+            from srv.base import Serving
+
+            class Chat(Serving):
+                def handle(self, request):
+                    if not request.messages:
+                        return self.create_error_response("Messages cannot be empty.")
+                    if request.n > 8:
+                        return self.create_error_response(
+                            f"n={request.n} is too large", err_type="NotFoundError", status_code=HTTPStatus.NOT_FOUND)
+                    if request.stream:
+                        return self.stream_error(f"streaming {request.model} failed", 503)
+                    self.create_error_response(str(request))
+                    return self.ok_response("Messages are fine.")
+        ''',
+    })
+    chat = {s.line: s for s in sites if s.file_path == "srv/chat.py"}
+    assert sorted(chat) == [8, 10, 13]   # not the dynamic message, not the 200 answer
+    assert (chat[8].error_type, chat[8].http_status, chat[8].error_class, chat[8].message.text()) == (
+        "http", 400, "BadRequestError", "Messages cannot be empty.")
+    assert (chat[10].http_status, chat[10].error_class, chat[10].message.text()) == (
+        404, "NotFoundError", "n={request.n} is too large")
+    assert (chat[13].http_status, chat[13].error_class) == (503, "ErrorResponse")
+    assert chat[8].helper == "srv.base.Serving.create_error_response"
+    assert not [s for s in sites if s.file_path == "srv/base.py"]   # the helpers' own calls are no sites

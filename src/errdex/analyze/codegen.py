@@ -431,7 +431,7 @@ def validation_code(cond: Condition, feeding: list[str], placeholders: dict, fun
         pad += "    "
     lines += [indented(line, pad) for line in inside]
     if error_type in _REPORTS:
-        says = f"  # {function} {_REPORTS[error_type]} this here and raises nothing"
+        says = f"  # {function} {_REPORTS[error_type]} here and raises nothing"
         if nest or context:   # False where the path does not lead to the site
             lines.insert(notes, "reported = False")
             lines += [f"{pad}if {own}:", f"{pad}    reported = True{says}"]
@@ -682,7 +682,7 @@ def _in_coroutine(lines: list[str], start: int) -> None:
 
 
 #: What a reporting site does, as validationCode's comment says it.
-_REPORTS = {"log": "logs", "warning": "warns with"}
+_REPORTS = {"log": "logs this", "warning": "warns with this", "response": "answers the request with this error"}
 
 #: Calls run for what they do besides giving a value: processes, requests, files, sockets, servers.
 #: `x.start()` only as a statement (`pos = m.start()` is a match's offset).
@@ -886,9 +886,9 @@ def _call_text(entry: str, method_of: str | None, binding: str | None) -> str:
 def try_catch(call: str, error_class: str, error_type: str, strategy: str, tag: str | None = None) -> str | None:
     """The nearest public entry point wrapped in try/except for the class, when catching it can
     lead somewhere: an alternative (fallback) or another attempt (retry). None otherwise, and
-    for a log or a warning, which raise nothing to catch (a report's `fallback` is what the code
+    for a log, a warning or an HTTP error answered, which raise nothing to catch (a report's `fallback` is what the code
     itself does)."""
-    if error_type in ("log", "warning") or tag == "deprecation":
+    if error_type in ("log", "warning", "response") or tag == "deprecation":
         return None
     if strategy == "retry":   # transient: a few attempts with a growing pause, then the error itself
         return (f"import time\n\nfor attempt in range(3):\n    try:\n        {call}\n        break\n"

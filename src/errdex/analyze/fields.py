@@ -126,7 +126,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     cls = record.get("errorClass") or ("AssertionError" if record.get("errorType") == "assertion" else "Exception")
     f = prose.SiteFacts(qual, prose.short_name(qual), cls, cond, exact, ex.get("conditionReason"),
                         ex.get("placeholders") or {}, ex.get("feeding") or [], ex.get("entryPoints") or [],
-                        ex.get("callers") or [], tag, record.get("errorType") or "exception",
+                        ex.get("callers") or [], tag, _reported_as(record),
                         bool(ex.get("test")) and is_test_function(qual))
     f.message = record.get("errorMessage") or ""
     f.setters = ex.get("setters") or {}
@@ -184,7 +184,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
         return   # a check in test code finds a bug in the code under test: a guard around it would hide one
     if _VALIDATOR.match(f.short):
         return   # guarding a validation call would skip all its checks (review 17 P2: `SamplingParams.verify`)
-    alternative = _ALTERNATIVES.get(strategy, "handle this case here instead: {short} raises for it").format(short=f.short)
+    alternative = _ALTERNATIVES.get(strategy, "handle this case here instead: {short} {verb} for it").format(
+        short=f.short, verb=fixes.report_verb(f.error_type, bare=True))
     if caught and caught["outcome"] == "handled":
         return   # the function goes on: a caller never sees this error, so there is nothing to guard
     if ex.get("siteClass") is None and "." in (ex.get("function") or ""):
@@ -196,6 +197,11 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
                                                              ex.get("changedBefore"), ex.get("unfedLocals"),
                                                              ex.get("moduleImports")),
          from_condition)
+
+
+def _reported_as(record: dict) -> str:
+    """The record's errorType as the prose reads it: "response" for an HTTP error answered, not raised."""
+    return "response" if record["errdex"].get("responds") else record.get("errorType") or "exception"
 
 
 def is_test_function(qual: str) -> bool:
@@ -212,9 +218,9 @@ _VALIDATOR = re.compile(r"_*(?:verify|validate|check|assert)(?:_|$)", re.I)
 #: function rejects (review 17 P2: "take a path without this check" read as "skip the work").
 _ALTERNATIVES = {
     "fix-configuration": "change the configuration",
-    "validate": "correct the value, or reject it where it came from: {short} raises for it",
+    "validate": "correct the value, or reject it where it came from: {short} {verb} for it",
     "fallback": "use an alternative that supports this: {short} does not",
-    "retry": "retry later, or report the failure: {short} raises for it now",
+    "retry": "retry later, or report the failure: {short} {verb} for it now",
 }
 
 

@@ -262,9 +262,10 @@ _BARE_SELF = re.compile(r"\bself\b(?!\.[A-Za-z_])")
 _SELF_FIELD = re.compile(r"\bself\.(?=[A-Za-z_])")
 
 
-#: How a site reports its message, by errorType: it raises a class, warns with a category, or
-#: logs through a logger's method (with its object, and alone).
-_VERBS = {"warning": ("warns with", "warns"), "log": ("logs with", "logs")}
+#: How a site reports its message, by errorType: it raises a class, warns with a category,
+#: logs through a logger's method, or answers an HTTP request with an error (with its object, and alone).
+_VERBS = {"warning": ("warns with", "warns"), "log": ("logs with", "logs"),
+          "response": ("answers the request with the HTTP error", "answers the request with an error")}
 
 
 def report_verb(error_type: str, bare: bool = False) -> str:

@@ -78,7 +78,7 @@ def surface_digest(facts: FileFacts) -> bytes:
     """A digest of what this file offers other files; lines are left out, so moving code keeps it."""
     helpers = [(h.qualname, h.param, h.param_index, h.site.error_type, h.site.error_class, h.site.class_ref,
                 h.site.message.rendered()[0], h.site.message.form, h.site.severity, h.site.http_status,
-                h.site.error_code) for h in facts.helpers]
+                h.site.error_code, h.status_param, h.kind_param) for h in facts.helpers]
     functions = [(fn.qualname, fn.calls, fn.public, fn.cls, fn.guarded, fn.binding, fn.passes, fn.supers, fn.params,
                   sorted(fn.checks.items()))
                  for fn in facts.functions]

@@ -252,9 +252,32 @@ def helper_sites(cb: Codebase, calls: list[HelperCall]) -> list[ErrorSite]:
             else:
                 segments.append(s)
         inner = helper.site
-        site = replace(call.site, error_type=inner.error_type, error_class=inner.error_class,
+        site = replace(call.site, error_type=inner.error_type, error_class=_passed_kind(helper, call) or inner.error_class,
                        class_ref=inner.class_ref, message=Template(segments, arg.form),
-                       severity=inner.severity, http_status=inner.http_status,
-                       error_code=inner.error_code, helper=helper.qualname)
+                       severity=inner.severity, http_status=_passed_status(helper, call) or inner.http_status,
+                       error_code=inner.error_code, helper=helper.qualname, responds=inner.responds)
         out.append(site)
     return out
+
+
+def _passed(helper: HelperDef, param: str | None, table: dict):
+    """What a call passes for one of the helper's parameters, by keyword or by position."""
+    if param is None:
+        return None
+    found = table.get(param)
+    if found is None and param in helper.params:
+        found = table.get(str(helper.params.index(param)))
+    return found
+
+
+def _passed_status(helper: HelperDef, call: HelperCall) -> int | None:
+    """The status a call gives an error-response helper (`status_code=HTTPStatus.NOT_FOUND`)."""
+    return _passed(helper, helper.status_param, call.statuses)
+
+
+def _passed_kind(helper: HelperDef, call: HelperCall) -> str | None:
+    """The error kind a call gives an error-response helper (`err_type="InternalServerError"`), when literal."""
+    arg = _passed(helper, helper.kind_param, call.args)
+    if arg is None or not arg.segments or not all(isinstance(s, str) for s in arg.segments):
+        return None
+    return "".join(arg.segments)

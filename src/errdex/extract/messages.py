@@ -21,6 +21,9 @@ _PERCENT = re.compile(
 )
 _CONVERSIONS = {114: "!r", 115: "!s", 97: "!a"}
 #: The expression node types `MessageBuilder.build` can turn into a template; for any other it returns None.
+#: A parameter named like a message: a helper passes it on as one (not `x` in `f"bad {x}"`).
+MESSAGE_PARAM = re.compile(r"msg|message|text|reason|detail|desc|what|err|why|explanation", re.I)
+
 STRING_LIKE = frozenset({ast.Call, ast.Name, ast.Constant, ast.JoinedStr, ast.BinOp})
 
 

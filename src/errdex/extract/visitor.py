@@ -20,8 +20,9 @@ from errdex.extract.handlers import Handler, caught_names, stops
 from errdex.extract.initargs import init_arguments
 from errdex.extract.lazy_exports import lazy_exports
 from errdex.extract.logcalls import LOG_LEVELS, LOGGER_METHODS, is_logger
-from errdex.extract.messages import STRING_LIKE, MessageBuilder, literal, whole
+from errdex.extract.messages import MESSAGE_PARAM, STRING_LIKE, MessageBuilder, literal, whole
 from errdex.extract.module_names import function_bound, import_statements, imports_read, own_definition
+from errdex.extract.responses import STATUS_KWARGS, response_helper, status_value
 from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, own_nodes, resolve_dotted
 from errdex.extract.unparse import simple_unparse
 from errdex.models import (
@@ -38,7 +39,6 @@ from errdex.models import (
 
 _MESSAGE_KWARGS = ("message", "msg", "detail", "reason", "description", "error", "text", "err_msg", "error_message")
 _CODE_KWARGS = ("error_code", "code", "errno", "err_code")
-_HTTP_STATUS_KWARGS = ("status_code", "status", "code", "http_status")
 _WARN_FUNCS = frozenset({"warnings.warn", "warnings.warn_explicit"})
 _ABORT_FUNCS = frozenset({"flask.abort", "werkzeug.exceptions.abort", "abort"})
 #: Literal characters a log message needs to be a site: a log is full of `key=value` text, and
@@ -71,7 +71,6 @@ _PASSED = re.compile(r"([(,=])\s*+((?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*+)\s*+(?=[,)
 #: Positional arguments of a call read as possible helper messages (`raise_error_or_warn(obj, strict,
 #: counter_name, message)` passes its message fourth).
 _HELPER_ARGS = 8
-_MESSAGE_PARAM = re.compile(r"msg|message|text|reason|detail|desc|what|err|why|explanation", re.I)
 
 #: Called for each site with (scope node, path from scope to site statement, site, file's source lines).
 SiteAnalyzer = Callable[[ast.AST, list, ErrorSite, list[str]], None]
@@ -437,8 +436,24 @@ class ModuleWalker:
         self._walk(stmt.body)
         self.path = saved
         self.scopes.pop()
+        self._note_response_helper(stmt, scope)
         if scope.tries and function is not None:
             function.guarded = self._guarded_calls(stmt, scope, set(function.calls))
+
+    def _note_response_helper(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, scope: _Scope) -> None:
+        """A function answering an HTTP error with its message parameter (`extract.responses`) is a
+        helper whose calls are sites; its own response call is none (its message is all parameter)."""
+        params = scope.params[1:] if scope.cls is not None and scope.params[:1] in (["self"], ["cls"]) else scope.params
+        found = response_helper(stmt, params) if params else None
+        if found is None:
+            return
+        site = ErrorSite(self.facts.file_path, found.line, scope.qualname, "http", found.kind or found.written, None,
+                         Template([Placeholder(found.param, found.param)], "variable"), http_status=found.status,
+                         end_line=found.line)
+        site.condition, site.responds = "True", True
+        qual = f"{self.module}.{scope.qualname}"
+        self.facts.helpers.append(HelperDef(qual, found.param, params.index(found.param), site, list(params),
+                                            found.status_param, found.kind_param))
 
     def _class(self, stmt: ast.ClassDef) -> None:
         outer = self.scopes[-1]
@@ -580,7 +595,7 @@ class ModuleWalker:
     def _raise_call(self, stmt: ast.stmt, call: ast.Call) -> None:
         written = dotted_source(call.func) or self.source_of(call.func)
         status = _http_status(call, written)
-        msg_node = _message_arg(call, skip_first=status is not None and _kw(call, _HTTP_STATUS_KWARGS) is None)
+        msg_node = _message_arg(call, skip_first=status is not None and _kw(call, STATUS_KWARGS) is None)
         template = self.builder.build_or_dynamic(msg_node) if msg_node is not None else literal("")
         site = self._add_site(stmt, "http" if status is not None else "exception", written, template,
                               http_status=status, error_code=_kwarg_code(call))
@@ -612,7 +627,7 @@ class ModuleWalker:
         scope = self.scopes[-1]
         written = dotted_source(call.func) or self.source_of(call.func)
         status = _http_status(call, written)
-        msg_node = _message_arg(call, skip_first=status is not None and _kw(call, _HTTP_STATUS_KWARGS) is None)
+        msg_node = _message_arg(call, skip_first=status is not None and _kw(call, STATUS_KWARGS) is None)
         template = self.builder.build_or_dynamic(msg_node) if msg_node is not None else literal("")
         site = ErrorSite(self.facts.file_path, stmt.lineno, scope.qualname, "http" if status is not None else "exception",
                          written, self._resolve(written), template, http_status=status,
@@ -703,7 +718,12 @@ class ModuleWalker:
         if self.analyze is not None and stmt.lineno in self.helper_lines:
             self._analyze(site)
             sources = self._arg_sources(call)
-        self.facts.helper_calls.append(HelperCall(resolved, site, args, sources))
+        statuses = {}
+        for key, value in (*((str(i), a) for i, a in enumerate(call.args[:_HELPER_ARGS])),
+                           *((k.arg, k.value) for k in call.keywords)):
+            if value.__class__ in (ast.Attribute, ast.Constant) and (status := status_value(value)) is not None:
+                statuses[key] = status
+        self.facts.helper_calls.append(HelperCall(resolved, site, args, sources, statuses))
 
     def _arg_sources(self, call: ast.Call) -> dict[str, str]:
         """Every argument's source text (a spread `*xs` or `**kw` as such), by position or keyword."""
@@ -744,7 +764,7 @@ class ModuleWalker:
         if len(holes) != 1 or holes[0].expr not in params:
             return
         param = holes[0].expr
-        if len(template.segments) == 1 or _MESSAGE_PARAM.search(param):
+        if len(template.segments) == 1 or MESSAGE_PARAM.search(param):
             qual = f"{self.module}.{scope.qualname}"
             self.facts.helpers.append(HelperDef(qual, param, params.index(param), site, list(params)))
 
@@ -943,22 +963,12 @@ def _message_arg(call: ast.Call, skip_first: bool = False) -> ast.expr | None:
 
 
 def _http_status(call: ast.Call, written: str) -> int | None:
-    node = _kw(call, _HTTP_STATUS_KWARGS)
+    node = _kw(call, STATUS_KWARGS)
     if node is None and "http" in written.lower() and call.args:
         node = call.args[0]
     if node is None and "http" not in written.lower():
         return None
-    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value if 100 <= node.value <= 599 else None
-    if isinstance(node, ast.Attribute):  # HTTPStatus.NOT_FOUND / status.HTTP_404_NOT_FOUND
-        import http
-
-        name = node.attr
-        if name.startswith("HTTP_") and name[5:8].isdigit():
-            return int(name[5:8])
-        member = getattr(http.HTTPStatus, name, None)
-        return int(member) if member is not None else None
-    return None
+    return status_value(node)
 
 
 def _kwarg_code(call: ast.Call) -> str | None:
