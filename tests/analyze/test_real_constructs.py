@@ -906,3 +906,21 @@ def test_one_call_made_once_in_raised_terms_stays_exact():
         ''')
     assert cond.expr == "not raised(cache.drain(), Exception) and raised(cache.release(), Exception)"
     assert cond.exact, cond.reason
+
+
+def test_earlier_checks_interleaved_with_the_sites_path_leave_the_own_test_out():
+    """Review 27 #14: `if x is None: return`, `if not x: raise`, `if min(x) < 1: raise` gives
+    `x is not None and x and min(x) < 1` for the guard `x is not None and min(x) < 1`; the earlier
+    checks are `x` alone, not the site's own test too."""
+    got = _condition("""
+def check(x):
+    if x is None:
+        return
+    if not x:
+        raise ValueError("empty")
+    if min(x) < 1:
+        raise ValueError("small")
+""", 1)
+    cond = parse_condition(got.expr, got.guard)
+    assert cond.guards == ["x"]
+    assert cond.own_text == "min(x) < 1" and cond.context == "x is not None"
