@@ -924,3 +924,40 @@ def check(x):
     cond = parse_condition(got.expr, got.guard)
     assert cond.guards == ["x"]
     assert cond.own_text == "min(x) < 1" and cond.context == "x is not None"
+
+
+def test_a_division_in_the_try_body_leaves_an_except_site_approximate():
+    """Review 27 #9: `int(rank) % count` under `except Exception` also fails for `count == 0`: the
+    named call is not the only way in. A `%` that formats a string divides nothing."""
+    got = _condition("""
+def resolve(count):
+    try:
+        rank = int(tp_rank()) % count
+    except Exception as exc:
+        raise RuntimeError("cannot resolve") from exc
+""")
+    assert got.expr == "raised(int(tp_rank()), Exception)" and not got.exact
+    assert "`int(tp_rank()) % count`, which raises ZeroDivisionError" in got.reason
+    got = _condition("""
+def name(rank):
+    try:
+        return "rank-%d" % int(rank)
+    except ValueError:
+        raise RuntimeError("bad rank")
+""")
+    assert got.exact
+
+
+def test_a_yield_in_the_try_body_is_a_way_in():
+    """Review 27 #0: in a @contextmanager, the caller's `with` block raises at the `yield`."""
+    got = _condition("""
+def timed():
+    start = now()
+    try:
+        yield
+        took = now() - start
+    except Exception:
+        raise RuntimeError("failed")
+""")
+    assert got.expr == "raised((yield), Exception) or raised(now(), Exception)"
+    assert describe(parse_condition(got.expr).own).startswith("the code run while it waits at `yield`")

@@ -103,3 +103,46 @@ def test_a_setting_that_only_chooses_raising_is_not_the_fix(tmp_path):
         "Find why `len(free) != total` holds where `check_pool` checks it: that is what it found."
         " `raise_error_or_warn` raises it only while `os.environ.get('STRICT_CHECK') == '1'` holds: turning"
         " that setting off stops the error, not its cause.")
+
+
+REPORTED_THEN_RAISED = {
+    "gen/__init__.py": "",
+    "gen/timer.py": """
+        import logging
+        from contextlib import contextmanager
+
+        logger = logging.getLogger(__name__)
+
+
+        @contextmanager
+        def timed(idx=None):
+            try:
+                yield
+            except Exception as e:
+                if idx is not None:
+                    logger.error(f"Failed to generate output for prompt {idx}: {e}")
+                else:
+                    logger.error(f"Failed to generate output for a prompt: {e}")
+                raise
+
+
+        def tolerant(items):
+            for item in items:
+                try:
+                    item.run()
+                except Exception as e:
+                    logger.error(f"item {item} failed to run: {e}")
+            return len(items)
+        """,
+}
+
+
+def test_a_report_whose_handler_raises_after_its_branch_propagates(tmp_path):
+    """Review 27 #0: the log is the last statement of an `if`/`else` branch of an `except` block that
+    ends in `raise`: nothing falls back, the caller gets the error; a handler that goes on falls back."""
+    recs = records_by_message(index_sources(tmp_path, REPORTED_THEN_RAISED, "o/gen"))
+    for message in ("Failed to generate output for prompt {idx}: {e}", "Failed to generate output for a prompt: {e}"):
+        r = recs[message]
+        assert r["handlingStrategy"] == "propagate"
+        assert "the code run while it waits at `yield` (the body of the caller's `with` block" in r["documentation"]
+    assert recs["item {item} failed to run: {e}"]["handlingStrategy"] == "fallback"

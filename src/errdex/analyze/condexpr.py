@@ -659,8 +659,8 @@ def call_words(call: str) -> str:
         if not modules:
             return "one of the calls " + ", ".join(f"`{c}`" for c in calls)
         return "one of " + ", ".join(_one_call(c) for c in calls)
-    if not call.endswith(")"):   # a try block without calls: its first expression (`d[k]`, `obj.attr`)
-        return f"evaluating `{call}`"
+    if not call.endswith(")") and not _YIELDED.match(call):   # a try block without calls: its first
+        return f"evaluating `{call}`"                            # expression (`d[k]`, `obj.attr`)
     return _one_call(call)
 
 
@@ -668,9 +668,18 @@ _IMPORTED = re.compile(r"__import__\('([\w.]+)'\)")
 
 
 def _one_call(call: str) -> str:
-    """A named culprit: "importing `m`" for an import statement (`raised._import_calls`), else the call."""
+    """A named culprit: "importing `m`" for an import statement (`raised._import_calls`), the code
+    run while a generator waits at a `yield` (`raised._culprits`), else the call."""
     imported = _IMPORTED.fullmatch(call)
-    return f"importing `{imported.group(1)}`" if imported else f"the call `{call}`"
+    if imported:
+        return f"importing `{imported.group(1)}`"
+    if _YIELDED.match(call):
+        return (f"the code run while it waits at `{call.strip('()')}` (the body of the caller's `with` block for"
+                " a context manager, or the generator's consumer)")
+    return f"the call `{call}`"
+
+
+_YIELDED = re.compile(r"\(*yield\b")
 
 
 def exception_words(exc: str) -> str:

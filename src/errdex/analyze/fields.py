@@ -97,24 +97,58 @@ def _from_none(record: dict) -> bool:
 
 
 def _next_statement(record: dict) -> str | None:
-    """"return" or "raise" when the statement right after a report, in its own block, is one (read
-    off the window): the function then does not go on past it (review 26: "logs this and goes on"
-    of `logger.error(msg)` followed by `return False, msg`)."""
+    """"return" or "raise" when the statement that runs right after a report is one (read off the
+    window): the function then does not go on past it (review 26: "logs this and goes on" of
+    `logger.error(msg)` followed by `return False, msg`). A `raise` is also found past the end of
+    the `if`/`else`, `with` or `except` blocks holding the report (review 27 #0: `if i: log(...)
+    else: log(...)`, then `raise`); a `return` there is the function's own end, not a way out, and
+    a loop's end or a `finally`'s reach is not followed."""
     found = _statement_lines(record)
     if found is None:
         return None
     lines, at, end = found
     if not 0 <= at < len(lines):
         return None
-    indent = len(lines[at]) - len(lines[at].lstrip())
-    for line in lines[end + 1:]:
+    indent = _indent(lines[at])
+    i = end + 1
+    left = False   # out of the report's own block
+    while i < len(lines):
+        line = lines[i]
         body = line.strip()
-        if not body or body.startswith("#"):
+        if not body or body.startswith("#") or _indent(line) > indent:
+            i += 1   # a blank line, a comment, or the body of a clause skipped below
             continue
-        if len(line) - len(body) != indent:
-            return None
         word = body.split(None, 1)[0].rstrip(":;(")
-        return word if word in ("return", "raise") else None
+        if _indent(line) == indent:
+            if word in ("else", "elif", "except"):   # another branch of the block that was left
+                i += 1
+                continue
+            return word if word == "raise" or (word == "return" and not left) else None
+        left = True
+        at = _header(lines, at, indent)   # the block the site's statement lies in
+        words = lines[at].split(None, 2) if at is not None else []
+        if not words or (words[1] if words[0] == "async" and len(words) > 1 else words[0]).rstrip(":") \
+                not in _LEFT_FOR_NEXT:
+            return None
+        indent = _indent(lines[at])
+    return None
+
+
+#: Blocks whose end leads on to the statement after their compound statement (a loop's goes back
+#: to its header; a `try` body's end may run `else`/`finally` first, so it is not followed either).
+_LEFT_FOR_NEXT = frozenset({"if", "elif", "else", "with", "except"})
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _header(lines: list[str], at: int, indent: int) -> int | None:
+    """The nearest line above `at` indented less than `indent`: the header of the block holding it."""
+    for k in range(at - 1, -1, -1):
+        text = lines[k].strip()
+        if text and not text.startswith("#") and _indent(lines[k]) < indent:
+            return k
     return None
 
 
@@ -128,7 +162,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
                         ex.get("placeholders") or {}, ex.get("feeding") or [], ex.get("entryPoints") or [],
                         ex.get("callers") or [], tag, _reported_as(record),
                         bool(ex.get("test")) and is_test_function(qual))
-    f.message = record.get("errorMessage") or ""
+    f.message = _printed_braces(record)
     f.setters = ex.get("setters") or {}
     f.init_args = ex.get("initArgs") or {}
     f.helper_check = unbound_helper_check(f.reason) if ex.get("helper") else None
@@ -197,6 +231,19 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
                                                              ex.get("changedBefore"), ex.get("unfedLocals"),
                                                              ex.get("moduleImports")),
          from_condition)
+
+
+_DOUBLED = re.compile(r"\{\{|\}\}")
+
+
+def _printed_braces(record: dict) -> str:
+    """errorMessage with the doubled braces of an f-string or str.format template written once, as
+    the code prints them: the prose quotes the message's own advice (review 27 #18: a quoted
+    `'{{"verify_on_load": false}}'` is no JSON a user can pass)."""
+    text = record.get("errorMessage") or ""
+    if ("{{" in text or "}}" in text) and record["errdex"].get("messageForm") in ("fstring", "format", "tuple"):
+        return _DOUBLED.sub(lambda m: m.group()[0], text)
+    return text
 
 
 def _reported_as(record: dict) -> str:

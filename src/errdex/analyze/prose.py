@@ -131,6 +131,8 @@ def _report_strategy(f: SiteFacts) -> tuple[str, str]:
         return "fallback", "strategy:reported-fallback"
     if _RETRIES.search(words):
         return "retry", "strategy:reported-retry"
+    if f.then == "raise":   # review 27 #0: logged, then raised on: nothing falls back
+        return "propagate", "strategy:reported-then-raised"
     if f.cond.is_except:   # review 23 #2/#12: a caught failure logged, then the code goes on without it
         return "fallback", "strategy:reported-caught"
     return "propagate", "strategy:reported-and-continues"
@@ -443,7 +445,7 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         # still leads with that failure
         what = "the failure it caught" if f.cond.is_except else "this"
         after = {"return": "then returns (its caller gets what it returns)",
-                 "raise": "then raises (the next statement)"}.get(f.then or "", "goes on")
+                 "raise": "then raises"}.get(f.then or "", "goes on")
         out.append(f"Nothing is raised here: `{f.short}` {report_verb(f.error_type, bare=True)} {what} and {after};"
                    " change what follows only if the situation it reports is not what you intend.")
     for call, exc in raised_in(f.cond):

@@ -35,6 +35,8 @@ MAX_EXCLUDED = 2
 #: (the call the statement is named by) does not say.
 FROM_IMPORT = "a name imported from a module may be what is missing"
 MAX_CANDIDATES = 8
+#: review 27 #9: `int(rank) % count` under `except Exception` fails for `count == 0` too.
+DIVISION = "the `try` body also computes `{division}`, which raises ZeroDivisionError for a zero divisor"
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
@@ -157,6 +159,10 @@ def _culprits(stmt: ast.stmt, found: list[ast.expr], lookups: bool = False, attr
                                 and comprehension is None):
             found.append(comprehension or current)   # repeats of a comprehension are dropped by the caller
             continue
+        if (kind is ast.Yield or kind is ast.YieldFrom) and comprehension is None:
+            # review 27 #0: what the `with` block of a @contextmanager's caller (or a generator's
+            # consumer, through `throw`) raises surfaces at the yield
+            found.append(current)
         if attributes and kind is ast.Attribute and current.ctx.__class__ is ast.Load and comprehension is None:
             found.append(current)
             continue
@@ -209,6 +215,22 @@ def _body_calls_and_attributes(node: ast.Try | ast.TryStar) -> list[ast.expr]:
 def _body_culprits(node: ast.Try | ast.TryStar) -> list[ast.expr]:
     """Calls, subscripts and attribute reads: a handler for both kinds of failure."""
     return _try_body_calls(node.body, lookups=True, attributes=True)
+
+
+#: Classes that catch a ZeroDivisionError.
+_DIVISION_CATCHERS = frozenset({"ZeroDivisionError", "ArithmeticError", "Exception", "BaseException"})
+_DIVIDES = (ast.Div, ast.FloorDiv, ast.Mod)
+
+
+def _division(node: ast.Try | ast.TryStar) -> str | None:
+    """The first numeric division (`/`, `//`, `%`) of the try body, as written; a `%` of a string
+    literal formats, it does not divide."""
+    for stmt in node.body:
+        for sub in ast.walk(stmt):
+            if sub.__class__ is ast.BinOp and isinstance(sub.op, _DIVIDES) and not (
+                    isinstance(sub.left, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(sub.left, "value", ""), str)):
+                return ast.unparse(sub)
+    return None
 
 
 #: Classes a failing `d[k]` raises, or catches it.
@@ -267,6 +289,10 @@ def raised_condition(node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) ->
         approx = (NO_CALL,)
     if _catches(handler, _IMPORT_CATCHERS) and any(getattr(c, "_errdex_from", False) for c in culprits):
         approx = (*approx, FROM_IMPORT)
+    if _catches(handler, _DIVISION_CATCHERS):
+        division = memo(node, "_errdex_try_division", _division)
+        if division is not None:
+            approx = (*approx, DIVISION.format(division=division))
     facts = [ast.Call(func=ast.Name("raised"), args=[culprit, kind], keywords=[]) for culprit in culprits]
     expr = facts[0] if len(facts) == 1 else ast.BoolOp(op=ast.Or(), values=facts)
     # Only one call of the body raises: the others did not, so no culprit raised an earlier T.
