@@ -146,3 +146,34 @@ def test_a_report_whose_handler_raises_after_its_branch_propagates(tmp_path):
         assert r["handlingStrategy"] == "propagate"
         assert "the code run while it waits at `yield` (the body of the caller's `with` block" in r["documentation"]
     assert recs["item {item} failed to run: {e}"]["handlingStrategy"] == "fallback"
+
+
+INTEGERS = {
+    "kern/__init__.py": "",
+    "kern/topk.py": """
+        MAX_BLOCKS = 16384
+
+
+        def page_table(score):
+            heads, batch, blocks = score.shape
+            assert blocks <= MAX_BLOCKS, f"{blocks} exceeds the block limit"
+            return heads * batch
+
+
+        def resolve(raw, ratio):
+            rank = int(raw)
+            assert rank <= 64, f"rank {rank} is out of range"
+            scaled = ratio / 2
+            assert scaled <= 8, f"scaled ratio {scaled} is too large"
+        """,
+}
+
+
+def test_values_the_code_makes_integers_are_never_said_to_be_nan(tmp_path):
+    """Review 27 #9, #15: parts unpacked from `t.shape`, `int(...)` results and module constants are
+    integers, so "(or ... is NaN)" is no case of theirs; a division's result keeps it."""
+    recs = records_by_message(index_sources(tmp_path, INTEGERS, "o/kern"))
+    assert "`blocks` is greater than `MAX_BLOCKS`" in recs["{blocks} exceeds the block limit"]["documentation"]
+    assert "NaN" not in recs["{blocks} exceeds the block limit"]["documentation"]
+    assert "NaN" not in recs["rank {rank} is out of range"]["documentation"]
+    assert "(or `scaled` is NaN)" in recs["scaled ratio {scaled} is too large"]["documentation"]

@@ -246,18 +246,80 @@ _WHOLE_CALLS = frozenset({"len", "int", "round", "numel", "dim", "bit_length", "
 _WHOLE_OPS = (ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 
 
+#: Names the record at hand binds to integers only (`never_nan`), and constants (ALL_CAPS):
+#: no NaN reaches an order test on them either.
+_NOT_NAN: list[frozenset[str]] = [frozenset()]
+
+
+def never_nan(names: frozenset[str]) -> None:
+    """Set the names of the record being written that its code makes integers (`int(...)`, unpacked
+    from `t.shape`), for the NaN words of `describe` (review 27 #9, #15)."""
+    _NOT_NAN[0] = names
+
+
+_ASSIGNED = re.compile(r"^\s*([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*(\+|-|\*|//|/|%|)=(?!=)\s*(.+?)\s*$")
+_CHAIN = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def integer_assignments(lines: list[str], test: str) -> frozenset[str]:
+    """The names (and `a.b` chains) `test` reads that every one-line assignment among `lines` makes an
+    integer: `_whole_number` values (`int(x)`, `len(x)`, `n % m` of such), or parts unpacked from
+    `t.shape` / `t.size()`. A name assigned anything else there (or over several lines) is left out."""
+    wanted = set(_CHAIN.findall(test))
+    verdict: dict[str, bool] = {}
+    for line in lines:
+        m = _ASSIGNED.match(line)
+        if m is None:
+            continue
+        targets = [t.strip() for t in m.group(1).split(",")]
+        if wanted.isdisjoint(targets):
+            continue
+        _NOT_NAN[0] = frozenset(n for n, ok in verdict.items() if ok)
+        try:
+            value = ast.parse(m.group(3), mode="eval").body
+        except SyntaxError:   # a value continued on the next lines
+            value = None
+        if value is None or m.group(2) not in ("", "+", "-", "*", "//", "%"):
+            whole = False
+        elif len(targets) > 1:
+            whole = _sizes(value)
+        else:
+            whole = _whole_number(value)
+        for t in targets:
+            if t in wanted:
+                verdict[t] = verdict.get(t, True) and whole
+    _NOT_NAN[0] = frozenset()
+    return frozenset(n for n, ok in verdict.items() if ok)
+
+
+def _sizes(node: ast.expr) -> bool:
+    """`t.shape`, `t.shape[:2]`, `t.size()`: a tuple of sizes, each an integer."""
+    if node.__class__ is ast.Subscript and node.slice.__class__ is ast.Slice:
+        node = node.value
+    if node.__class__ is ast.Call and not node.args and node.func.__class__ is ast.Attribute:
+        return node.func.attr == "size"
+    return node.__class__ is ast.Attribute and node.attr == "shape"
+
+
+def _constant(name: str) -> bool:
+    return len(name) > 1 and name.isupper()
+
+
 def _whole_number(node: ast.expr) -> bool:
     """Whether the expression is an integer by its form (an int literal, `len(x)`, `t.dim()`,
-    `t.ndim`, `t.shape[0]`, `a % b`, `a & b`): no NaN can reach an order test on it."""
+    `t.ndim`, `t.shape[0]`, `a % b`, `a & b`), a name the code makes one (`never_nan`) or a
+    constant: no NaN can reach an order test on it."""
     cls = node.__class__
     if cls is ast.Constant:
         return node.value.__class__ is int
+    if cls is ast.Name:
+        return node.id in _NOT_NAN[0] or _constant(node.id)
     if cls is ast.Call:
         func = node.func
         name = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else ""
         return name in _WHOLE_CALLS
     if cls is ast.Attribute:
-        return node.attr in ("ndim", "itemsize")
+        return node.attr in ("ndim", "itemsize") or _constant(node.attr) or code(node) in _NOT_NAN[0]
     if cls is ast.Subscript:
         return node.value.__class__ is ast.Attribute and node.value.attr == "shape" \
             and node.slice.__class__ is not ast.Slice
@@ -799,11 +861,12 @@ def _assume_passed(node: ast.expr, source: str, passed: list) -> tuple[str, type
 
 def describe_own(cond: Condition) -> str:
     """`describe` of the own test, kept on its parsed node: records often share one."""
-    said = getattr(cond.own, "_errdex_said", None)
-    if said is None:
-        said = describe(cond.own)
-        if cond.own is not None:
-            cond.own._errdex_said = said  # type: ignore[attr-defined]
+    known = getattr(cond.own, "_errdex_said", None)
+    if known is not None and known[0] is _NOT_NAN[0]:   # the words depend on the record's `never_nan` names
+        return known[1]
+    said = describe(cond.own)
+    if cond.own is not None:
+        cond.own._errdex_said = (_NOT_NAN[0], said)  # type: ignore[attr-defined]
     return said
 
 

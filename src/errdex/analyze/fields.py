@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 
 from errdex.analyze import codegen, fixes, prose
-from errdex.analyze.condexpr import Condition, describe_own, parse_condition, unbound_helper_check
+from errdex.analyze.condexpr import (
+    Condition, describe_own, integer_assignments, never_nan, parse_condition, unbound_helper_check,
+)
 
 #: The record fields `fill_text` writes.
 PROSE_FIELDS = ("documentation", "triggerScenarios", "commonSituations", "solutions", "handlingStrategy",
@@ -178,6 +180,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.helper = ex.get("helper")
     f.from_none = cond.is_except and _from_none(record)
     f.then = _next_statement(record) if f.error_type in ("log", "warning") else None
+    never_nan(_integer_names(record, cond) if "NaN" not in (f.reason or "") else frozenset())
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)
     from_condition = "fact" if exact else "heuristic:approximate-condition"
@@ -244,6 +247,20 @@ def _printed_braces(record: dict) -> str:
     if ("{{" in text or "}}" in text) and record["errdex"].get("messageForm") in ("fstring", "format", "tuple"):
         return _DOUBLED.sub(lambda m: m.group()[0], text)
     return text
+
+
+def _integer_names(record: dict, cond: Condition) -> frozenset[str]:
+    """The names of the own test that every assignment in the window before the site makes an
+    integer (`rank = int(raw)`, `heads, n, blocks = score.shape`): no NaN reaches their order tests.
+    Only a test with an order comparison asks (the rest never words NaN)."""
+    text = cond.own_text or ""
+    if "<" not in text and ">" not in text:
+        return frozenset()
+    found = _statement_lines(record)
+    if found is None:
+        return frozenset()
+    lines, at, _end = found
+    return integer_assignments(lines[:max(0, at)], text)
 
 
 def _reported_as(record: dict) -> str:
