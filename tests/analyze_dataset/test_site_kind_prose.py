@@ -9,6 +9,8 @@ from pathlib import Path
 from errdex.pipeline import index_source
 from errdex.store import Store
 
+from .sources import index_sources, records_by_message
+
 CODE = '''
 import os
 import warnings
@@ -191,3 +193,58 @@ def test_no_entry_point_check_for_a_value_the_function_makes(tmp_path):
     assert r["errdex"]["unfedLocals"] == ["resp"]
     assert any(e.endswith(".serve") for e in r["errdex"]["entryPoints"])
     assert not any("entry point" in s for s in r["solutions"])
+
+
+KINDS = {
+    "acme/__init__.py": "",
+    "acme/kinds.py": '''
+        import functools
+        from dataclasses import dataclass
+
+
+        @dataclass(frozen=True)
+        class DumperConfig:
+            enable: bool = False
+            block_count: int = -1
+
+            def __post_init__(self):
+                if self.enable:
+                    assert self.block_count > 0, f"block_count must be > 0 when enable=True, got {self.block_count}"
+
+
+        @functools.lru_cache(maxsize=1)
+        def load_kernels():
+            import fast_kernels
+            if not callable(fast_kernels.plan):
+                raise ValueError("fast_kernels exports must be callable")
+            return fast_kernels
+
+
+        def fetch(repo, local):
+            try:
+                if not complete(local):
+                    raise ValueError(f"{repo} is still incomplete after a forced re-download")
+            except Exception as e:
+                raise ValueError(f"Could not download {repo}: {e}") from e
+    ''',
+}
+
+
+def test_what_the_code_proves_about_a_check_decides_its_kind(tmp_path):
+    """Review 27: an assert of a dataclass's `__post_init__` checks the constructor's arguments (no
+    "bug or call order upstream"); a check that reads no argument is decided by none; a ValueError
+    about a download the code checked is not retried; an error converted into a new one of its own
+    class is not said to change class."""
+    recs = records_by_message(index_sources(tmp_path, KINDS, "o/kinds"))
+    post = recs["block_count must be > 0 when enable=True, got {self.block_count}"]
+    assert post["backgroundTag"] == "input-validation"
+    assert "bug" not in post["commonSituations"] and "call order" not in " ".join(post["preventionTips"])
+    loader = recs["fast_kernels exports must be callable"]
+    assert loader["errdex"]["noInputRead"] is True
+    assert "none of its arguments decides" in loader["commonSituations"]
+    assert "an argument, or state" not in loader["commonSituations"]
+    download = recs["{repo} is still incomplete after a forced re-download"]
+    assert download["backgroundTag"] == "io-network"
+    assert download["handlingStrategy"] == "fix-configuration" and download["tryCatchPattern"] is None
+    assert "raises a new `ValueError` in its place, with a message of its own" in download["documentation"]
+    assert "as `ValueError`" not in download["documentation"]

@@ -28,11 +28,16 @@ from errdex.analyze.operations import OPERATIONS, module_operation, operation
 
 _SITUATIONS = {
     "input-validation": "A value that {fn} checks and rejects: an argument, or state set before the call.",
+    # review 27 #23: a check that reads no argument (`errdex.noInputRead`) is decided by no caller's value
+    "input-validation-no-input": "A value that {fn} checks and rejects, which none of its arguments decides: one it"
+                                 " reads from its module, the environment or an installed package.",
     "unsupported-configuration": "A setting or combination of options that {fn} does not handle.",
     "shape-dtype-mismatch": "Tensors or arrays whose shape, dtype or layout differ from what {fn} checks for.",
     "resource-exhaustion": "A request or batch larger than the capacity {fn} has left.",
     "not-implemented": "A code path {fn} does not implement (yet) for this case.",
-    "internal-invariant": "A state {fn} assumes cannot occur: hitting it points at a bug or an unexpected call order upstream.",
+    # review 27 #4, #11, #15: "an unexpected call order" of asserts on settings, devices and limits
+    "internal-invariant": "A state {fn} assumes cannot occur: a value passed in, or made before the check, breaks"
+                          " that assumption (a bug upstream, or a case the code does not support).",
     "io-network": "A file, path or network endpoint {fn} needs that is missing or unreachable.",
     "missing-dependency": "An optional package {fn} needs that is not installed in this environment.",
     "permission": "An operation {fn} is not permitted to perform in this environment.",
@@ -113,6 +118,10 @@ def handling_strategy(f: SiteFacts) -> tuple[str, str]:
         return "propagate", "strategy:always-raises"
     if f.error_class.rpartition(".")[2] in _PATH_ERRORS:   # a path the code found missing or wrong: not transient
         return "fix-configuration", "strategy:path"
+    if f.tag == "io-network" and f.error_class.rpartition(".")[2] in _CHECK_ERRORS:
+        # review 27 #22: "download" in a ValueError's message after a forced re-download: the code checked
+        # what it got and rejected it, and another attempt gets the same
+        return "fix-configuration", "strategy:io-checked"
     return _STRATEGY.get(f.tag, "propagate"), f"strategy:{f.tag}"
 
 
@@ -149,6 +158,9 @@ _FALLS_BACK = re.compile(r"\bfall(?:s|ing)?[ -]?back\b|\bfallback\b|\binstead\b|
 _RETRIES = re.compile(r"\bretr(?:y|ies|ying|ied)\b|\btry(?:ing)? again\b|\breconnect")
 
 
+#: Errors a check raises about what it was given, not a failure on the way: another attempt meets the same.
+_CHECK_ERRORS = frozenset({"ValueError", "TypeError", "KeyError", "IndexError", "AttributeError", "AssertionError",
+                           "NotImplementedError", "LookupError"})
 #: Errors the code raises about a path it checked: a retry finds the same file system.
 _PATH_ERRORS = frozenset({"FileNotFoundError", "NotADirectoryError", "IsADirectoryError", "PermissionError",
                           "FileExistsError"})
@@ -263,6 +275,9 @@ def caught_words(f: SiteFacts) -> str:
     c = f.caught
     where = f"`{c['handler']}` at line {c['line']}"
     if c["outcome"] == "converted" and c.get("into"):
+        if c["into"].rpartition(".")[2] == f.error_class.rpartition(".")[2]:   # review 27 #22
+            return (f" It does not leave `{f.short}` as it is: {where} raises a new `{c['into']}` in its place,"
+                    " with a message of its own.")
         return f" It does not leave `{f.short}` as `{f.error_class}`: {where} raises `{c['into']}` instead."
     return f" It does not leave `{f.short}`: {where} catches it and the function goes on."
 
@@ -402,7 +417,8 @@ def common_situations(f: SiteFacts) -> str:
     if f.test_file and tag == "internal-invariant":   # review 17 P3: no "bug upstream" in a test's helper
         return (f"In test code: {_shown(f)} meets a state it does not expect; the code under test, or the"
                 " test's own setup, changed.")
-    situation = _SITUATIONS.get(tag, _SITUATIONS["runtime-error"]).format(fn=_shown(f))
+    key = f"{tag}-no-input" if f.no_input and f"{tag}-no-input" in _SITUATIONS else tag
+    situation = _SITUATIONS.get(key, _SITUATIONS["runtime-error"]).format(fn=_shown(f))
     found = settings_of(f)
     if not found:
         return situation
@@ -742,5 +758,5 @@ _LITERAL_VALUE = re.compile(r"=\s*(None|True|False|-?\d[\d_.]*|'[^']*'|\"[^\"]*\
 _TAG_TIPS = {"unsupported-configuration": "Check option combinations at startup, before work begins.",
              "shape-dtype-mismatch": "Assert shapes and dtypes at module boundaries in tests.",
              "missing-dependency": "Pin optional dependencies in the environment that runs this path.",
-             "internal-invariant": "Add a test that reproduces the call order that reached this state.",
+             "internal-invariant": "Add a test that reproduces the inputs that reached this state.",
              "deprecation": "Run tests with warnings as errors to find deprecated calls early."}
