@@ -380,3 +380,17 @@ def warmup(self):
     if put_ret != 0 or self.store.size > 3:
         raise RuntimeError
 """, {"put_ret", "self.store.size"}) == ["put_ret = self.store.put(key, b'x')"]
+
+
+def test_a_value_computed_by_a_method_of_self_feeds_no_check_of_its_other_attributes():
+    """Review 27 #19: `logits = self.gate(h)` computes a value; an assert on `self.shared.up` after
+    it is not fed by it (a call of its own, `self.reload()`, still is shown: it may change them)."""
+    source = """
+def forward(self, h):
+    logits = self.gate(h)
+    out = self.experts(h, logits)
+    assert uses_amx(self.shared.up) == uses_amx(self.shared.down)
+"""
+    assert feed(source, {"self.shared.up", "self.shared.down", "uses_amx"}) == []
+    assert feed(source.replace("    out = self.experts(h, logits)\n", "    self.reload()\n"),
+                {"self.shared.up", "self.shared.down", "uses_amx"}) == ["self.reload()"]

@@ -241,6 +241,10 @@ def _call_changes(stmt: ast.stmt, expr: ast.expr | None) -> list[_Definition]:
     if not bases:
         return []
     receiver = _receiver(expr) if stmt.__class__ in _SHOWN_CALLS else None
+    if receiver in ("self", "cls") and stmt.__class__ is not ast.Expr:
+        # review 27 #19: `logits = self.gate(h)` computes a value (a submodule's forward, a getter):
+        # shown before an assert on `self.shared_experts` it fed nothing; `self.reload()` alone is shown
+        receiver = None
     hidden = _Definition(stmt, [], None, hidden=True, inside=tuple(sorted(b + "." for b in bases)),
                          shown_for=receiver + "." if receiver in bases else "")
     hidden.cached_defines = hidden.cached_kills = set()
