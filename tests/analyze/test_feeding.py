@@ -394,3 +394,28 @@ def forward(self, h):
     assert feed(source, {"self.shared.up", "self.shared.down", "uses_amx"}) == []
     assert feed(source.replace("    out = self.experts(h, logits)\n", "    self.reload()\n"),
                 {"self.shared.up", "self.shared.down", "uses_amx"}) == ["self.reload()"]
+
+
+def test_a_statement_kept_twice_takes_one_place_of_the_cap():
+    """Review 27 #17: a call's assignment kept for the name it binds and again for what its call may
+    change counted twice towards `MAX_FEEDING`, and the first assignment the check reads was lost."""
+    source = """
+def grow(self, starts, ends, starts_cpu, ends_cpu, last, count):
+    pages_a = pages_needed(ends=ends_cpu, size=self.size, starts=starts_cpu)
+    pages_b = pages_needed(ends=ends_cpu // self.ratio, size=self.b_size, starts=starts_cpu // self.ratio)
+    if pages_a > self.a.free() // self.size:
+        return None
+    if pages_b > self.b.free() // self.b_size:
+        return None
+    idx_a = self.a.grow(starts, starts_cpu, ends, ends_cpu, last, count)
+    assert idx_a is not None, "a failed"
+    packed = self.cache.pack(idx_a)
+    last_b = self.last_of(last)
+    idx_b = self.b.grow(starts // self.ratio, starts_cpu // self.ratio, ends // self.ratio, last_b, len(packed))
+    assert idx_b is not None, "b failed"
+"""
+    func, path = site_path(source, 1)
+    guard = trigger_condition(func, path).guard
+    assert "pages_a" in guard
+    fed = feeding_values(func, path, {guard})
+    assert fed[0].startswith("pages_a = pages_needed(") and len(fed) == 6

@@ -477,6 +477,12 @@ def _needed(names: Iterable[str]) -> set[str]:
 _KEYWORDS = frozenset(kwlist)
 
 
+def _full(kept: list[_Definition]) -> bool:
+    """`MAX_FEEDING` statements kept, each counted once (review 27 #17: a statement kept twice, for the
+    name it binds and for what its call changes, took two places and left out the first assignment)."""
+    return len(kept) >= MAX_FEEDING and len({id(d.text_of) for d in kept}) >= MAX_FEEDING
+
+
 def _texts(kept: list[_Definition]) -> list[str]:
     """The kept definitions' texts in source order, each statement once (one bound from a call
     may be kept both for the name it binds and for what its call changes)."""
@@ -565,7 +571,7 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
                     # the replay changes them as the function does (review 18: a check replaying
                     # `stage = make()` alone read the attributes the calls after it fill)
                     kept.append(definition)
-                    if len(kept) >= MAX_FEEDING:
+                    if _full(kept):
                         return _texts(kept)
                     added = read_chains(definition.text_of)
                     need |= added
@@ -582,7 +588,7 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
                 # review 22 #11: `module.mapping = {...}` after `module = Module()`, the object then
                 # read whole (`resolve(module, "proj")`): what the call reads in it is set here
                 kept.append(definition)
-                if len(kept) >= MAX_FEEDING:
+                if _full(kept):
                     return _texts(kept)
                 need |= definition.uses()
                 whole |= _whole(definition.uses())
@@ -592,7 +598,7 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
                 block = shown_block(definition) if killed else None
                 if block is not None:   # ... unless it is a short `if` that only assigns: shown whole
                     kept.append(block)
-                    if len(kept) >= MAX_FEEDING:
+                    if _full(kept):
                         return _texts(kept)
                     need |= block.uses()   # the names stay needed: the branch may not run
                     whole |= _whole(block.uses())
@@ -607,7 +613,7 @@ def feeding_values(scope: ast.AST, path: Sequence[ast.AST], names: Iterable[str]
                 need = _surviving(need, need & definition.kills())
                 continue
             kept.append(definition)
-            if len(kept) >= MAX_FEEDING:
+            if _full(kept):
                 return _texts(kept)
             kills = definition.kills()
             dead = kills & need if kills else kills
