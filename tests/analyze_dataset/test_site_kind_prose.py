@@ -248,3 +248,38 @@ def test_what_the_code_proves_about_a_check_decides_its_kind(tmp_path):
     assert download["handlingStrategy"] == "fix-configuration" and download["tryCatchPattern"] is None
     assert "raises a new `ValueError` in its place, with a message of its own" in download["documentation"]
     assert "as `ValueError`" not in download["documentation"]
+
+
+CONSTRUCTED = {
+    "pool/__init__.py": "",
+    "pool/kv.py": '''
+        class TokenPool:
+            def __init__(self, size, head_dim):
+                self.size = size
+                self.head_dim = head_dim
+                self._create_buffers()
+
+            def _create_buffers(self):
+                self.buffers = [0] * self.size
+
+
+        class ScaledTokenPool(TokenPool):
+            BLOCK = 32
+
+            def _create_buffers(self):
+                if self.head_dim % self.BLOCK != 0:
+                    raise ValueError(f"head_dim {self.head_dim} must be a multiple of {self.BLOCK}")
+                self.buffers = [1] * self.size
+    ''',
+}
+
+
+def test_a_method_run_only_while_the_object_is_built_gets_no_guard_on_an_object(tmp_path):
+    """Review 27 #24: the override is reached from the base's `__init__` only on the subclass, and
+    raises while the object is built: no `obj` exists yet to guard a call of `_create_buffers` on."""
+    rec = records_by_message(index_sources(tmp_path, CONSTRUCTED, "o/pool"))[
+        "head_dim {self.head_dim} must be a multiple of {self.BLOCK}"]
+    assert rec["errdex"]["entryPoints"] == ["pool.kv.TokenPool.__init__"]
+    assert rec["errdex"]["entryClass"] == "pool.kv.ScaledTokenPool"
+    assert rec["exampleFix"] is None
+    assert "`ScaledTokenPool(head_dim=...)`" in rec["solutions"][0]

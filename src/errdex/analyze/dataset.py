@@ -297,7 +297,7 @@ def fill_own(record: dict, qual: str, method_of: dict, setters: dict, cb: Codeba
     tag, rule = background_tag(record, own_text)
     record["backgroundTag"] = tag
     prov["backgroundTag"] = _TAXONOMY.get(rule) or _TAXONOMY.setdefault(rule, f"heuristic:taxonomy:{rule}")
-    set_owners(record, qual, method_of, bindings)
+    set_owners(record, qual, method_of, bindings, lambda cls: _ancestors(cb, cls))
     found = setters_for(own_text, qual, ex["siteClass"], setters, cb)
     if found:
         ex["setters"] = found
@@ -306,6 +306,12 @@ def fill_own(record: dict, qual: str, method_of: dict, setters: dict, cb: Codeba
     if taken:
         ex["initArgs"] = taken
         prov["initArgs"] = "fact"
+
+
+def _ancestors(cb: Codebase, cls: str) -> list[str]:
+    """A class's bases at every level, as qualified names (asked only where a record's entry point
+    belongs to another class than its site)."""
+    return cb.class_info(cls).ancestors
 
 
 _TAXONOMY: dict[str, str] = {}     # provenance texts by rule: one string each, not one per record

@@ -29,13 +29,21 @@ _SITUATIONS: dict[str, str] = {}   # provenance texts by rule: one string each, 
 _HEURISTIC: dict[str, str] = {}
 
 
-def set_owners(record: dict, qual: str, method_of: dict[str, str], bindings: dict[str, str] | None = None) -> None:
+def set_owners(record: dict, qual: str, method_of: dict[str, str], bindings: dict[str, str] | None = None,
+               ancestors=None) -> None:
     """Store the classes owning the site's function and its first entry point: the one fact
-    the code fields need from the dataset's call facts (`codegen.call_text`)."""
+    the code fields need from the dataset's call facts (`codegen.call_text`). An entry point
+    that is a method of a base of the site's class reaches the site through `self` only on an
+    instance of the site's class (review 27 #24: `Base.__init__` calling `self._create_buffers()`,
+    overridden by the site's class): that class is the entry's. `ancestors(cls)`: a class's bases,
+    every level, as qualified names."""
     ex = record["errdex"]
     entry = ex["entryPoints"][0] if ex["entryPoints"] else qual
-    ex["siteClass"] = method_of.get(qual)
-    ex["entryClass"] = method_of.get(entry)
+    site_class = ex["siteClass"] = method_of.get(qual)
+    entry_class = ex["entryClass"] = method_of.get(entry)
+    if entry_class and site_class and entry_class != site_class and ancestors is not None \
+            and entry_class in ancestors(site_class):
+        ex["entryClass"] = site_class
     for prefix, name in (("site", qual), ("entry", entry)):
         words = (bindings.get(name) or "").split() if bindings else []
         method = [w for w in words if w in ("static", "class")]   # a static or class method
@@ -227,6 +235,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
         return   # the function goes on: a caller never sees this error, so there is nothing to guard
     if ex.get("siteClass") is None and "." in (ex.get("function") or ""):
         return   # defined inside another function: no caller names it, its enclosing function calls it
+    if _while_constructing(f):
+        return   # review 27 #24: raised while the object is built: there is no `obj` yet to guard a call on
     site_call = codegen.call_text(qual, ex.get("siteClass"), ex.get("siteBinding"), ex.get("siteRuns"))
     seen = caught["into"] if caught and caught.get("into") else cls
     _set(record, prov, "exampleFix", fixes.example_fix(cond, site_call, seen, qual, alternative, exact, f.reason,
@@ -236,6 +246,14 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
          from_condition)
 
 
+def _while_constructing(f: prose.SiteFacts) -> bool:
+    """A private method whose every caller is its class's (or a base's) constructor: it runs while the
+    object is built, so no caller holds an object to call it on."""
+    return bool(f.callers) and f.short.startswith("_") and not f.short.startswith("__") and all(
+        c.rpartition(".")[2] in _CONSTRUCTORS for c in f.callers)
+
+
+_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__"})
 _DOUBLED = re.compile(r"\{\{|\}\}")
 
 
