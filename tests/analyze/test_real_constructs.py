@@ -961,3 +961,32 @@ def timed():
 """)
     assert got.expr == "raised((yield), Exception) or raised(now(), Exception)"
     assert describe(parse_condition(got.expr).own).startswith("the code run while it waits at `yield`")
+
+
+def test_a_finished_check_loop_with_unpacking_in_its_body_stays_in_the_condition():
+    """Conditions 32 #2, #9: a loop whose passes unpack values (`a, b = names[i], names[j]`,
+    `dtype, shape = meta`) before their check was dropped (`True`), so the later site's condition
+    let through what the loop had already rejected; the unpacked values are written in instead."""
+    got = _condition("""
+def fwd(present, names, cu):
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            a, b = names[i], names[j]
+            assert present[a].dtype == present[b].dtype, "dtypes differ"
+    if cu is not None:
+        raise ValueError("cu")
+""", 1)
+    assert got.expr == ("all(all((present[names[i]].dtype == present[names[j]].dtype for j in range(i + 1,"
+                        " len(names)))) for i in range(len(names))) and cu is not None")
+    got = _condition("""
+def check(prefixes, meta, missing):
+    for prefix in prefixes:
+        weight_dtype, weight_shape = meta[prefix]
+        if weight_dtype != "F8" or len(weight_shape) != 2:
+            raise ValueError("incompatible")
+    if missing:
+        raise ValueError("missing")
+""", 1)
+    assert got.expr == ("all(meta[prefix][0] == 'F8' and len(meta[prefix][1]) == 2 for prefix in prefixes)"
+                        " and missing")
+    assert got.exact

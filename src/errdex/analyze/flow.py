@@ -714,6 +714,12 @@ class FlowAnalyzer:
                         and not (read_names(value) & body_bound):
                     known[target.id] = value
                     continue
+            elif (pairs := _unpacked(target, given)) is not None:   # `a, b = names[i], names[j]` (conditions 32 #2, #9)
+                pairs = [(n, replace_names(v, known) if known else v) for n, v in pairs]
+                if all((reads_only(v) or (any_value and _read_once(n, stmts, stmt, v)))
+                       and not (read_names(v) & body_bound) for n, v in pairs):
+                    known.update(pairs)
+                    continue
             if known and self._calls_before_exits(stmt):
                 known = _stateless(known)   # a call may change an attribute or item a value read
             exits = self.stmt_exits(stmt)
@@ -886,6 +892,23 @@ def import_stable(args: ast.arguments | None, body: list | None) -> frozenset[st
     return frozenset(n for n, found in targets.items() if len(found) == 1 and None not in found)
 
 
+def _unpacked(target: ast.expr | None, value: ast.expr | None) -> list[tuple[str, ast.expr]] | None:
+    """The names an unpacking binds, each with its value: `a, b = x, y` one to one from a display of
+    as many values, `dtype, shape = meta` as `meta[0]`, `meta[1]` from a name, attribute or item
+    (a sequence, as unpacked values are in practice); None for anything else (`*rest`, one name twice)."""
+    if not isinstance(target, (ast.Tuple, ast.List)) or value is None \
+            or not all(isinstance(t, ast.Name) for t in target.elts) \
+            or len({t.id for t in target.elts}) != len(target.elts):
+        return None
+    if isinstance(value, (ast.Tuple, ast.List)):
+        if len(value.elts) != len(target.elts) or any(isinstance(v, ast.Starred) for v in value.elts):
+            return None
+        return [(t.id, v) for t, v in zip(target.elts, value.elts)]
+    if isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
+        return [(t.id, ast.Subscript(value, ast.Constant(i), ast.Load())) for i, t in enumerate(target.elts)]
+    return None
+
+
 def statements(stmts: list[ast.stmt], nested_loops: bool = True) -> Iterator[ast.AST]:
     """The statements (handlers and cases too) of a block and those nested in it, nested
     definitions aside; `nested_loops=False` leaves out a nested loop's body (its `else` runs here)."""
@@ -1006,9 +1029,10 @@ def _tests_and_exits(stmts: list[ast.stmt], assignments: bool = False, breaks: b
                 and _tests_and_exits(stmt.body, invariant=invariant) \
                 and not _read_elsewhere(target_names(stmt.target), stmts, stmt):
             continue
-        if assignments and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], ast.Name) \
-                and _plain_expr(stmt.value):
+        if assignments and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and (
+                (isinstance(stmt.targets[0], ast.Name) and _plain_expr(stmt.value))
+                or ((pairs := _unpacked(stmt.targets[0], stmt.value)) is not None
+                    and all(_plain_expr(v) for _, v in pairs))):
             continue
         if assignments and isinstance(stmt, ast.If) and _branch_assignment(stmt) is not None:
             continue
