@@ -139,3 +139,15 @@ def test_a_chain_marker_far_below_does_not_chain_an_earlier_traceback():
         ["", "[rank0]: The above exception was the direct cause of the following exception:", ""] + traceback("outer")
     inner, outer = parse_events(split_clean_lines("\n".join(interleaved)))[:2]
     assert (inner.message, inner.primary, outer.message, outer.primary) == ("inner", False, "outer", True)
+
+
+def test_a_frame_after_a_one_space_log_prefix_is_read_not_crashed_on():
+    """Set 3 #23: `...848Z File "x", line 5, in f` (one space between prefix and frame) crashed the
+    parser; the frame is read, and a headerless traceback under the same prefix gives its event."""
+    text = ('ERROR 2025-04-07T19:13:52.317865848Z File "/x/pkg/models/llama.py", line 508, in load_weights\n'
+            "ERROR 2025-04-07T19:13:52.317865848Z     param = params_dict[name]\n"
+            "ERROR 2025-04-07T19:13:52.317865848Z KeyError: 'model.layers.0.mlp'\n")
+    events = parse_events(split_clean_lines(text))
+    assert [e.error_class for e in events] == ["KeyError"]
+    assert events[0].frames[-1].path == "/x/pkg/models/llama.py" and events[0].frames[-1].line == 508
+    assert parse_events(split_clean_lines(text.splitlines()[0])) is not None

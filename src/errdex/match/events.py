@@ -106,8 +106,10 @@ def parse_at(lines: list[str], i: int, first_line: int = 1) -> ParsedBlock | Non
         return _parse_traceback(lines, i, line[:header.start()], True, first_line)
     frame = _FRAME_START.match(line) if _FRAME_TEXT in line else None
     if frame and FRAME.match(line[len(frame.group("pre")):]):
-        # Frames sit two spaces in from where the exception line will start.
-        prefix = line[:max(0, line.index('File "') - 2)]
+        # Frames sit two spaces in from where the exception line will start; a log prefix may leave
+        # one space only (`...848Z File "x.py", line 5, in f`, set 3 #23): the prefix then ends at it.
+        at = line.index('File "')
+        prefix = line[:at - 2] if line[max(0, at - 2):at] == "  " else line[:at].rstrip()
         return _parse_traceback(lines, i, prefix, False, first_line)
     if _PYTEST_E.match(line):
         return _parse_pytest(lines, i, first_line)
