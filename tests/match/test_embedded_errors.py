@@ -1,9 +1,12 @@
 """Errors printed inside other text: an exception's repr in a log line (asyncio's
 `exception=ValueError("...")>`), and a message behind a logger's generic `Error: ` label."""
 
+import io
+
 import pytest
 
 from errdex.match import MatchContext, explain, parse_events
+from errdex.match.scan import scan
 from errdex.match.text import parse_exception_line, split_clean_lines
 
 from .conftest import both_engines, make_record
@@ -15,6 +18,8 @@ ctx = both_engines(lambda: [
     make_record("Budget {n} exceeded", file_path="acme/serve/budget.py", line=12, function="admit"),
     make_record("recycle_interval must be positive", file_path="acme/serve/recycle.py", line=30, function="cfg"),
     make_record("{name} must be positive", file_path="acme/utils/checks.py", line=5, function="check"),
+    make_record("Error querying ranks from bootstrap: {e}", file_path="acme/serve/conn.py", line=2735,
+                function="query", error_class="logger.error", error_type="log"),
 ])
 
 
@@ -239,3 +244,19 @@ def test_a_logger_name_before_a_whole_rendering_is_a_label_and_high(log_ctx, lab
 def test_a_capitalised_label_may_be_a_class_and_stays_low(log_ctx, label):
     (m,) = explain(f"{label}: Client went away while streaming (kind 3). Dropping request rid='a1'", context=log_ctx)
     assert (m.line_number, m.confidence) == (2070, "low")
+
+
+def test_a_foreign_error_repr_inside_a_logged_message_leaves_the_message_to_match(ctx):
+    """Set 3 #29: a logged message printing a caught error (`... (Caused by NewConnectionError("..."))`)
+    was read as that error alone, which no site raises: the whole line is the logged message."""
+    text = ("[2025-03-03 06:49:28] Error querying ranks from bootstrap: HTTPConnectionPool(host='10.0.0.4', "
+            "port=38711): Max retries exceeded (Caused by NewConnectionError(\"Failed to establish a new "
+            "connection: [Errno 99] Cannot assign requested address\"))")
+    (m,) = explain(text, context=ctx)
+    assert (m.line_number, m.match_kind, m.confidence) == (2735, "full", "high")
+    assert m.bindings["e"].startswith("HTTPConnectionPool(host='10.0.0.4'")
+    # a repr that is the whole text is still the error itself, and finds nothing here
+    assert explain('NewConnectionError("Failed to establish a new connection")', context=ctx) == []
+    # a log scan reads the line the same way
+    report = scan(io.BytesIO(("INFO start\n" + text + "\nINFO done\n").encode()), context=ctx)
+    assert [(o.line_number, o.log_line, o.confidence) for o in report.occurrences] == [(2735, 2, "high")]

@@ -73,6 +73,10 @@ class ErrorEvent:
     raise_message: str | None = None  # message source of a `raise Class(<msg>)` statement pasted alone
     #: the statement printed under the deepest frame (its first line), when the traceback prints one
     printed: str | None = field(default=None, compare=False)
+    #: the whole line (log prefix stripped) when the event is an exception's repr inside other text
+    #: (`Error querying ranks: ... (Caused by NewConnectionError("..."))`): a logged message that
+    #: prints a caught error, read whole when the repr matches nothing (set 3 #29)
+    line_text: str | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -148,7 +152,10 @@ def line_event(line: str, log_line: int) -> ErrorEvent | None:
         told = assert_statement(strip_log_prefix(line[:start]))   # `assert x is None AssertionError`
         if told is not None:   # a writer's retelling, not Python's printout: the message may be left out
             return ErrorEvent(cls, message, frames, log_line, kind="text", failing_expr=told[0])
-    return ErrorEvent(cls, message, frames, log_line, kind=kind, failing_expr=failing)
+    event = ErrorEvent(cls, message, frames, log_line, kind=kind, failing_expr=failing)
+    if start > 0 and cls and line.startswith("(", start + len(cls)):
+        event.line_text = strip_log_prefix(line).strip() or None
+    return event
 
 
 #: Marks a writer quotes an error with inside a sentence: opener -> closer (markdown's bold

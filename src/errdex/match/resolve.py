@@ -208,6 +208,9 @@ def match_event(event: ErrorEvent, index: RecordIndex, engine: PatternEngine,
         candidates, event = _rewrapped(event, candidates, index, engine)
     if not candidates:
         candidates = _retyped_candidates(event, engine)
+    if not candidates and whole.line_text:   # a caught error's repr inside a logged message: the message
+        event = ErrorEvent(None, whole.line_text, [], whole.log_line, kind="text")
+        candidates = _message_candidates(event, index, engine, None, None)
     if not candidates:   # no frame, no pattern: a printed class and an all-placeholder template
         bare = _bare_match(event, engine)
         return [bare] if bare is not None else []
