@@ -20,6 +20,12 @@ ctx = both_engines(lambda: [
     make_record("req_slots runs out of memory. Please set a smaller number for `--max-running-requests`. "
                 "pool.available_size()={free}, {n=}",
                 file_path="python/acme/mem/alloc.py", line=380, function="alloc_reqs", error_class="RuntimeError"),
+    # two bare `raise NotImplementedError` of one function, and a ValueError beside them
+    make_record("", file_path="python/acme/eplb/gather.py", line=410, function="init_new",
+                error_class="NotImplementedError"),
+    make_record("", file_path="python/acme/eplb/gather.py", line=422, function="init_new",
+                error_class="NotImplementedError"),
+    make_record("unknown mode", file_path="python/acme/eplb/gather.py", line=430, function="init_new"),
 ])
 
 
@@ -73,3 +79,19 @@ def test_two_whole_sentences_of_its_own_words_and_its_class_make_a_reworded_tail
     assert (m.line_number, m.match_kind, m.confidence) == (380, "drift", "high")
     for other in ("ValueError: " + tail, tail):   # a class that disagrees, or none printed: low
         assert [(m.line_number, m.confidence) for m in explain(other, context=ctx)] == [(380, "low")]
+
+
+def test_a_bare_raise_printed_under_a_moved_frame_names_the_functions_bare_raises(ctx):
+    """Set 3 #24: `raise NotImplementedError` at line 305 of a version where the function sat ~100
+    lines higher: its sites raising that class with no message, not nothing."""
+    text = ("Traceback (most recent call last):\n"
+            '  File "/ws/acme/eplb/gather.py", line 135, in __init__\n'
+            "    k: _Gatherer.init_new(args, meta, rank)\n"
+            '  File "/ws/acme/eplb/gather.py", line 305, in init_new\n'
+            "    raise NotImplementedError\n"
+            "NotImplementedError\n")
+    matches = explain(text, context=ctx)
+    assert [(m.line_number, m.via, m.confidence) for m in matches] == [(410, "frame", "high"), (422, "frame", "high")]
+    # another statement printed there names none of them
+    assert all(m.via != "frame" for m in explain(text.replace("    raise NotImplementedError\n", "    run()\n"),
+                                                   context=ctx))

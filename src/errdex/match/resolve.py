@@ -454,6 +454,13 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
             and (not r.matchable or not message)]
     if len(near) == 1 or (near and not message):
         return [_Candidate(r, "frame", "line", None, 0.6) for r in near]
+    if deepest and not near and not message and event.printed and (bare := _BARE_RAISE.fullmatch(event.printed.strip())):
+        # `raise NotImplementedError` printed under a frame whose line is another version's (set 3 #24):
+        # the function's sites that raise that class with no message, wherever they moved
+        name = bare.group(1).rpartition(".")[2]
+        raised = [r for r in same_func if not r.error_message and (r.error_class or "").rpartition(".")[2] == name]
+        if raised:
+            return [_Candidate(r, "frame", "line", None, 0.5) for r in raised]
     if deepest and not near and len(same_func) == 1 and (not same_func[0].matchable or cut_at_raise(frame.source, message)):
         # The raising function has one site, and its template (all values: `raise ValueError(msg)`)
         # cannot disagree with the text, nor can a traceback cut before its message at the raising
@@ -471,6 +478,8 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
     return []
 
 
+#: A raise of a class with no message, as a traceback prints the statement (`raise NotImplementedError`).
+_BARE_RAISE = re.compile(r"raise\s+([A-Za-z_][\w.]*)(?:\(\s*\))?")
 #: Characters of a template's opening a message must share to name the one site near its frame
 #: whose wording changed since (`did not become ready at` printed, `did not become live at` now).
 FRAME_DRIFT_MIN_SHARED = 20
