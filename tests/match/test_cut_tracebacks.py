@@ -27,6 +27,8 @@ ctx = both_engines(lambda: [
             template="param={param.shape}"),
     _assert("param.size() == loaded.size()", "acme/layers/norm.py", 90, "Norm.load"),
     _assert("param.size() == loaded.size()", "acme/models/big.py", 529, "load"),
+    make_record("Error while serving request {rid}: {e}", file_path="acme/serve/base.py", line=137,
+                function="Serving.handle", error_class="logger.exception", error_type="log"),
 ])
 
 
@@ -167,3 +169,14 @@ def test_a_traceback_cut_right_at_an_assert_names_that_assert(ctx):
     assert event.error_class is None and event.failing_expr == "batch.chunk_idx is not None"
     (first, *_) = explain(CUT_AT_ASSERT, context=ctx)
     assert (first.file_path, first.line_number, first.confidence) == (ATTN, 1883, "high")
+
+
+def test_the_line_logged_above_a_traceback_cut_before_its_exception_line_is_read(ctx):
+    """Set 3 #20: `logger.exception(msg)` prints `msg`, then the traceback; pasted with the traceback
+    cut after its first frame, the text had nothing to match. The logged line is the message."""
+    text = ("[2025-08-26 10:38:03] Error while serving request 7f3a: Tokenizer.apply() got an unexpected keyword\n"
+            "Traceback (most recent call last):\n"
+            '  File "/ws/acme/serve/chat.py", line 223, in render\n')
+    (m, *_) = explain(text, context=ctx)
+    assert (m.file_path, m.line_number, m.via) == ("acme/serve/base.py", 137, "message")
+    assert m.bindings == {"rid": "7f3a", "e": "Tokenizer.apply() got an unexpected keyword"}

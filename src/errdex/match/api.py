@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from errdex.errors import ErrdexError
 from errdex.match.engine import PatternEngine
 from errdex.match.events import (
+    TRACEBACK_HEADER,
     ErrorEvent,
     assert_above,
     assert_statement,
@@ -295,7 +296,10 @@ def events_of(text: str) -> list[ErrorEvent]:
     lines = split_clean_lines(text)
     events = parse_events(lines)
     if events:
-        return [_as_pasted(e) for e in assert_above(exception_above_frames(events), lines)]
+        found = [_as_pasted(e) for e in assert_above(exception_above_frames(events), lines)]
+        if all(e.kind == "traceback" and e.error_class is None and not e.message for e in found):
+            found += _logged_above(lines)
+        return found
     body = [(i, line) for i, line in enumerate(lines) if line.strip()]
     out = [ErrorEvent(None, unwrapped(bare_message(line)), [], i + 1, kind="text") for i, line in body]
     for i, line in body:   # a sentence ending in a quoted message: the quote alone, as its writer marked it
@@ -315,6 +319,18 @@ def events_of(text: str) -> list[ErrorEvent]:
         frames = prose_frames(body[0][1]) if statement else []   # `assert x` fails in pkg/mod.py
         out.append(ErrorEvent("AssertionError", "", frames, body[0][0] + 1, kind="text", failing_expr=expr,
                               assert_message=message))
+    return out
+
+
+def _logged_above(lines: list[str]) -> list[ErrorEvent]:
+    """The line right above each traceback header, as a message: a traceback cut before its
+    exception line says nothing of its own, and `logger.exception(msg)` prints `msg` right above
+    the traceback (set 3 #20: `Error in request: ...`, then frames only)."""
+    out = []
+    for i in range(1, len(lines)):
+        above = lines[i - 1].strip()
+        if above and TRACEBACK_HEADER.search(lines[i]) and not TRACEBACK_HEADER.search(above):
+            out.append(ErrorEvent(None, unwrapped(bare_message(lines[i - 1])), [], i, kind="text"))
     return out
 
 
