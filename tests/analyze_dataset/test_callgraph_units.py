@@ -419,9 +419,27 @@ def test_functions_passed_as_values_are_called_by_whoever_passes_them(tmp_path):
 
             def schedule(pool):
                 return pool.apply(func  =  later)
+
+
+            def rope(x):
+                if x is None:
+                    raise ValueError("no rope input")
+
+
+            class Attention:
+                def __init__(self, applier=None):
+                    self.applier = applier
+
+
+            class Layer:
+                def __init__(self):
+                    self.attn = Attention(dim=4,
+                                          applier=rope)
             """,
     })
     assert recs["later"]["errdex"]["callers"] == ["app.work.schedule"]   # a comparison passes nothing
+    # review 28 #9: a constructor given a callback keeps it for later; building the object calls nothing
+    assert recs["no rope input"]["errdex"]["callers"] == []
     assert recs["too big"]["errdex"]["callers"] == ["app.work.Server.handle", "app.work.check"]
     assert recs["loop ended"]["errdex"]["callers"] == ["app.work.Server.start"]
     assert recs["no value"]["errdex"]["callers"] == []

@@ -271,7 +271,11 @@ class ModuleWalker:
         cls = self.scopes[-1].cls
         out: set[str] = set()
         texts = "'" in segment or '"' in segment or "#" in segment
-        for name in {m[2] for m in _PASSED.finditer(segment) if m[1] != "=" or _after_word(segment, m.start())}:
+        found = {}
+        for m in _PASSED.finditer(segment):
+            if (m[1] != "=" or _after_word(segment, m.start())) and m[2] not in found:
+                found[m[2]] = m.start()
+        for name, at in found.items():
             reversed_name = name[::-1]
             resolved = local.get(reversed_name)
             if resolved is None:
@@ -280,7 +284,8 @@ class ModuleWalker:
                 if resolved is False:
                     resolved = cache[key] = self._resolve_call(name)
             if resolved is not None and resolved not in called \
-                    and not (texts and _only_in_text(name, segment, call=False)):
+                    and not (texts and _only_in_text(name, segment, call=False)) \
+                    and not _stored_by_constructor(segment, at):
                 out.add(resolved)
         return sorted(out)
 
@@ -836,6 +841,29 @@ class ModuleWalker:
             if scope.kind == "function":
                 return scope.qualname
         return "<module>"
+
+
+#: Classes whose constructor is given a function to run soon (on a thread or process of its own).
+_RUNNERS = frozenset({"Thread", "Process", "Timer"})
+_RECEIVER = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*$")
+
+
+def _stored_by_constructor(segment: str, at: int) -> bool:
+    """Whether the value passed at `at` goes to a class's constructor (`VisionAttention(...,
+    applier=apply_rope)`): the object keeps the function and calls it later, from one of its own
+    methods, so constructing it calls nothing (review 28 #9). A thread or process runs it."""
+    depth = 0
+    for k in range(at, max(-1, at - 2000), -1):
+        ch = segment[k]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            if depth == 0:
+                m = _RECEIVER.search(segment, max(0, k - 200), k)
+                last = m.group(1).rpartition(".")[2] if m else ""
+                return last.lstrip("_")[:1].isupper() and last not in _RUNNERS and not last.isupper()
+            depth -= 1
+    return False
 
 
 def _code_text(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> str:
