@@ -69,3 +69,13 @@ def test_a_type_guard_on_a_path_says_it_holds_where_the_check_is_reached():
 
     got = type_guard(parse_condition("value is not None and (not isinstance(value, list) or isinstance(value, str))"))
     assert "where it is False and the function reaches the check, the site raises" in got
+
+
+@pytest.mark.parametrize("error_type, does", [("log", "logs"), ("warning", "warns"), ("exception", "raises")])
+def test_a_type_guard_says_what_the_site_does(error_type, does):
+    """Review 28 #19: a log site's guard said "the site raises"."""
+    from errdex.analyze.codegen import type_guard
+    from errdex.analyze.condexpr import parse_condition
+
+    got = type_guard(parse_condition("not isinstance(error, KnownError)"), error_type=error_type)
+    assert f"where it is False, the site {does}." in got

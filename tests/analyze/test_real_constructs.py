@@ -990,3 +990,18 @@ def check(prefixes, meta, missing):
     assert got.expr == ("all(meta[prefix][0] == 'F8' and len(meta[prefix][1]) == 2 for prefix in prefixes)"
                         " and missing")
     assert got.exact
+
+
+def test_an_or_guard_bracketed_in_the_condition_is_no_earlier_check():
+    """Review 28 #11: `if idx < 0 or idx >= n: raise` after two asserts listed its own `or` test,
+    bracketed in the condition, among the earlier checks."""
+    got = _condition("""
+def pick(self, idx):
+    assert len(self.a) == len(self.b)
+    n = len(self.a)
+    if idx < 0 or idx >= n:
+        raise IndexError("bad index")
+""", 1)
+    assert got.expr.endswith("and (idx < 0 or idx >= n)")
+    cond = parse_condition(got.expr, got.guard)
+    assert cond.guards == ["len(self.a) == len(self.b)"]

@@ -783,10 +783,11 @@ def _in_loops(used: frozenset[str], context: frozenset[str], feeding: list[str]
     return nest, before, [line for line in rest if line not in for_context]
 
 
-def type_guard(cond: Condition, module: str | None = None) -> str | None:
+def type_guard(cond: Condition, module: str | None = None, error_type: str = "exception") -> str | None:
     """A TypeGuard function for the isinstance test the site's condition makes, importing the
-    types it names from the site's `module` (what the module names, it can be imported from)."""
-    text = _type_guard(cond)
+    types it names from the site's `module` (what the module names, it can be imported from).
+    Its docstring says what the site does: raises, or logs, warns, answers (review 28 #19)."""
+    text = _type_guard(cond, _SITE_DOES.get(error_type, "raises"))
     if text is None or not module:
         return text
     heads: set[str] = set()
@@ -799,7 +800,11 @@ def type_guard(cond: Condition, module: str | None = None) -> str | None:
     return _parsed(f"from {module} import {', '.join(sorted(heads))}\n" + text)
 
 
-def _type_guard(cond: Condition) -> str | None:
+#: What a site does where its test holds, by errorType as the prose reads it (`fields._reported_as`).
+_SITE_DOES = {"log": "logs", "warning": "warns", "response": "answers the request with an error"}
+
+
+def _type_guard(cond: Condition, does: str = "raises") -> str | None:
     if "isinstance" not in cond.own_text:   # no isinstance call in the own test's source: no type test (most)
         return None
     own = cond.own
@@ -811,7 +816,7 @@ def _type_guard(cond: Condition) -> str | None:
         subject, types = dispatch
         name = _guard_name(subject)
         text = (f"from typing import TypeGuard\n\n\ndef {name}(value: object) -> TypeGuard[{' | '.join(types)}]:\n"
-                f"    \"\"\"True when `{subject}` is of a type the code handles; for any other, the site raises.\"\"\"\n"
+                f"    \"\"\"True when `{subject}` is of a type the code handles; for any other, the site {does}.\"\"\"\n"
                 f"    return isinstance(value, ({', '.join(types)}))\n")
         return _parsed(text)
     if tests_types_on_the_way(cond):   # other types take earlier branches: this test's alone says too little
@@ -836,12 +841,12 @@ def _type_guard(cond: Condition) -> str | None:
             if part_of_or else "passes the check"
         text = (f"from typing import TypeGuard\n\n\ndef {name}(value: object) -> TypeGuard[{shown}]:\n"
                 f"    \"\"\"True when `{subject}` {passes}; where it is False"
-                f"{' and the function reaches the check' if reached else ''}, the site raises.\"\"\"\n"
+                f"{' and the function reaches the check' if reached else ''}, the site {does}.\"\"\"\n"
                 f"    return isinstance(value, {types})\n")
     else:
         text = (f"def {name}(value: object) -> bool:\n"
                 f"    \"\"\"True when `{subject}` passes the check; for a {types}"
-                f"{' reaching the check' if reached else ''}, the site raises.\"\"\"\n"
+                f"{' reaching the check' if reached else ''}, the site {does}.\"\"\"\n"
                 f"    return not isinstance(value, {types})\n")
     return _parsed(text)
 

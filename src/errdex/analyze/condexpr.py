@@ -110,8 +110,23 @@ def _earlier_checks(text: str, guard: str) -> str:
         return ""
     if text.endswith(" and " + guard):
         return text[: len(text) - len(guard) - 5].strip()
-    own = set(split_conjuncts(guard))
-    return " and ".join(c for c in split_conjuncts(text) if c not in own)
+    if text.endswith(f" and ({guard})"):   # an `or` guard, bracketed as a conjunct (review 28 #11)
+        return text[: len(text) - len(guard) - 7].strip()
+    own = {_unbracketed(c) for c in split_conjuncts(guard)}
+    return " and ".join(c for c in split_conjuncts(text) if _unbracketed(c) not in own)
+
+
+def _unbracketed(text: str) -> str:
+    """A conjunct without the brackets around the whole of it (`(a or b)` is `a or b`)."""
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and i < len(text) - 1:
+                return text   # `(a) or (b)`: the first bracket closes before the end
+        text = text[1:-1].strip()
+    return text
 
 
 def own_test_source(text: str | None, guard: str | None = None) -> str | None:

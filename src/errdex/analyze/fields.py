@@ -209,7 +209,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
                                                                  ex.get("changedBefore"), f.unfed, f.error_type,
                                                                  ex.get("moduleImports")),
          from_condition)
-    _set(record, prov, "typeGuard", codegen.type_guard(cond, ex.get("module")), from_condition)
+    _set(record, prov, "typeGuard", codegen.type_guard(cond, ex.get("module"), f.error_type), from_condition)
     if f.test and f.error_type == "assertion":
         return   # a test's own assertion: wrapping or guarding the test's call would be no fix
     entry = f.entry_points[0] if f.entry_points else qual
