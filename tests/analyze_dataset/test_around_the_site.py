@@ -177,3 +177,28 @@ def test_values_the_code_makes_integers_are_never_said_to_be_nan(tmp_path):
     assert "NaN" not in recs["{blocks} exceeds the block limit"]["documentation"]
     assert "NaN" not in recs["rank {rank} is out of range"]["documentation"]
     assert "(or `scaled` is NaN)" in recs["scaled ratio {scaled} is too large"]["documentation"]
+
+
+BOTH_RAISE = {
+    "par/__init__.py": "",
+    "par/exec.py": """
+        def run_stage(stage, batch, broadcast):
+            success, result = broadcast(stage, batch)
+            if not success:
+                if isinstance(result, BaseException):
+                    raise RuntimeError("Error on rank 0") from result
+                raise RuntimeError(f"Error on rank 0: {result}")
+            return result
+        """,
+}
+
+
+def test_a_test_that_only_picks_which_raise_runs_is_not_the_fix(tmp_path):
+    """Review 28 #22: `if isinstance(r, BaseException): raise ... from r`, then `raise ...` right after:
+    keeping `r` no exception only moves the error to the next line; `success` decides."""
+    recs = records_by_message(index_sources(tmp_path, BOTH_RAISE, "o/par"))
+    first = recs["Error on rank 0"]["solutions"]
+    assert first[0].startswith("Keeping `not isinstance(result, BaseException)` does not avoid an error")
+    assert "What keeps it from both is `success`" in first[0]
+    second = recs["Error on rank 0: {result}"]["solutions"]
+    assert not second[0].startswith("Keeping")

@@ -144,6 +144,35 @@ def _next_statement(record: dict) -> str | None:
     return None
 
 
+def _raise_after_its_if(record: dict) -> bool:
+    """Whether the site is the whole body of an `if` whose next statement, in the same block, is a
+    `raise` (review 28 #22: `if isinstance(b, BaseException): raise X from b`, then `raise X(...)`):
+    the test only picks which of two raises runs."""
+    found = _statement_lines(record)
+    if found is None:
+        return False
+    lines, at, end = found
+    if not 0 < at < len(lines):
+        return False
+    indent = _indent(lines[at])
+    header = _header(lines, at, indent)
+    if header is None or not lines[header].lstrip().startswith(("if ", "if(", "elif ")) or any(
+            _indent(lines[k]) == indent and lines[k].strip() and not lines[k].lstrip().startswith("#")
+            for k in range(header + 1, at)):
+        return False   # a multi-line header's last line (`):`) is no `if`: not read
+    level = _indent(lines[header])
+    for line in lines[end + 1:]:
+        body = line.strip()
+        if not body or body.startswith("#"):
+            continue
+        if _indent(line) > level:
+            if _indent(line) == indent:
+                return False   # another statement in the `if` body
+            continue
+        return _indent(line) == level and body.split(None, 1)[0].rstrip("(") == "raise"
+    return False
+
+
 #: Blocks whose end leads on to the statement after their compound statement (a loop's goes back
 #: to its header; a `try` body's end may run `else`/`finally` first, so it is not followed either).
 _LEFT_FOR_NEXT = frozenset({"if", "elif", "else", "with", "except"})
@@ -188,6 +217,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.helper = ex.get("helper")
     f.from_none = cond.is_except and _from_none(record)
     f.then = _next_statement(record) if f.error_type in ("log", "warning") else None
+    f.raise_follows = f.error_type in ("exception", "assertion") and _raise_after_its_if(record)
     never_nan(_integer_names(record, cond) if "NaN" not in (f.reason or "") else frozenset())
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)

@@ -63,7 +63,7 @@ class SiteFacts:
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
                  "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds",
                  "nan_only",
-                 "init_args", "status", "checked_by", "from_none", "then", "helper")
+                 "init_args", "status", "checked_by", "from_none", "then", "helper", "raise_follows")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -105,6 +105,7 @@ class SiteFacts:
         self.from_none = False            # an except-site raising `... from None`: the caught error is not shown
         self.then: str | None = None      # a report's next statement when it leaves: "return" or "raise"
         self.helper: str | None = None    # `errdex.helper`: the helper the site raises through
+        self.raise_follows = False        # the site is an `if` body of its own, and a `raise` follows the `if`
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -499,6 +500,8 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
         status = _checked_status(f) if not route else None
         if status:   # review 19 #19496: "keep `ret == 0`" names no way to it; the call that returned it does
             out.append(_why_call_failed(f, status))
+        elif f.raise_follows:
+            out.append(_both_raise(f))
         elif not route:
             out.append(_keep(f, own))
         if route:
@@ -664,6 +667,23 @@ def _why_call_failed(f: SiteFacts, status: tuple[str, str]) -> str:
     return (f"The check tests the status `{name}` that `{one_line(call)}` returned: find why"
             f" `{one_line(call).partition('(')[0]}(...)` failed there, with the values it was given{approx_mark(f)};"
             f" `{f.short}` only reports it.")
+
+
+def _both_raise(f: SiteFacts) -> str:
+    """The fix of a test that only picks one of two raises (`if isinstance(b, BaseException): raise
+    X from b`, then `raise X(...)` right after): what lets the function past both."""
+    words = (f"Keeping `{f.neg}` does not avoid an error: where it holds, `{f.short}` raises at the statement"
+             f" right after this check instead{approx_mark(f)}.")
+    context = f.cond.context
+    if not context:
+        return words + " The error comes from what led the function to these lines."
+    try:   # unparsed, not cut from the condition's source (`negate_code` reads that)
+        node = ast.parse(context, mode="eval").body
+    except SyntaxError:
+        return words
+    negated = ast.unparse(node.operand if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+                          else ast.UnaryOp(ast.Not(), node))
+    return words + f" What keeps it from both is `{negated}`, where `{f.short}` checks it."
 
 
 def _keep(f: SiteFacts, own) -> str:
