@@ -45,3 +45,47 @@ def test_an_error_response_site_is_answered_not_raised(tmp_path):
             "<class 'str'>.\", 'type': 'BadRequestError', 'param': None, 'code': 400}")
     top = explain(line, db=db)[0]
     assert (top.file_path, top.line_number, top.confidence) == ("srv/tokenize.py", 8, "high")
+
+
+RETURNED = {
+    "sched/__init__.py": "",
+    "sched/utils.py": """
+        from typing import Optional
+
+
+        def validate_input_length(req, max_req_input_len: int) -> Optional[str]:
+            if len(req.origin_input_ids) >= max_req_input_len:
+                error_msg = (
+                    f"Input length ({len(req.origin_input_ids)} tokens) exceeds "
+                    f"the maximum allowed length ({max_req_input_len} tokens)."
+                )
+                return error_msg
+            return None
+
+
+        class Scheduler:
+            def handle(self, req):
+                error_msg = validate_input_length(req, self.max_len)
+                if error_msg:
+                    req.abort(error_msg)
+                    return
+                self.queue.append(req)
+    """,
+}
+
+
+def test_a_returned_error_message_is_said_returned_and_found_from_the_log_line(tmp_path):
+    """Set 3 #8: `Input length (...) exceeds the maximum allowed length (...)` is returned by a
+    validator and aborted with, never raised; users paste it from the server's log."""
+    db = index_sources(tmp_path, RETURNED, "acme/sched")
+    rec = records_by_message(db)["Input length ({len(req.origin_input_ids)} tokens) exceeds the maximum allowed"
+                                 " length ({max_req_input_len} tokens)."]
+    assert (rec["errorType"], rec["errorClass"]) == ("returned", None)
+    assert rec["documentation"].startswith("`sched.utils.validate_input_length` returns this message as its error"
+                                           " (for its caller to fail with) when")
+    assert "raises" not in rec["documentation"] and rec["tryCatchPattern"] is None
+    assert "returns this message as its error here and raises nothing" in rec["validationCode"]
+    top = explain("[2025-03-03 06:49:28 TP5] Input length (160062 tokens) exceeds the maximum allowed length"
+                  " (59862 tokens).", db=db)[0]
+    assert (top.file_path, top.line_number, top.confidence) == ("sched/utils.py", 11, "high")
+    assert top.bindings == {"len(req.origin_input_ids)": "160062", "max_req_input_len": "59862"}

@@ -452,3 +452,40 @@ def test_error_response_helpers_make_each_call_a_site(extract):
     assert (chat[13].http_status, chat[13].error_class) == (503, "ErrorResponse")
     assert chat[8].helper == "srv.base.Serving.create_error_response"
     assert not [s for s in sites if s.file_path == "srv/base.py"]   # the helpers' own calls are no sites
+
+
+def test_a_validator_returning_its_error_message_makes_each_message_a_site(extract):
+    """`validate_*`/`check_*` annotated `-> Optional[str]` returns its error message for its caller
+    to fail the request with (set 2, set 3: users report these texts as they do raised ones)."""
+    _, sites, _ = extract({"srv.py": '''
+        from typing import Optional
+
+        def validate_input_length(req, max_len: int) -> Optional[str]:
+            if req is None:
+                return None
+            if len(req.ids) >= max_len:
+                error_msg = (
+                    f"Input length ({len(req.ids)} tokens) exceeds "
+                    f"the maximum allowed length ({max_len} tokens)."
+                )
+                return error_msg
+            if req.mode not in ("a", "b"):
+                return str(req.mode)
+            return None
+
+        class Serving:
+            def _validate_request(self, request) -> "str | None":
+                if not request.messages:
+                    return "Messages cannot be empty."
+
+        def describe(x) -> Optional[str]:
+            return f"a value of {x} that is described"
+
+        def check_short(x) -> Optional[str]:
+            return "too short"
+    '''})
+    got = {s.line: (s.error_type, s.error_class, s.message.text()) for s in sites}
+    assert got == {
+        12: ("returned", None, "Input length ({len(req.ids)} tokens) exceeds the maximum allowed length ({max_len} tokens)."),
+        20: ("returned", None, "Messages cannot be empty."),
+    }

@@ -682,7 +682,8 @@ def _in_coroutine(lines: list[str], start: int) -> None:
 
 
 #: What a reporting site does, as validationCode's comment says it.
-_REPORTS = {"log": "logs this", "warning": "warns with this", "response": "answers the request with this error"}
+_REPORTS = {"log": "logs this", "warning": "warns with this", "response": "answers the request with this error",
+            "returned": "returns this message as its error"}
 
 #: Calls run for what they do besides giving a value: processes, requests, files, sockets, servers.
 #: `x.start()` only as a statement (`pos = m.start()` is a match's offset).
@@ -801,7 +802,8 @@ def type_guard(cond: Condition, module: str | None = None, error_type: str = "ex
 
 
 #: What a site does where its test holds, by errorType as the prose reads it (`fields._reported_as`).
-_SITE_DOES = {"log": "logs", "warning": "warns", "response": "answers the request with an error"}
+_SITE_DOES = {"log": "logs", "warning": "warns", "response": "answers the request with an error",
+              "returned": "returns an error message"}
 
 
 def _type_guard(cond: Condition, does: str = "raises") -> str | None:
@@ -893,7 +895,7 @@ def try_catch(call: str, error_class: str, error_type: str, strategy: str, tag: 
     lead somewhere: an alternative (fallback) or another attempt (retry). None otherwise, and
     for a log, a warning or an HTTP error answered, which raise nothing to catch (a report's `fallback` is what the code
     itself does)."""
-    if error_type in ("log", "warning", "response") or tag == "deprecation":
+    if error_type in ("log", "warning", "response", "returned") or tag == "deprecation":
         return None
     if strategy == "retry":   # transient: a few attempts with a growing pause, then the error itself
         return (f"import time\n\nfor attempt in range(3):\n    try:\n        {call}\n        break\n"

@@ -196,7 +196,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     ex = record["errdex"]
     prov = ex["provenance"]
     exact = bool(ex.get("conditionExact")) and cond.tree is not None
-    cls = record.get("errorClass") or ("AssertionError" if record.get("errorType") == "assertion" else "Exception")
+    cls = record.get("errorClass") or ("AssertionError" if record.get("errorType") == "assertion" else
+                                       "" if record.get("errorType") == "returned" else "Exception")
     f = prose.SiteFacts(qual, prose.short_name(qual), cls, cond, exact, ex.get("conditionReason"),
                         ex.get("placeholders") or {}, ex.get("feeding") or [], ex.get("entryPoints") or [],
                         ex.get("callers") or [], tag, _reported_as(record),

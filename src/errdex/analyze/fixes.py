@@ -265,7 +265,8 @@ _SELF_FIELD = re.compile(r"\bself\.(?=[A-Za-z_])")
 #: How a site reports its message, by errorType: it raises a class, warns with a category,
 #: logs through a logger's method, or answers an HTTP request with an error (with its object, and alone).
 _VERBS = {"warning": ("warns with", "warns"), "log": ("logs with", "logs"),
-          "response": ("answers the request with the HTTP error", "answers the request with an error")}
+          "response": ("answers the request with the HTTP error", "answers the request with an error"),
+          "returned": ("returns this message as its error (for its caller to fail with)", "returns an error message")}
 
 
 def report_verb(error_type: str, bare: bool = False) -> str:
@@ -338,5 +339,5 @@ def example_fix(cond: Condition, call: str, error_class: str, function: str, alt
     after = names + "\n" + "".join(f"{line}\n" for line in needed) + code
     head = "" if exact else f"# approximate: {reason or 'not every path was followed'}\n"
     once = " (once the earlier checks in it pass)" if cond.guards else ""
-    verb = report_verb(error_type)
-    return f"{head}# before\n{bare}  # {verb} {error_class} when {when}{once}\n# after\n{after}"
+    verb = report_verb(error_type) + (f" {error_class}" if error_class else "")
+    return f"{head}# before\n{bare}  # {verb} when {when}{once}\n# after\n{after}"

@@ -225,9 +225,10 @@ def _earlier_checks(guards: list[str]) -> list[str]:
 
 def documentation(f: SiteFacts) -> str:
     what = report_verb(f.error_type)
+    shown = f" `{f.error_class}`" if f.error_class else ""   # a returned message has no class
     if f.helper_check:
-        return f"{_subject(f.function)} {what} `{f.error_class}` {_helper_words(f)}{approx(f)}."
-    parts = [f"{_subject(f.function)} {what} `{f.error_class}`"]
+        return f"{_subject(f.function)} {what}{shown} {_helper_words(f)}{approx(f)}."
+    parts = [f"{_subject(f.function)} {what}{shown}"]
     c = f.cond.constant
     if c is False and f.holds:   # review 17 P10: the line runs; only its test cannot fail
         parts.append(f" on no input{approx(f)}: the line runs, but the test it asserts holds on every path that"

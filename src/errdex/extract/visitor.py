@@ -77,7 +77,8 @@ SiteAnalyzer = Callable[[ast.AST, list, ErrorSite, list[str]], None]
 
 
 class _Scope:
-    __slots__ = ("node", "qualname", "kind", "cls", "locals", "caught", "params", "calls", "tries", "bases")
+    __slots__ = ("node", "qualname", "kind", "cls", "locals", "caught", "params", "calls", "tries", "bases",
+                 "messages")
 
     def __init__(self, node: ast.AST, qualname: str, kind: str, cls: str | None, params: list[str]):
         self.node = node
@@ -90,6 +91,7 @@ class _Scope:
         self.tries: list[tuple[int, int, tuple[Handler, ...]]] = []   # try bodies' lines and handlers (calls only)
         self.calls: dict[str, str] = {}   # reversed names of the functions defined inside it -> qualnames
         self.bases: list[str] = []        # a class's bases as resolved dotted names
+        self.messages = False             # a validator returning its error message (`_returns_messages`)
 
 
 class ModuleWalker:
@@ -423,6 +425,7 @@ class ModuleWalker:
         params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
         cls = outer.qualname if outer.kind == "class" else None
         scope = _Scope(stmt, qual, "function", cls, params)
+        scope.messages = _returns_messages(stmt)
         self.scopes.append(scope)
         function = None
         if self.want_calls:   # only the call graph (analysis) reads functions
@@ -654,6 +657,8 @@ class ModuleWalker:
 
     def _expr_call(self, stmt: ast.Expr | ast.Return) -> None:
         call = stmt.value
+        if stmt.__class__ is ast.Return and call is not None and self.scopes[-1].messages:
+            self._returned(stmt, call)
         if not isinstance(call, ast.Call):
             return
         if stmt.__class__ is ast.Return and _looks_like_class(call.func) and self.scopes[-1].kind == "function":
@@ -674,6 +679,20 @@ class ModuleWalker:
                 self._add_site(stmt, "http", written, template, http_status=status)
         else:
             self._candidate_helper_call(stmt, call, written, resolved)
+
+    def _returned(self, stmt: ast.Return, value: ast.expr) -> None:
+        """`return f"Input length ({n} tokens) exceeds ..."` in a validator that returns its error
+        message (`_returns_messages`): its caller fails the request with that text, which users
+        report as they do a raised one (errorType `returned`, no class)."""
+        if value.__class__ is ast.Constant and value.value is None:
+            return
+        template = self.builder.build(value)
+        if template is None or template.form == "dynamic" \
+                or sum(len(s.strip()) for s in template.segments if isinstance(s, str)) < _LOG_MIN_LITERAL:
+            return
+        site = self._add_site(stmt, "returned", "str", template)
+        if site is not None:
+            site.error_class = site.class_ref = None
 
     def _warn(self, stmt: ast.stmt, call: ast.Call) -> None:
         msg = call.args[0] if call.args else _kw(call, ("message",))
@@ -841,6 +860,23 @@ class ModuleWalker:
             if scope.kind == "function":
                 return scope.qualname
         return "<module>"
+
+
+#: A validator's name (`validate_input_length`, `_validate_request`, `check_dflash_request`).
+_VALIDATOR_NAME = re.compile(r"_*(?:validate|verify|check)(?:_|$)")
+#: `Optional[str]`, `str | None`, `Union[str, None]` (or the same written as a string).
+_OPTIONAL_STR = re.compile(r"(?:typing\.)?Optional\[str\]|str \| None|None \| str|(?:typing\.)?Union\[str, None\]")
+
+
+def _returns_messages(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A validator that returns its error message, or None when all is well: named so (`validate_*`,
+    `_validate_*`, `check_*`) and annotated `-> Optional[str]` (set 2, set 3: `validate_input_length`'s
+    `Input length (...) exceeds the maximum allowed length` is aborted with, never raised)."""
+    returns = fn.returns
+    if returns is None or not _VALIDATOR_NAME.match(fn.name):
+        return False
+    text = returns.value if isinstance(returns, ast.Constant) and isinstance(returns.value, str) else ast.unparse(returns)
+    return _OPTIONAL_STR.fullmatch(text.strip()) is not None
 
 
 #: Classes whose constructor is given a function to run soon (on a thread or process of its own).
