@@ -27,7 +27,7 @@ def _store(db: str):
 @dataset_option
 @click.option("--class", "error_class", default=None, help="Only this errorClass (as written).")
 @click.option("--type", "error_type", default=None,
-              type=click.Choice(["exception", "assertion", "warning", "http", "log"]), help="Only this errorType.")
+              type=click.Choice(["exception", "assertion", "warning", "http", "log", "returned"]), help="Only this errorType.")
 @click.option("--path", "path_glob", default=None, metavar="GLOB", help="Only files matching GLOB.")
 @click.option("--text", default=None, help="Only messages containing TEXT.")
 @click.option("--limit", default=50, show_default=True, type=click.IntRange(min=0), help="0 = no limit.")
