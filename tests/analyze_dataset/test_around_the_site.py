@@ -202,3 +202,38 @@ def test_a_test_that_only_picks_which_raise_runs_is_not_the_fix(tmp_path):
     assert "What keeps it from both is `success`" in first[0]
     second = recs["Error on rank 0: {result}"]["solutions"]
     assert not second[0].startswith("Keeping")
+
+
+LOGGED_ONCE = {
+    "once/__init__.py": "",
+    "once/kernels.py": """
+        import logging
+
+        logger = logging.getLogger(__name__)
+        HAS_FAST = False
+        _missing_fast_logged = False
+
+
+        def eligible(backend):
+            if backend != "fast":
+                return True
+            if not HAS_FAST:
+                global _missing_fast_logged
+                if not _missing_fast_logged:
+                    _missing_fast_logged = True
+                    logger.warning("fast kernels are unavailable; falling back to the reference path")
+                return False
+            return True
+        """,
+}
+
+
+def test_a_flag_set_after_its_own_test_is_not_replayed_before_it(tmp_path):
+    """Review 28 #19: `if not _logged: _logged = True; log(...)`: the snippet set `_logged = True`,
+    then tested `not _logged`, which never holds. The flag is a value to set as it was when tested."""
+    rec = records_by_message(index_sources(tmp_path, LOGGED_ONCE, "o/once"))[
+        "fast kernels are unavailable; falling back to the reference path"]
+    code = rec["validationCode"]
+    assert "_missing_fast_logged = True" not in code
+    assert "if not _missing_fast_logged:" in code or "not _missing_fast_logged" in code
+    assert rec["errdex"]["feeding"] == ["_missing_fast_logged = True"]   # the stored facts stay as found

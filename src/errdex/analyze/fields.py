@@ -210,6 +210,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.site_class = ex.get("siteClass")
     f.caught = ex.get("caughtBy")
     f.unfed = ex.get("unfedLocals") or []
+    if f.reason and " tested on the way" in f.reason:
+        f.feeding, f.unfed = _before_rebinding(f.reason, f.feeding, f.unfed, cond.text)
     f.no_input = bool(ex.get("noInputRead"))
     f.test_file = bool(ex.get("test"))
     f.holds = bool(ex.get("assertHolds"))
@@ -272,7 +274,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     seen = caught["into"] if caught and caught.get("into") else cls
     _set(record, prov, "exampleFix", fixes.example_fix(cond, site_call, seen, qual, alternative, exact, f.reason,
                                                              f.error_type, f.feeding, f.loops,
-                                                             ex.get("changedBefore"), ex.get("unfedLocals"),
+                                                             ex.get("changedBefore"), f.unfed,
                                                              ex.get("moduleImports")),
          from_condition)
 
@@ -310,6 +312,23 @@ def _integer_names(record: dict, cond: Condition) -> frozenset[str]:
         return frozenset()
     lines, at, _end = found
     return integer_assignments(lines[:max(0, at)], text)
+
+
+_TESTED_NAMES = re.compile(r"`([A-Za-z_]\w*)`")
+
+
+def _before_rebinding(reason: str, feeding: list[str], unfed: list[str], condition: str) -> tuple[list[str], list[str]]:
+    """Feeding lines without the assignments of names tested on the way and assigned after that test
+    (`if not _warned: _warned = True; log(...)`, review 28 #19): replayed before the test, the snippet
+    tested the later value (`_warned = True`, then `if not _warned:`, never true). Those names become
+    values to set as they were when tested (`unfedLocals`)."""
+    names = set(_TESTED_NAMES.findall(reason.split(" tested on the way", 1)[0]))
+    kept = [line for line in feeding if names.isdisjoint(codegen.assigned(line))]
+    if len(kept) == len(feeding):
+        return feeding, unfed
+    dropped = {n for line in feeding if line not in kept for n in codegen.assigned(line) & names}
+    read = codegen.names_in(condition)
+    return kept, sorted(set(unfed) | {n for n in dropped if n in read})
 
 
 def _reported_as(record: dict) -> str:
