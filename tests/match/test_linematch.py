@@ -280,3 +280,18 @@ def test_skipping_other_processes_lines_in_one_loop_answers_as_the_walk(ctx, tmp
         report.pop("stats")
     assert quick == walked
     assert len(quick[0]) >= 12 and any(e.chain for e in quick[0])
+
+
+def test_loose_exception_search_started_late_finds_what_the_whole_search_finds():
+    from errdex.match.text import LOOSE_EXCEPTION, loose_exception
+
+    rng = random.Random(11)
+    pieces = ["Error", "Exception", "Warning", "Exit", "Interrupt", "Failure", "Fault", "Value", "x", "_",
+              "pkg.", ".", " ", "  ", ":", ": ", "(", ")", "(Key", "'", "7", "é", "\t", "\r", "\n", "-"]
+    found = 0
+    for _ in range(20000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        whole, late = LOOSE_EXCEPTION.search(line), loose_exception(line)
+        assert (whole and (whole.span(), whole.groupdict())) == (late and (late.span(), late.groupdict())), line
+        found += whole is not None
+    assert found > 2000
