@@ -179,8 +179,8 @@ def parse_exception_line(line: str, strict: bool) -> tuple[str | None, str, int]
             return _repr_exception(line)
     if m is None:
         return None
-    cls = m.group("inner") or m.group("cls")
-    return cls, (m.group("msg") or "").strip(), m.start()
+    inner, cls, message = m.group("inner", "cls", "msg")
+    return inner or cls, (message or "").strip(), m.start()
 
 
 def loose_exception(line: str) -> re.Match | None:
