@@ -295,3 +295,83 @@ def test_loose_exception_search_started_late_finds_what_the_whole_search_finds()
         assert (whole and (whole.span(), whole.groupdict())) == (late and (late.span(), late.groupdict())), line
         found += whole is not None
     assert found > 2000
+
+
+def test_verify_prefix_on_a_record_asked_before_answers_as_on_a_fresh_one():
+    from errdex.match.patterns import RecordRef, verify_prefix
+
+    rec = make_record("Expected {n} experts per rank, got {m}\n  see the {doc} for shards")
+    texts = ["Expected 8 experts per rank, got 7", "Expected 8 experts per", "Expected 8 exp",
+             "Expected 8 experts per rank, got 7 see the", "Expected 8 experts per rank, got 7 see the guide for sh",
+             "Other: Expected 8 experts per rank", "Expected"]
+    asked = RecordRef.from_record(0, rec)
+    for text in texts + texts[::-1]:
+        assert verify_prefix(asked, text) == verify_prefix(RecordRef.from_record(0, rec), text), text
+    assert sum(verify_prefix(asked, t) is not None for t in texts) >= 4
+
+
+def _ranked_as_worked_out(chunks, text, literal):
+    """`grading.ranked_as` as it was before `set_apart` (the oracle)."""
+    from errdex.match.pasted import quoted_rendering
+    from errdex.match.patterns import rendered_closing, rendered_opening, wrapped_start
+
+    if (start := wrapped_start(chunks, text)) is not None:
+        return "wrapped", literal / max(1, len(text) - start)
+    if (end := rendered_opening(chunks, text)) is not None:
+        return "wrapped", literal / end
+    if (start := rendered_closing(chunks, text)) is not None:
+        return "wrapped", literal / max(1, len(text) - start)
+    if "`" in text or '"' in text or "“" in text:
+        if (span := quoted_rendering(chunks, text)) is not None:
+            return "wrapped", literal / max(1, len(span))
+    return "contained", literal / max(1, len(text))
+
+
+def _contained_high_worked_out(chunks, text, literal, rec, agrees, event):
+    """`grading.contained_hit_is_high` as it was before `set_apart` (the oracle)."""
+    from errdex.match.grading import HIGH_MIN_LITERAL_PREFIX, HIGH_MIN_LITERAL_PREFIX_CLASSLESS, full_hit_is_high
+    from errdex.match.pasted import quoted_rendering
+    from errdex.match.patterns import rendered_closing, rendered_opening, wrapped_start
+
+    need = HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS
+    if (start := wrapped_start(chunks, text)) is not None:
+        part = text[start:]
+    elif (end := rendered_opening(chunks, text)) is not None:
+        return literal >= need and full_hit_is_high(literal / end, literal, rec, agrees, event, text[:end])
+    elif (start := rendered_closing(chunks, text)) is not None:
+        part = text[start:]
+        return literal >= need and full_hit_is_high(literal / len(part), literal, rec, agrees, event, part)
+    elif "`" in text or '"' in text or "“" in text:
+        if (part := quoted_rendering(chunks, text)) is None:
+            return False
+    else:
+        return False
+    return full_hit_is_high(literal / max(1, len(part)), literal, rec, agrees, event, part)
+
+
+@pytest.mark.parametrize("event_line", LINES + [
+    "ERROR ValueError: [Bug] v0.4.4 Expected 8 experts per rank.",    # the writer's words before it
+    'ERROR ValueError: I got "Request r1 exceeded the token budget of 4096" twice',
+    "ERROR Failed to start: Unknown quantization method fp3",
+    "ERROR Unknown quantization method fp3 when loading shard 3 of the checkpoint for the model",
+])
+def test_grading_given_set_apart_answers_as_working_it_out(event_line):
+    from errdex.match.grading import contained_hit_is_high, ranked_as, set_apart
+    from errdex.match.patterns import RecordRef, normalize_space, normalized_chunks
+
+    event = line_event(event_line, 1)
+    if event is None:
+        return
+    text = normalize_space(event.message)
+    for i, record in enumerate(_records()):
+        rec = RecordRef.from_record(i, record)
+        if not rec.chunks or not rec.message_pattern:
+            continue
+        chunks, literal = normalized_chunks(rec), rec.literal_length
+        apart = set_apart(chunks, text)
+        assert ranked_as(chunks, text, literal, apart) == ranked_as(chunks, text, literal) \
+            == _ranked_as_worked_out(chunks, text, literal)
+        for agrees in (True, None, False):
+            assert contained_hit_is_high(chunks, text, literal, rec, agrees, event, (), apart) \
+                == contained_hit_is_high(chunks, text, literal, rec, agrees, event) \
+                == _contained_high_worked_out(chunks, text, literal, rec, agrees, event)
