@@ -375,3 +375,23 @@ def test_grading_given_set_apart_answers_as_working_it_out(event_line):
             assert contained_hit_is_high(chunks, text, literal, rec, agrees, event, (), apart) \
                 == contained_hit_is_high(chunks, text, literal, rec, agrees, event) \
                 == _contained_high_worked_out(chunks, text, literal, rec, agrees, event)
+
+
+def test_quote_closed_with_no_mark_before_answers_as_counting_them():
+    from errdex.match.events import _QUOTE_MARKS, _quote_closed
+
+    def counted(before, message):   # the loop alone (the oracle)
+        for opener, closer in _QUOTE_MARKS.items():
+            opened = before.count(opener) % 2 == 1 if opener == closer else before.count(opener) > before.count(closer)
+            if not opened:
+                continue
+            marks = message.count(closer) if opener == closer else message.count(closer) - message.count(opener)
+            if marks > 0 and marks % 2 == 1:
+                return message[:message.rindex(closer) if marks > 1 else message.index(closer)].rstrip()
+        return message
+
+    rng = random.Random(5)
+    pieces = ["`", '"', "“", "”", "**", "*", "x", " ", "ERROR w: "]
+    for _ in range(20000):
+        before, message = ("".join(rng.choice(pieces) for _ in range(rng.randint(0, 5))) for _ in range(2))
+        assert _quote_closed(before, message) == counted(before, message), (before, message)
