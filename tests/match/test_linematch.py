@@ -395,3 +395,23 @@ def test_quote_closed_with_no_mark_before_answers_as_counting_them():
     for _ in range(20000):
         before, message = ("".join(rng.choice(pieces) for _ in range(rng.randint(0, 5))) for _ in range(2))
         assert _quote_closed(before, message) == counted(before, message), (before, message)
+
+
+def test_partial_chunk_start_answers_as_trying_every_place():
+    from errdex.match.patterns import _partial_chunk_start
+
+    def every_place(rest, chunk):   # the oracle: every start, in order
+        for start in range(max(1, len(rest) - len(chunk)), len(rest)):
+            tail = rest[start:]
+            if len(tail) <= len(chunk) and chunk.startswith(tail):
+                return start
+        return 0
+
+    rng = random.Random(6)
+    found = 0
+    for _ in range(30000):
+        rest = "".join(rng.choice("ab c") for _ in range(rng.randint(0, 12)))
+        chunk = "".join(rng.choice("ab c") for _ in range(rng.randint(0, 6)))
+        assert _partial_chunk_start(rest, chunk) == every_place(rest, chunk), (rest, chunk)
+        found += every_place(rest, chunk) > 0
+    assert found > 5000

@@ -555,9 +555,16 @@ def verify_drift(record: RecordRef, message: str) -> MessageHit | None:
 
 
 def _partial_chunk_start(rest: str, chunk: str) -> int:
-    """Where a truncated start of `chunk` begins at the end of `rest` (0 if none)."""
-    for start in range(max(1, len(rest) - len(chunk)), len(rest)):
-        tail = rest[start:]
-        if len(tail) <= len(chunk) and chunk.startswith(tail):
+    """Where a truncated start of `chunk` begins at the end of `rest` (0 if none): the first
+    place, at least 1 and at most `len(chunk)` characters from the end, whose tail `chunk`
+    starts with. Only places holding the chunk's first character are tried (each try was a
+    slice and a comparison, at every place)."""
+    if not chunk:
+        return 0
+    first = chunk[0]
+    start = rest.find(first, max(1, len(rest) - len(chunk)))
+    while start != -1:
+        if chunk.startswith(rest[start:]):
             return start
+        start = rest.find(first, start + 1)
     return 0
