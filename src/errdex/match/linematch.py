@@ -63,6 +63,12 @@ class LineMatcher:
         found = self._verified(event.error_class, text, sorted(hint) if len(hint) > 1 else hint)
         if not found:
             return None
+        if len(found) == 1 and found[0][1] == "full":   # most lines: one record, the whole message
+            plan, kind, values, agrees = item = found[0]
+            coverage = plan.literal / max(1, len(text))
+            score = hit_score(0.0, kind, agrees, coverage, plan.literal, plan.rec, event.primary)
+            high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event, None, values)
+            return [_to_match(item, score, "high" if high else "low", event)]
         for item in found:
             if item[1] != "contained":
                 break
@@ -96,16 +102,16 @@ class LineMatcher:
             plan = plans.get(idx)
             if plan is None:
                 plan = self._plan(idx)
-            outcome = placed.get(plan.template, _UNSEEN)
-            if outcome is _UNSEEN:
-                outcome = placed[plan.template] = place_template(plan.chunks, text)
-            if outcome is None:
-                continue
-            key = (cls, plan.rec.idx)   # resolve._agrees's memo, shared
+            key = (cls, idx)   # resolve._agrees's memo, shared; asked first: it is a look-up
             agrees = memo.get(key, _UNSEEN)
             if agrees is _UNSEEN:
                 agrees = memo[key] = class_agrees(cls, plan.rec)
-            if agrees is not False:
+            if agrees is False:
+                continue
+            outcome = placed.get(plan.template, _UNSEEN)
+            if outcome is _UNSEEN:
+                outcome = placed[plan.template] = place_template(plan.chunks, text)
+            if outcome is not None:
                 found.append((plan, outcome[0], outcome[1], agrees))
         return found
 
