@@ -415,3 +415,32 @@ def test_partial_chunk_start_answers_as_trying_every_place():
         assert _partial_chunk_start(rest, chunk) == every_place(rest, chunk), (rest, chunk)
         found += every_place(rest, chunk) > 0
     assert found > 5000
+
+
+def test_module_share_skipping_values_without_two_dots_answers_as_matching_each():
+    from errdex.match.resolve import _MODULE_PATH, Match, _module_share, _shared_head
+
+    def each(m):   # the oracle: every value through the regex
+        module = m.file_path[:-3].split("/") if m.file_path.endswith(".py") else m.file_path.split("/")
+        best = 0
+        for value in m.bindings.values():
+            found = _MODULE_PATH.match(value) if isinstance(value, str) else None
+            if found is not None and value[found.end():found.end() + 1] in ("", " ", ".", ":", ",", ";", "'", '"'):
+                best = max(best, _shared_head(found.group().split("."), module))
+        return best
+
+    rng = random.Random(8)
+    names, seps = ["sglang", "srt", "models", "x1", "7", "_a", "é", ""], [".", ".", "..", " ", ":", "'", ""]
+
+    def value():   # a dotted run of names (a module path, or not quite one) between other text
+        dotted = rng.choice(seps[:3]).join(rng.choice(names) for _ in range(rng.randint(1, 5)))
+        return rng.choice(["", "", "x ", "'"]) + dotted + rng.choice(seps) + rng.choice(names)
+
+    shared = 0
+    for _ in range(5000):
+        values = {f"v{i}": value() for i in range(rng.randint(0, 3))}
+        path = rng.choice(["sglang/srt/models/llama.py", "sglang/srt/x1.py", "pkg/a", "srt/models/y.py"])
+        m = Match("id", "repo", path, 1, None, "msg", 1.0, "high", "message", values)
+        assert _module_share(m) == each(m), (path, values)
+        shared += each(m) > 0
+    assert shared > 40
