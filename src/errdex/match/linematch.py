@@ -37,7 +37,7 @@ class _Plan:
     def __init__(self, rec: RecordRef, chunks: list[str], template: int) -> None:
         self.rec, self.chunks, self.template = rec, chunks, template
         self.literal = rec.literal_length
-        self.fields = (rec.id, rec.repo, rec.file_path, rec.line, rec.error_class, rec.error_message)   # a Match's first
+        self.fields = (rec.id, rec.repo, rec.file_path, rec.line, rec.error_class, rec.error_message)   # a Match's first six
         self.expressions: dict[int, dict[str, str]] = {}   # values bound -> expressions
 
 
