@@ -280,3 +280,167 @@ def test_skipping_other_processes_lines_in_one_loop_answers_as_the_walk(ctx, tmp
         report.pop("stats")
     assert quick == walked
     assert len(quick[0]) >= 12 and any(e.chain for e in quick[0])
+
+
+def test_loose_exception_search_started_late_finds_what_the_whole_search_finds():
+    from errdex.match.text import LOOSE_EXCEPTION, loose_exception
+
+    rng = random.Random(11)
+    pieces = ["Error", "Exception", "Warning", "Exit", "Interrupt", "Failure", "Fault", "Value", "x", "_",
+              "pkg.", ".", " ", "  ", ":", ": ", "(", ")", "(Key", "'", "7", "é", "\t", "\r", "\n", "-"]
+    found = 0
+    for _ in range(20000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        whole, late = LOOSE_EXCEPTION.search(line), loose_exception(line)
+        assert (whole and (whole.span(), whole.groupdict())) == (late and (late.span(), late.groupdict())), line
+        found += whole is not None
+    assert found > 2000
+
+
+def test_verify_prefix_on_a_record_asked_before_answers_as_on_a_fresh_one():
+    from errdex.match.patterns import RecordRef, verify_prefix
+
+    rec = make_record("Expected {n} experts per rank, got {m}\n  see the {doc} for shards")
+    texts = ["Expected 8 experts per rank, got 7", "Expected 8 experts per", "Expected 8 exp",
+             "Expected 8 experts per rank, got 7 see the", "Expected 8 experts per rank, got 7 see the guide for sh",
+             "Other: Expected 8 experts per rank", "Expected"]
+    asked = RecordRef.from_record(0, rec)
+    for text in texts + texts[::-1]:
+        assert verify_prefix(asked, text) == verify_prefix(RecordRef.from_record(0, rec), text), text
+    assert sum(verify_prefix(asked, t) is not None for t in texts) >= 4
+
+
+def _ranked_as_worked_out(chunks, text, literal):
+    """`grading.ranked_as` as it was before `set_apart` (the oracle)."""
+    from errdex.match.pasted import quoted_rendering
+    from errdex.match.patterns import rendered_closing, rendered_opening, wrapped_start
+
+    if (start := wrapped_start(chunks, text)) is not None:
+        return "wrapped", literal / max(1, len(text) - start)
+    if (end := rendered_opening(chunks, text)) is not None:
+        return "wrapped", literal / end
+    if (start := rendered_closing(chunks, text)) is not None:
+        return "wrapped", literal / max(1, len(text) - start)
+    if "`" in text or '"' in text or "“" in text:
+        if (span := quoted_rendering(chunks, text)) is not None:
+            return "wrapped", literal / max(1, len(span))
+    return "contained", literal / max(1, len(text))
+
+
+def _contained_high_worked_out(chunks, text, literal, rec, agrees, event):
+    """`grading.contained_hit_is_high` as it was before `set_apart` (the oracle)."""
+    from errdex.match.grading import HIGH_MIN_LITERAL_PREFIX, HIGH_MIN_LITERAL_PREFIX_CLASSLESS, full_hit_is_high
+    from errdex.match.pasted import quoted_rendering
+    from errdex.match.patterns import rendered_closing, rendered_opening, wrapped_start
+
+    need = HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS
+    if (start := wrapped_start(chunks, text)) is not None:
+        part = text[start:]
+    elif (end := rendered_opening(chunks, text)) is not None:
+        return literal >= need and full_hit_is_high(literal / end, literal, rec, agrees, event, text[:end])
+    elif (start := rendered_closing(chunks, text)) is not None:
+        part = text[start:]
+        return literal >= need and full_hit_is_high(literal / len(part), literal, rec, agrees, event, part)
+    elif "`" in text or '"' in text or "“" in text:
+        if (part := quoted_rendering(chunks, text)) is None:
+            return False
+    else:
+        return False
+    return full_hit_is_high(literal / max(1, len(part)), literal, rec, agrees, event, part)
+
+
+@pytest.mark.parametrize("event_line", LINES + [
+    "ERROR ValueError: [Bug] v0.4.4 Expected 8 experts per rank.",    # the writer's words before it
+    'ERROR ValueError: I got "Request r1 exceeded the token budget of 4096" twice',
+    "ERROR Failed to start: Unknown quantization method fp3",
+    "ERROR Unknown quantization method fp3 when loading shard 3 of the checkpoint for the model",
+])
+def test_grading_given_set_apart_answers_as_working_it_out(event_line):
+    from errdex.match.grading import contained_hit_is_high, ranked_as, set_apart
+    from errdex.match.patterns import RecordRef, normalize_space, normalized_chunks
+
+    event = line_event(event_line, 1)
+    if event is None:
+        return
+    text = normalize_space(event.message)
+    for i, record in enumerate(_records()):
+        rec = RecordRef.from_record(i, record)
+        if not rec.chunks or not rec.message_pattern:
+            continue
+        chunks, literal = normalized_chunks(rec), rec.literal_length
+        apart = set_apart(chunks, text)
+        assert ranked_as(chunks, text, literal, apart) == ranked_as(chunks, text, literal) \
+            == _ranked_as_worked_out(chunks, text, literal)
+        for agrees in (True, None, False):
+            assert contained_hit_is_high(chunks, text, literal, rec, agrees, event, (), apart) \
+                == contained_hit_is_high(chunks, text, literal, rec, agrees, event) \
+                == _contained_high_worked_out(chunks, text, literal, rec, agrees, event)
+
+
+def test_quote_closed_with_no_mark_before_answers_as_counting_them():
+    from errdex.match.events import _QUOTE_MARKS, _quote_closed
+
+    def counted(before, message):   # the loop alone (the oracle)
+        for opener, closer in _QUOTE_MARKS.items():
+            opened = before.count(opener) % 2 == 1 if opener == closer else before.count(opener) > before.count(closer)
+            if not opened:
+                continue
+            marks = message.count(closer) if opener == closer else message.count(closer) - message.count(opener)
+            if marks > 0 and marks % 2 == 1:
+                return message[:message.rindex(closer) if marks > 1 else message.index(closer)].rstrip()
+        return message
+
+    rng = random.Random(5)
+    pieces = ["`", '"', "“", "”", "**", "*", "x", " ", "ERROR w: "]
+    for _ in range(20000):
+        before, message = ("".join(rng.choice(pieces) for _ in range(rng.randint(0, 5))) for _ in range(2))
+        assert _quote_closed(before, message) == counted(before, message), (before, message)
+
+
+def test_partial_chunk_start_answers_as_trying_every_place():
+    from errdex.match.patterns import _partial_chunk_start
+
+    def every_place(rest, chunk):   # the oracle: every start, in order
+        for start in range(max(1, len(rest) - len(chunk)), len(rest)):
+            tail = rest[start:]
+            if len(tail) <= len(chunk) and chunk.startswith(tail):
+                return start
+        return 0
+
+    rng = random.Random(6)
+    found = 0
+    for _ in range(30000):
+        rest = "".join(rng.choice("ab c") for _ in range(rng.randint(0, 12)))
+        chunk = "".join(rng.choice("ab c") for _ in range(rng.randint(0, 6)))
+        assert _partial_chunk_start(rest, chunk) == every_place(rest, chunk), (rest, chunk)
+        found += every_place(rest, chunk) > 0
+    assert found > 5000
+
+
+def test_module_share_skipping_values_without_two_dots_answers_as_matching_each():
+    from errdex.match.resolve import _MODULE_PATH, Match, _module_share, _shared_head
+
+    def each(m):   # the oracle: every value through the regex
+        module = m.file_path[:-3].split("/") if m.file_path.endswith(".py") else m.file_path.split("/")
+        best = 0
+        for value in m.bindings.values():
+            found = _MODULE_PATH.match(value) if isinstance(value, str) else None
+            if found is not None and value[found.end():found.end() + 1] in ("", " ", ".", ":", ",", ";", "'", '"'):
+                best = max(best, _shared_head(found.group().split("."), module))
+        return best
+
+    rng = random.Random(8)
+    names, seps = ["sglang", "srt", "models", "x1", "7", "_a", "é", ""], [".", ".", "..", " ", ":", "'", ""]
+
+    def value():   # a dotted run of names (a module path, or not quite one) between other text
+        dotted = rng.choice(seps[:3]).join(rng.choice(names) for _ in range(rng.randint(1, 5)))
+        return rng.choice(["", "", "x ", "'"]) + dotted + rng.choice(seps) + rng.choice(names)
+
+    shared = 0
+    for _ in range(5000):
+        values = {f"v{i}": value() for i in range(rng.randint(0, 3))}
+        path = rng.choice(["sglang/srt/models/llama.py", "sglang/srt/x1.py", "pkg/a", "srt/models/y.py"])
+        m = Match("id", "repo", path, 1, None, "msg", 1.0, "high", "message", values)
+        assert _module_share(m) == each(m), (path, values)
+        shared += each(m) > 0
+    assert shared > 40

@@ -481,12 +481,12 @@ class _HyperscanBackend:
         (pieces, literal_exprs), targets = self.line_pieces, self.targets
         for line_no, hits, literal_ids in flagged:
             line = data[hits.start:hits.end]
-            exprs = literal_exprs[next(iter(literal_ids))] if len(literal_ids) == 1 else \
-                sorted({e for lit in literal_ids for e in literal_exprs[lit]})
-            for e in exprs:
-                if line_has(line, pieces[e]):
-                    hits.candidates.update(targets[e])
-            if not hits.candidates and not hits.markers:
+            candidates = hits.candidates
+            for lit in literal_ids:   # in any order: the candidates are a set, read sorted
+                for e in literal_exprs[lit]:
+                    if line_has(line, pieces[e]):
+                        candidates.update(targets[e])
+            if not candidates and not hits.markers:
                 del lines[line_no]
 
 

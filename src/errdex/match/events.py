@@ -168,6 +168,8 @@ def _quote_closed(before: str, message: str) -> str:
     `ValueError: bad x` on startup``): the writer's sentence goes on after it. With more
     such marks in the message, an odd number, the message's own come in pairs (``use `--x` ``)
     and the last one closes the quote; with an even number, the quote was never closed."""
+    if "`" not in before and '"' not in before and "“" not in before and "*" not in before:
+        return message   # no mark before the class (most log prefixes): nothing to count
     for opener, closer in _QUOTE_MARKS.items():
         opened = before.count(opener) % 2 == 1 if opener == closer else before.count(opener) > before.count(closer)
         if not opened:   # most log prefixes open no quote: the message is not counted

@@ -56,27 +56,48 @@ _KIND_SCORE = {"full": 40.0, "firstline": 35.0, "wrapped": 35.0, "contained": 30
 GROUP_PENALTY = 0.1
 
 
-def ranked_as(chunks: list[str], text: str, literal: int) -> tuple[str, float]:
+#: `ranked_as` and `contained_hit_is_high` work `set_apart` out themselves when given this.
+ASK = object()
+
+
+def set_apart(chunks: list[str], text: str) -> tuple[str, int | str] | None:
+    """How a whole rendering of the template is set apart inside the normalised text, the first
+    of: behind a label (`("label", its start)`, `patterns.wrapped_start`), before the writer's
+    own words (`("opening", its end)`), after them (`("closing", its start)`), quoted in a
+    sentence (`("quoted", the span)`); None when it is not. `ranked_as` and
+    `contained_hit_is_high` read the same answer (a scan works it out once for both)."""
+    start = wrapped_start(chunks, text)
+    if start is not None:
+        return "label", start
+    end = rendered_opening(chunks, text)
+    if end is not None:
+        return "opening", end
+    start = rendered_closing(chunks, text)
+    if start is not None:
+        return "closing", start
+    if "`" in text or '"' in text or "“" in text:
+        span = quoted_rendering(chunks, text)
+        if span is not None:
+            return "quoted", span
+    return None
+
+
+def ranked_as(chunks: list[str], text: str, literal: int, apart=ASK) -> tuple[str, float]:
     """(kind, coverage) a hit found inside the text is ranked as: a whole rendering the writer or
     a wrapper set apart (behind a label, `Failed to start: <message>`; before the writer's own
     words, `<message> when running X`; quoted in a sentence) is ranked "wrapped", on the part it
     covers, or a template opening or ending with a value would take the rest in and outrank it;
     a template whose own words are the label (`Capture failed: {e}` around `CUDA error: {err}`)
-    still ranks first."""
-    start = wrapped_start(chunks, text)
-    if start is not None:
-        return "wrapped", literal / max(1, len(text) - start)
-    end = rendered_opening(chunks, text)
-    if end is not None:
-        return "wrapped", literal / end
-    start = rendered_closing(chunks, text)
-    if start is not None:
-        return "wrapped", literal / max(1, len(text) - start)
-    if "`" in text or '"' in text or "“" in text:
-        span = quoted_rendering(chunks, text)
-        if span is not None:
-            return "wrapped", literal / max(1, len(span))
-    return "contained", literal / max(1, len(text))
+    still ranks first. `apart`: `set_apart(chunks, text)` when the caller has it."""
+    apart = set_apart(chunks, text) if apart is ASK else apart
+    if not apart:
+        return "contained", literal / max(1, len(text))
+    how, at = apart
+    if how == "label" or how == "closing":
+        return "wrapped", literal / max(1, len(text) - at)
+    if how == "opening":
+        return "wrapped", literal / at
+    return "wrapped", literal / max(1, len(at))
 
 
 def hit_score(score: float, kind: str, agrees: bool | None, coverage: float, literal: int, rec: RecordRef,
@@ -100,30 +121,30 @@ def record_terms(score: float, rec: RecordRef, primary: bool) -> float:
 
 
 def contained_hit_is_high(chunks: list[str], text: str, literal: int, rec: RecordRef, agrees: bool | None,
-                          event: ErrorEvent, values: Sequence[str] = ()) -> bool:
+                          event: ErrorEvent, values: Sequence[str] = (), apart=ASK) -> bool:
     """Whether a hit inside the text is high: only a whole rendering set apart, graded on the
     part it covers: behind a wrapper's label (`Error in request: <message>`) or quoted in a
     sentence (`I got `<message>` when ...`) as a whole message; followed by the writer's own
-    words (`<message> when running X`) as a cut paste."""
-    start = wrapped_start(chunks, text)
-    if start is not None:
-        part = text[start:]
-    elif (end := rendered_opening(chunks, text)) is not None:
+    words (`<message> when running X`) as a cut paste. `apart`: `set_apart(chunks, text)`
+    when the caller has it."""
+    apart = set_apart(chunks, text) if apart is ASK else apart
+    if not apart:
+        return False
+    how, at = apart
+    if how == "label":
+        part = text[at:]
+    elif how == "opening":
         # The writer's words after a whole rendering: graded as a cut paste is, on what it covers.
         need = HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS
-        return literal >= need and full_hit_is_high(literal / end, literal, rec, agrees, event, text[:end], values)
-    elif (start := rendered_closing(chunks, text)) is not None:
+        return literal >= need and full_hit_is_high(literal / at, literal, rec, agrees, event, text[:at], values)
+    elif how == "closing":
         # The writer's words before a whole rendering ending the text (an issue title's tag and
         # version): graded as a cut paste is, on what it covers.
         need = HIGH_MIN_LITERAL_PREFIX if agrees else HIGH_MIN_LITERAL_PREFIX_CLASSLESS
-        part = text[start:]
+        part = text[at:]
         return literal >= need and full_hit_is_high(literal / len(part), literal, rec, agrees, event, part, values)
-    elif "`" in text or '"' in text or "“" in text:
-        part = quoted_rendering(chunks, text)
-        if part is None:
-            return False
     else:
-        return False
+        part = at
     # The part behind the label is the message: one the interpreter raises is no evidence.
     return full_hit_is_high(literal / max(1, len(part)), literal, rec, agrees, event, part, values)
 

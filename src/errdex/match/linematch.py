@@ -25,18 +25,19 @@ from errdex.match.patterns import (
     normalized_chunks,
     place_template,
 )
-from errdex.match.grading import contained_hit_is_high, full_hit_is_high, hit_score, ranked_as
+from errdex.match.grading import ASK, contained_hit_is_high, full_hit_is_high, hit_score, ranked_as, set_apart
 from errdex.match.resolve import Match, class_agrees, mirrors_after_originals, printed_class_of
 
 
 class _Plan:
     """One record's constants for message matches."""
 
-    __slots__ = ("chunks", "expressions", "literal", "rec", "template")
+    __slots__ = ("chunks", "expressions", "fields", "literal", "rec", "template")
 
     def __init__(self, rec: RecordRef, chunks: list[str], template: int) -> None:
         self.rec, self.chunks, self.template = rec, chunks, template
         self.literal = rec.literal_length
+        self.fields = (rec.id, rec.repo, rec.file_path, rec.line, rec.error_class, rec.error_message)   # a Match's first six
         self.expressions: dict[int, dict[str, str]] = {}   # values bound -> expressions
 
 
@@ -62,6 +63,12 @@ class LineMatcher:
         found = self._verified(event.error_class, text, sorted(hint) if len(hint) > 1 else hint)
         if not found:
             return None
+        if len(found) == 1 and found[0][1] == "full":   # most lines: one record, the whole message
+            plan, kind, values, agrees = item = found[0]
+            coverage = plan.literal / max(1, len(text))
+            score = hit_score(0.0, kind, agrees, coverage, plan.literal, plan.rec, event.primary)
+            high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event, None, values)
+            return [_to_match(item, score, "high" if high else "low", event)]
         for item in found:
             if item[1] != "contained":
                 break
@@ -72,16 +79,17 @@ class LineMatcher:
             if first or cuts:
                 return None
         primary = event.primary
+        apart: dict[int, tuple | None] = {}   # template -> `grading.set_apart`, for hits inside the text
         if len(found) == 1:
             item = found[0]
-            return [_to_match(item, _score(item, text, primary), _confidence(item, text, event), event)]
-        scores = [_score(item, text, primary) for item in found]
+            return [_to_match(item, _score(item, text, primary, apart), _confidence(item, text, event, apart), event)]
+        scores = [_score(item, text, primary, apart) for item in found]
         top = max(scores)
         matches, ids = [], set()
         for item, score in zip(found, scores):   # the top score's ties, one per record id, graded
             if score == top and item[0].rec.id not in ids:
                 ids.add(item[0].rec.id)
-                matches.append(_to_match(item, score, _confidence(item, text, event), event))
+                matches.append(_to_match(item, score, _confidence(item, text, event, apart), event))
         return mirrors_after_originals(matches) if len(matches) > 1 else matches
 
     def _verified(self, cls: str | None, text: str, candidates) -> list[tuple]:
@@ -94,16 +102,16 @@ class LineMatcher:
             plan = plans.get(idx)
             if plan is None:
                 plan = self._plan(idx)
-            outcome = placed.get(plan.template, _UNSEEN)
-            if outcome is _UNSEEN:
-                outcome = placed[plan.template] = place_template(plan.chunks, text)
-            if outcome is None:
-                continue
-            key = (cls, plan.rec.idx)   # resolve._agrees's memo, shared
+            key = (cls, idx)   # resolve._agrees's memo, shared; asked first: it is a look-up
             agrees = memo.get(key, _UNSEEN)
             if agrees is _UNSEEN:
                 agrees = memo[key] = class_agrees(cls, plan.rec)
-            if agrees is not False:
+            if agrees is False:
+                continue
+            outcome = placed.get(plan.template, _UNSEEN)
+            if outcome is _UNSEEN:
+                outcome = placed[plan.template] = place_template(plan.chunks, text)
+            if outcome is not None:
                 found.append((plan, outcome[0], outcome[1], agrees))
         return found
 
@@ -115,26 +123,36 @@ class LineMatcher:
         return plan
 
 
-def _score(found: tuple, text: str, primary: bool) -> float:
+def _score(found: tuple, text: str, primary: bool, apart: dict) -> float:
     """A message hit's score: `grading.hit_score`, ranked as `grading.ranked_as` says for a hit
     inside the text, so both paths rank alike."""
     plan, kind, _values, agrees = found
     if kind == "full":
         ranked, coverage = kind, plan.literal / max(1, len(text))
     else:
-        ranked, coverage = ranked_as(plan.chunks, text, plan.literal)
+        ranked, coverage = ranked_as(plan.chunks, text, plan.literal, _set_apart(plan, text, apart))
     return hit_score(0.0, ranked, agrees, coverage, plan.literal, plan.rec, primary)
 
 
-def _confidence(found: tuple, text: str, event: ErrorEvent) -> str:
+def _confidence(found: tuple, text: str, event: ErrorEvent, apart: dict) -> str:
     """A kept hit's confidence: `grading.full_hit_is_high` or `contained_hit_is_high` (asked
     only of the top score's ties: the others are dropped ungraded)."""
     plan, kind, values, agrees = found
     if kind == "full":
         high = full_hit_is_high(plan.literal / max(1, len(text)), plan.literal, plan.rec, agrees, event, None, values)
     else:
-        high = contained_hit_is_high(plan.chunks, text, plan.literal, plan.rec, agrees, event, values)
+        high = contained_hit_is_high(plan.chunks, text, plan.literal, plan.rec, agrees, event, values,
+                                     _set_apart(plan, text, apart))
     return "high" if high else "low"
+
+
+def _set_apart(plan: _Plan, text: str, apart: dict):
+    """`grading.set_apart` of the plan's template in the text, worked out once per template of
+    an event: its score and its grade ask the same (records sharing it ask again)."""
+    found = apart.get(plan.template, ASK)
+    if found is ASK:
+        found = apart[plan.template] = set_apart(plan.chunks, text)
+    return found
 
 
 def _to_match(found: tuple, score: float, confidence: str, event: ErrorEvent) -> Match:
@@ -145,11 +163,8 @@ def _to_match(found: tuple, score: float, confidence: str, event: ErrorEvent) ->
     if expressions is None:
         placeholders = rec.placeholders
         expressions = plan.expressions[len(values)] = {k: placeholders.get(k, k) for k in bindings}
-    return Match(
-        rec.id, rec.repo, rec.file_path, rec.line, rec.error_class, rec.error_message, score,
-        confidence, "message", bindings, dict(expressions), kind,
-        None, event.log_line, event.chain, event.primary, rec.dataset,
-    )
+    return Match(*plan.fields, score, confidence, "message", bindings, dict(expressions), kind,
+                 None, event.log_line, event.chain, event.primary, rec.dataset)
 
 
 _UNSEEN = object()

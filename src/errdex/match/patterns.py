@@ -65,6 +65,7 @@ class RecordRef:
     # Derived on first use (a scan touches few records): not part of the state.
     norm_chunks: list[str] | None = field(default=None, repr=False, compare=False)
     literal_len: int = field(default=-1, repr=False, compare=False)
+    prefix_parts: tuple | None = field(default=None, repr=False, compare=False)   # see `verify_prefix`
 
     @classmethod
     def from_record(cls, idx: int, record: dict, dataset: str = "") -> "RecordRef":
@@ -497,14 +498,15 @@ def verify_prefix(record: RecordRef, message: str) -> MessageHit | None:
     Chunks are consumed in order with `str.find` (the lazy-group reading);
     the message may end inside a value or inside a literal chunk.
     """
-    chunks = [_WS.sub(" ", c) for c in record.chunks]
-    chunks[0] = chunks[0].lstrip()
-    key = prefix_key(record.chunks)
-    if not key or key.strip() not in message:
+    parts = record.prefix_parts
+    if parts is None:
+        parts = record.prefix_parts = _prefix_parts(record)
+    chunks, key = parts
+    if not key or key not in message:
         return None
     first = chunks[0]
     if len(message) <= len(first):
-        if first.startswith(message) and len(message.strip()) >= len(key.strip()):
+        if first.startswith(message) and len(message.strip()) >= len(key):
             return MessageHit(record, "prefix", [], len(message), len(message))
         return None
     if not message.startswith(first):
@@ -523,6 +525,14 @@ def verify_prefix(record: RecordRef, message: str) -> MessageHit | None:
         kind = "firstline" if not cut and rest and record.chunks[i].lstrip(" \t").startswith("\n") else "prefix"
         return MessageHit(record, kind, values, covered, len(message))
     return None  # the whole template fit: that is a full match, not a prefix
+
+
+def _prefix_parts(record: RecordRef) -> tuple[list[str], str]:
+    """`verify_prefix`'s chunks (whitespace runs as one space, the first one lstripped) and
+    its stripped prefix key: the same at each call, and a scan asks again and again."""
+    chunks = [_WS.sub(" ", c) for c in record.chunks]
+    chunks[0] = chunks[0].lstrip()
+    return chunks, prefix_key(record.chunks).strip()
 
 
 #: Characters a message must share with the start of a template's opening literal for a
@@ -545,9 +555,16 @@ def verify_drift(record: RecordRef, message: str) -> MessageHit | None:
 
 
 def _partial_chunk_start(rest: str, chunk: str) -> int:
-    """Where a truncated start of `chunk` begins at the end of `rest` (0 if none)."""
-    for start in range(max(1, len(rest) - len(chunk)), len(rest)):
-        tail = rest[start:]
-        if len(tail) <= len(chunk) and chunk.startswith(tail):
+    """Where a truncated start of `chunk` begins at the end of `rest` (0 if none): the first
+    place, at least 1 and at most `len(chunk)` characters from the end, whose tail `chunk`
+    starts with. Only places holding the chunk's first character are tried (each try was a
+    slice and a comparison, at every place)."""
+    if not chunk:
+        return 0
+    first = chunk[0]
+    start = rest.find(first, max(1, len(rest) - len(chunk)))
+    while start != -1:
+        if chunk.startswith(rest[start:]):
             return start
+        start = rest.find(first, start + 1)
     return 0

@@ -348,11 +348,14 @@ _MODULE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}")
 def _module_share(m: Match) -> int:
     """How much of a module path bound in the match (the value, or its opening words: a cut
     message's rest) its own module shares."""
-    module = m.file_path[:-3].split("/") if m.file_path.endswith(".py") else m.file_path.split("/")
-    best = 0
+    best, module = 0, None
     for value in m.bindings.values():
-        found = _MODULE_PATH.match(value) if isinstance(value, str) else None
+        if not isinstance(value, str) or value.count(".") < 2:   # a module path has two dots at least
+            continue
+        found = _MODULE_PATH.match(value)
         if found is not None and value[found.end():found.end() + 1] in ("", " ", ".", ":", ",", ";", "'", '"'):
+            if module is None:   # split only for a value naming a module (most tie no value to one)
+                module = m.file_path[:-3].split("/") if m.file_path.endswith(".py") else m.file_path.split("/")
             best = max(best, _shared_head(found.group().split("."), module))
     return best
 

@@ -213,6 +213,7 @@ def stream_blocks(stream, scanner: "BlockScanner", chunk_size: int, progress, to
             block, rest = data[:cut], data[cut:]
         hold = scanner.block(block, final=eof or size > 8 * chunk_size)
         carry = block[hold:] + rest if hold is not None else rest
+        new = block = data = None   # dropped before the next read: its buffer takes their memory
         if progress is not None:
             progress(done, total)
         if eof:

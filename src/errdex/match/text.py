@@ -40,6 +40,9 @@ LOOSE_EXCEPTION = re.compile(
     r"(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*" + EXC_SUFFIX + r"|Exception))"
     r"(?:\((?P<inner>[\w.]*)\))?(?::(?:\s(?P<msg>.*))?$|\s*$)"
 )
+#: The words a class `LOOSE_EXCEPTION` finds must end in: where the first one starts bounds
+#: where a match can start (see `loose_exception`).
+_CLASS_ENDING = re.compile(EXC_SUFFIX)
 #: An exception as its repr prints it inside other text (asyncio's `... exception=ValueError("msg")>`,
 #: a logged `repr(e)`): a class named like one, then the message quoted in brackets.
 REPR_EXCEPTION = re.compile(
@@ -171,13 +174,24 @@ def parse_exception_line(line: str, strict: bool) -> tuple[str | None, str, int]
     if strict:
         m = STRICT_EXCEPTION.match(line.strip())
     else:
-        m = LOOSE_EXCEPTION.search(line)
+        m = loose_exception(line)
         if m is None and "(" in line:
             return _repr_exception(line)
     if m is None:
         return None
-    cls = m.group("inner") or m.group("cls")
-    return cls, (m.group("msg") or "").strip(), m.start()
+    inner, cls, message = m.group("inner", "cls", "msg")
+    return inner or cls, (message or "").strip(), m.start()
+
+
+def loose_exception(line: str) -> re.Match | None:
+    """`LOOSE_EXCEPTION.search(line)`, started near the first class ending in the line: the
+    search alone tries every position of a long message (~2 us a log line). A match is one
+    run of word characters and dots that ends in such a word, so it starts no earlier than the
+    last space before the first of them."""
+    ending = _CLASS_ENDING.search(line)
+    if ending is None:
+        return None
+    return LOOSE_EXCEPTION.search(line, line.rfind(" ", 0, ending.start()) + 1)
 
 
 def _repr_exception(line: str) -> tuple[str, str, int] | None:
