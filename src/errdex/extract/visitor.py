@@ -452,7 +452,10 @@ class ModuleWalker:
         """A function answering an HTTP error with its message parameter (`extract.responses`) is a
         helper whose calls are sites; its own response call is none (its message is all parameter)."""
         params = scope.params[1:] if scope.cls is not None and scope.params[:1] in (["self"], ["cls"]) else scope.params
-        found = response_helper(stmt, params) if params else None
+        if not params or not any("status" in line or "code" in line
+                                 for line in self.lines[stmt.lineno:stmt.end_lineno or stmt.lineno]):
+            return   # no status keyword in its text (most functions): no walk of its nodes
+        found = response_helper(stmt, params)
         if found is None:
             return
         site = ErrorSite(self.facts.file_path, found.line, scope.qualname, "http", found.kind or found.written, None,
