@@ -180,3 +180,12 @@ def test_the_line_logged_above_a_traceback_cut_before_its_exception_line_is_read
     (m, *_) = explain(text, context=ctx)
     assert (m.file_path, m.line_number, m.via) == ("acme/serve/base.py", 137, "message")
     assert m.bindings == {"rid": "7f3a", "e": "Tokenizer.apply() got an unexpected keyword"}
+
+
+def test_the_same_assert_in_another_function_is_no_frame_match(ctx):
+    """Set 4 #5: `assert batch.chunk_idx is not None` printed under a frame `in __init__` (an older
+    version checked it there): the same words in `forward_extend` now are another check, not high."""
+    text = CUT_AT_ASSERT.replace("in forward_extend", "in __init__") + "AssertionError\n"
+    matches = explain(text, context=ctx)
+    assert all(m.via != "frame" and m.confidence == "low" for m in matches)
+    assert explain(CUT_AT_ASSERT + "AssertionError\n", context=ctx)[0].confidence == "high"

@@ -427,7 +427,10 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
     recs = [r for f in files for r in index.by_file[f] if class_agrees(event.error_class, r) is not False]
     if deepest and event.failing_expr:   # the failed assert's own test, printed under the frame
         expr = squash(event.failing_expr)
-        same_test = [r for r in recs if r.assert_test and squash(r.assert_test) == expr]
+        # in the frame's function (set 4 #5: `assert self.quant_method is not None` in `__init__` once,
+        # in `forward_impl` now: the same words in another function are another check)
+        same_test = [r for r in recs if r.assert_test and squash(r.assert_test) == expr
+                     and _in_function(r, frame)]
         if same_test:
             return [_Candidate(r, "frame", "line", None, 1.0 if r.line == frame.line else 0.7) for r in same_test]
     if deepest and message and event.printed and event.failing_expr is None and event.error_class == "AssertionError":
@@ -435,7 +438,7 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
         # asserts, the frame's line from another version): the test printed under the frame names one
         expr = squash(printed_test(event.printed))
         same_test = [(r, h) for r in recs if r.assert_test and squash(r.assert_test) == expr
-                     and (h := _verify(r, message, engine))]
+                     and _in_function(r, frame) and (h := _verify(r, message, engine))]
         if same_test:
             return [_Candidate(r, "frame", h.kind, h, 1.0 if r.line == frame.line else 0.9) for r, h in same_test]
     exact = [r for r in recs if r.line == frame.line]
@@ -479,6 +482,17 @@ def _records_at(frame: Frame, files: list[str], event: ErrorEvent, message: str,
         if retold and len(retold) == len({r.file_path for r in retold}):   # one per file the path may name
             return [_Candidate(r, "frame", "drift", None, 0.5) for r in retold]
     return []
+
+
+def _elsewhere_in_its_file(rec: RecordRef, frame: Frame) -> bool:
+    """Whether the frame names the record's file (by its name) and a function other than the record's."""
+    return frame.path.replace("\\", "/").rpartition("/")[2] == rec.file_path.rpartition("/")[2] \
+        and not _in_function(rec, frame)
+
+
+def _in_function(rec: RecordRef, frame: Frame) -> bool:
+    """Whether the record lies in the function the frame names (any, when it names none)."""
+    return not frame.function or frame.function.startswith("<") or rec.function_name == frame.function
 
 
 #: A raise of a class with no message, as a traceback prints the statement (`raise NotImplementedError`).
@@ -661,6 +675,8 @@ def _confidence(c: _Candidate, agrees: bool | None, hit: MessageHit | None,
         return "high"
     if c.kind in ("assert", "source") and c.sites:
         return "high" if c.sites == 1 else "low"
+    if c.kind == "assert" and event.frames and _elsewhere_in_its_file(c.record, event.frames[-1]):
+        return "low"   # set 4 #5: the frame names the file but another function: an older version's check
     if c.kind == "assert":
         expr = squash(event.failing_expr or "")
         return "high" if expr and assert_counts(engine).get(expr) == 1 else "low"
