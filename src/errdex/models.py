@@ -14,7 +14,7 @@ from errdex.seed import SCHEMA_VERSION, SEED_FIELDS  # noqa: F401 - re-exported:
 
 #: Bump when extraction/analysis output changes: cached per-file results keyed
 #: by an older version are ignored.
-EXTRACTOR_VERSION = "127"
+EXTRACTOR_VERSION = "128"
 
 
 @dataclass(frozen=True, slots=True)

@@ -435,11 +435,26 @@ def test_functions_passed_as_values_are_called_by_whoever_passes_them(tmp_path):
                 def __init__(self):
                     self.attn = Attention(dim=4,
                                           applier=rope)
+
+
+            class Dispatcher:
+                def __init__(self, table):
+                    self.table = table
+
+
+            class Scheduler:
+                def handle_generate(self, req):
+                    if req is None:
+                        raise ValueError("no request to generate")
+
+                def init_dispatcher(self):
+                    self.dispatch = Dispatcher([(str, self.handle_generate), (int, self.handle_generate)])
             """,
     })
     assert recs["later"]["errdex"]["callers"] == ["app.work.schedule"]   # a comparison passes nothing
     # review 28 #9: a constructor given a callback keeps it for later; building the object calls nothing
     assert recs["no rope input"]["errdex"]["callers"] == []
+    assert recs["no request to generate"]["errdex"]["callers"] == []   # review 29 #24: a dispatch table
     assert recs["too big"]["errdex"]["callers"] == ["app.work.Server.handle", "app.work.check"]
     assert recs["loop ended"]["errdex"]["callers"] == ["app.work.Server.start"]
     assert recs["no value"]["errdex"]["callers"] == []

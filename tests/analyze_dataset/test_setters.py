@@ -49,6 +49,10 @@ FILES = {
                     raise RuntimeError("pool is not attached")
                 return self.pool[key]
 
+            def reset(self):
+                if self.size is None:
+                    raise ValueError("size is not set")
+
             def put(self, key, value):
                 if not self.ready:
                     raise RuntimeError("cache is not warm")
@@ -115,3 +119,11 @@ def test_a_reindex_of_the_changed_file_keeps_the_setters(tree, tmp_path):
     finally:
         cache.write_text(original)
     assert recs["no pool attached"]["errdex"]["setters"] == {"self.pool": ["app.base.PoolOwner.attach_pool"]}
+
+
+def test_a_constructor_setter_is_no_step_to_check(tree, tmp_path):
+    """Review 29 #9, #23: `self.size` set only in `__init__`, which ran for any object `reset` runs on:
+    "check that one ran" cannot be the fix."""
+    r = _index(tree, tmp_path / "s.db")["size is not set"]
+    assert r["errdex"]["setters"] == {"self.size": ["app.cache.Cache.__init__"]}
+    assert not any("check that one ran" in s for s in r["solutions"])

@@ -889,8 +889,9 @@ _RECEIVER = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*$")
 
 def _stored_by_constructor(segment: str, at: int) -> bool:
     """Whether the value passed at `at` goes to a class's constructor (`VisionAttention(...,
-    applier=apply_rope)`): the object keeps the function and calls it later, from one of its own
-    methods, so constructing it calls nothing (review 28 #9). A thread or process runs it."""
+    applier=apply_rope)`, a dispatch table `TypeBasedDispatcher([(Req, self.handle)])`): the object
+    keeps the function and calls it later, from one of its own methods, so constructing it calls
+    nothing (reviews 28 #9, 29 #24). A thread or process runs it."""
     depth = 0
     for k in range(at, max(-1, at - 2000), -1):
         ch = segment[k]
@@ -899,7 +900,9 @@ def _stored_by_constructor(segment: str, at: int) -> bool:
         elif ch == "(":
             if depth == 0:
                 m = _RECEIVER.search(segment, max(0, k - 200), k)
-                last = m.group(1).rpartition(".")[2] if m else ""
+                if m is None:
+                    continue   # a tuple's bracket (`[(Req, self.handle), ...]`, review 29 #24): the call holds it
+                last = m.group(1).rpartition(".")[2]
                 return last.lstrip("_")[:1].isupper() and last not in _RUNNERS and not last.isupper()
             depth -= 1
     return False
