@@ -1005,3 +1005,21 @@ def pick(self, idx):
     assert got.expr.endswith("and (idx < 0 or idx >= n)")
     cond = parse_condition(got.expr, got.guard)
     assert cond.guards == ["len(self.a) == len(self.b)"]
+
+
+def test_a_binding_in_the_other_branch_than_the_test_does_not_make_it_stale():
+    """Review 29 #2: `if kind == "sliding": size = f(); if size is None: raise` / `else: size = -1`:
+    the else-branch binding never runs after that test, so the later site's condition is exact."""
+    got = _condition("""
+def layer(kind, cfg):
+    if kind == "sliding":
+        size = cfg.window
+        if size is None:
+            raise ValueError("window missing")
+    else:
+        size = -1
+    if cfg.heads % 2:
+        raise ValueError("odd heads")
+""", 1)
+    assert got.exact and "tested on the way" not in (got.reason or "")
+    assert got.expr == "(kind != 'sliding' or size is not None) and cfg.heads % 2"

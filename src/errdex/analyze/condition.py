@@ -624,6 +624,7 @@ def _rebound_after_read(stmt: ast.stmt, names: frozenset[str], guard: ast.expr) 
                 return names
             reads[node.id] = min(reads.get(node.id, at), at)
     bound: dict[str, tuple[int, int]] = {}
+    branches = [node for node in ast.walk(stmt) if node.__class__ is ast.If and node.orelse]
     for node in ast.walk(stmt):
         if node.__class__ is ast.NamedExpr:
             if node.target.id in names:
@@ -635,11 +636,25 @@ def _rebound_after_read(stmt: ast.stmt, names: frozenset[str], guard: ast.expr) 
             return names   # bound in a loop: source order says nothing
         if isinstance(node, (ast.stmt, ast.ExceptHandler)) and node is not stmt:
             for name in own_bindings(node):
-                if name in names:
+                if name in names and not (name in reads and _other_branch(branches, reads[name][0], node)):
                     end = (node.end_lineno or 0, node.end_col_offset or 0)
                     bound[name] = max(bound.get(name, end), end)
     return frozenset(n for n in names if not (n in walrus_only and n not in bound)
                      and (n not in bound or n not in reads or bound[n] >= reads[n]))
+
+
+def _other_branch(branches: list[ast.If], line: int, node: ast.stmt) -> bool:
+    """Whether `node` lies in the other branch of an `if` than the read on `line` (review 29 #2:
+    `else: size = -1` after `if kind == "sliding": size = f(); if size is None: raise`): a run that
+    reads the name there never runs that binding."""
+    for branch in branches:
+        body = (branch.body[0].lineno, branch.body[-1].end_lineno or branch.body[-1].lineno)
+        other = (branch.orelse[0].lineno, branch.orelse[-1].end_lineno or branch.orelse[-1].lineno)
+        at = node.lineno
+        if (body[0] <= line <= body[1] and other[0] <= at <= other[1]) or \
+                (other[0] <= line <= other[1] and body[0] <= at <= body[1]):
+            return True
+    return False
 
 
 _COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
