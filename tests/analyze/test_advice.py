@@ -54,3 +54,21 @@ def test_instructions_in_the_message_are_quoted_as_written(template, expected):
 ])
 def test_statements_are_not_advice(template):
     assert message_advice(template) == []
+
+
+@pytest.mark.parametrize("message", [
+    "Disable --enable-fusion because deterministic inference is enabled.",
+    "Set DSA backends for FP8 KV Cache on SM120: prefill=flashinfer_sparse_mla, decode=flashinfer_sparse_mla.",
+    "Use {backend} as attention backend on {platform} for this model",
+    "Disable hybrid SWA memory for {arch} as it is not yet supported.",
+])
+def test_a_log_telling_what_the_code_did_gives_no_advice(message):
+    """Review 29 #16: a log line reporting a choice the code made reads like an order; quoted as the
+    fix, it stops nothing. Raised, the same words are an instruction."""
+    assert message_advice(message, report=True) == []
+    assert message_advice(message) != []
+
+
+def test_a_log_that_asks_keeps_its_advice():
+    assert message_advice("Please set `--max-total-tokens` because memory is low.", report=True) == [
+        "Please set `--max-total-tokens` because memory is low."]

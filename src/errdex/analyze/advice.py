@@ -36,8 +36,17 @@ MAX_ADVICE = 2
 MAX_CHARS = 240
 
 
-def message_advice(template: str | None) -> list[str]:
-    """Up to `MAX_ADVICE` instructions the message gives, in its order (none for most messages)."""
+#: In a log line, a sentence that tells what the code itself did, however it opens: "Disable X
+#: because Y", "Set DSA backends for ...: prefill=a, decode=b", "Use {backend} as attention
+#: backend on {platform}" (review 29 #16: quoted as the fix, it stops nothing).
+_DONE = re.compile(r"\b(?:because|as it|since|due to)\b|:\s*\w+=|\w=\{|\bas [\w ]*backend\b", re.I)
+_ASKED = re.compile(r"^(?:please|you (?:can|may|should|must|need to)|to fix|consider|try)\b", re.I)
+
+
+def message_advice(template: str | None, report: bool = False) -> list[str]:
+    """Up to `MAX_ADVICE` instructions the message gives, in its order (none for most messages).
+    `report`: a log or warning's message, which often tells what the code did in the words of an
+    order (`_DONE`); such a sentence is left out unless it plainly asks (`_ASKED`)."""
     if not template:
         return []
     found: list[str] = []
@@ -46,6 +55,8 @@ def message_advice(template: str | None) -> list[str]:
         if sentence[:1] in "([" and sentence[-1:] in ")]":
             sentence = sentence[1:-1].strip()
         if len(sentence) < 6 or len(sentence) > MAX_CHARS:
+            continue
+        if report and _DONE.search(sentence) and not _ASKED.match(sentence):
             continue
         if (_ADVICE.match(sentence) and not _NOT_AN_ORDER.match(sentence) and not _REPORT.search(sentence)) \
                 or _INSTEAD.search(sentence):

@@ -510,7 +510,7 @@ def solutions(f: SiteFacts) -> tuple[list[str], bool]:
     fact = bool(out) and f.exact
     if f.setters and own is not None:
         out.extend(_call_first(f, f.cond.own_text))
-    stated = message_advice(f.message)
+    stated = message_advice(f.message, report=f.error_type in ("log", "warning"))
     if stated:   # the author's own remedy, quoted: a fact about the message
         out.append("The message says what to do: " + " ".join(f'"{a}"' for a in stated))
     entry = next((e for e in f.entry_points if e != f.function), None)
