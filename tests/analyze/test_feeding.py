@@ -419,3 +419,16 @@ def grow(self, starts, ends, starts_cpu, ends_cpu, last, count):
     assert "pages_a" in guard
     fed = feeding_values(func, path, {guard})
     assert fed[0].startswith("pages_a = pages_needed(") and len(fed) == 6
+
+
+def test_an_attributes_name_is_not_a_local_to_feed():
+    """Review 29 #21: the check reads `spec.runtime_config`; a local `runtime_config = ...` before it
+    feeds nothing the check reads."""
+    source = """
+def load(spec, params, direct):
+    spec = resolve(params)
+    runtime_config = params["quant_config"]
+    if direct and spec.runtime_config is not None:
+        raise ValueError("direct loading does not take a quant config")
+"""
+    assert feed(source, {"direct and spec.runtime_config is not None"}) == ["spec = resolve(params)"]

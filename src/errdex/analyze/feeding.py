@@ -470,8 +470,21 @@ def _needed(names: Iterable[str]) -> set[str]:
     need = plain - _KEYWORDS   # no definition binds a keyword: it could never feed anything
     if len(plain) < len(names):
         for name in names - plain:   # an expression: its names and attribute chains (a regex, cached per text)
-            need |= names_in(name) - _KEYWORDS
+            need |= {n for n in names_in(name) - _KEYWORDS if "." in n or _read_bare(n, name)}
     return need
+
+
+def _read_bare(name: str, expr: str) -> bool:
+    """Whether the expression reads `name` itself, not only as an attribute (`runtime_quant_config` of
+    `quant_spec.runtime_quant_config` is no local: review 29 #21 fed it from `runtime_quant_config = ...`)."""
+    start = expr.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if (start == 0 or not (expr[start - 1].isalnum() or expr[start - 1] in "._")) \
+                and (end == len(expr) or not (expr[end].isalnum() or expr[end] == "_")):
+            return True
+        start = expr.find(name, start + 1)
+    return False
 
 
 _KEYWORDS = frozenset(kwlist)
