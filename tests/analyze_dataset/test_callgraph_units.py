@@ -737,6 +737,19 @@ OPTIONAL = {
 
         def prepare_strict(batch):
             return make_plan(batch, strict=True)
+
+
+        def prepare_spread(batch, table, cache):
+            if cache:
+                extra = {"strict": False}
+            else:
+                extra = {}
+            return make_plan(batch, **extra)
+
+
+        def prepare_spread_full(batch, table):
+            extra = {"full": table}
+            return make_plan(batch, **extra)
         """,
 }
 
@@ -747,14 +760,17 @@ def test_callers_that_never_pass_a_needed_argument_do_not_reach_the_site(tmp_pat
     recs = _index(tmp_path, OPTIONAL)
     r = recs["full must cover the batch"]
     assert r["errdex"]["optionalArgs"] == {"full": {"default": "None", "test": "full is not None", "position": 1}}
-    assert r["errdex"]["callers"] == ["plan.users.prepare_any", "plan.users.prepare_full"]
+    # review 28 #10: a `**extra` spread of a local dict display passes its keys only
+    assert r["errdex"]["callers"] == ["plan.users.prepare_any", "plan.users.prepare_full",
+                                      "plan.users.prepare_spread_full"]
     assert r["errdex"]["unreachedFrom"] == ["plan.users.prepare", "plan.users.prepare_none",
-                                            "plan.users.prepare_strict"]
+                                            "plan.users.prepare_spread", "plan.users.prepare_strict"]
     assert "plan.users.prepare" not in r["errdex"]["entryPoints"]
     assert "plan.users.prepare_full" in r["errdex"]["entryPoints"]
     strict = recs["strict planning is not supported"]
     assert strict["errdex"]["optionalArgs"]["strict"]["test"] == "strict"
-    assert strict["errdex"]["callers"] == ["plan.users.prepare_any", "plan.users.prepare_strict"]
+    assert strict["errdex"]["callers"] == ["plan.users.prepare_any", "plan.users.prepare_spread",
+                                           "plan.users.prepare_strict"]
 
 
 def test_a_caller_starting_to_pass_the_argument_is_reindexed_whole(tmp_path):

@@ -57,7 +57,7 @@ class CallerCalls:
             if text is None:
                 continue
             calls = _calls_named(text, names)
-            if calls and not any(call is None or _may_reach(call, optional) for call in calls):
+            if calls and not any(call is None or _may_reach(call, optional, text) for call in calls):
                 out.add(caller)
         return frozenset(out)
 
@@ -123,11 +123,18 @@ def _after_def(text: str, at: int) -> bool:
 
 
 
-def _may_reach(call: ast.Call, optional: dict[str, dict]) -> bool:
-    """Whether this call may pass every needed argument with a value the site's test accepts."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-        return True   # `*args` / `**kwargs`: what they hold is not known here
-    given = {k.arg: k.value for k in call.keywords}
+def _may_reach(call: ast.Call, optional: dict[str, dict], text: str = "") -> bool:
+    """Whether this call may pass every needed argument with a value the site's test accepts.
+    `text`: the caller's, where a `**name` spread may be a local dict of known keys."""
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return True   # `*args`: what it holds is not known here
+    given = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    for k in call.keywords:
+        if k.arg is None:   # `**kwargs`: known only for a local dict display (review 28 #10)
+            keys = _dict_keys(text, k.value.id) if isinstance(k.value, ast.Name) else None
+            if keys is None:
+                return True
+            given.update((key, ast.Name(key)) for key in keys if key not in given)
     for name, spec in optional.items():
         value = given.get(name)
         position = spec.get("position")
@@ -142,6 +149,35 @@ def _may_reach(call: ast.Call, optional: dict[str, dict]) -> bool:
         if evaluate(spec["test"], {name: literal}) is False:
             return False
     return True
+
+
+def _dict_keys(text: str, name: str) -> set[str] | None:
+    """The keys a local `name` may hold, when every binding of it in the caller's text is a dict
+    display with string keys (`conv_kwargs = {"block_table": t}` or `= {}`) and nothing adds to
+    it (`name[k] = v`, `name.update(...)`); None otherwise (a parameter, a call, a comprehension)."""
+    signature = text.split(":\n", 1)[0]
+    if re.search(rf"(?<![\w.]){re.escape(name)}\b", signature) or re.search(
+            rf"(?<![\w.]){re.escape(name)}\s*(?:\[|\.(?:update|setdefault|__setitem__|__ior__)\b|\|=)", text):
+        return None
+    keys: set[str] = set()
+    bound = False
+    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*(?::[^=\n]*)?=(?!=)\s*", text):
+        if m.end() >= len(text) or text[m.end()] != "{":
+            return None
+        close = closing_bracket(text, m.end())
+        rest = text[close + 1:].split("\n", 1)[0].strip() if close is not None else "?"
+        if close is None or (rest and not rest.startswith("#")):
+            return None
+        try:
+            node = ast.parse(text[m.end():close + 1], mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        if not isinstance(node, ast.Dict) or not all(
+                isinstance(key, ast.Constant) and isinstance(key.value, str) for key in node.keys):
+            return None
+        keys.update(key.value for key in node.keys)
+        bound = True
+    return keys if bound else None
 
 
 def _function_text(lines: list[str], def_line: int) -> str | None:
