@@ -33,7 +33,12 @@ def _fail(exc: ErrdexError) -> None:
 @click.option("--dataset", "datasets", multiple=True, help="Dataset name (repo@version); repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print matches as JSON.")
 def explain(text: str | None, db: str | None, datasets: tuple[str, ...], as_json: bool) -> None:
-    """Explain an error line, traceback or log excerpt (TEXT, or `-`/stdin)."""
+    """Explain an error line, traceback or log excerpt (TEXT, or `-`/stdin).
+
+    Exits 0 when at least one match has high confidence, 1 when the matches are all low confidence
+    or there are none (the low ones are still printed), and errdex's own error code (no index,
+    unknown dataset) otherwise.
+    """
     from errdex.match import explain as explain_text
 
     if text is None or text == "-":
