@@ -100,6 +100,9 @@ def test_dataset_page_counts_filters_and_pages(client):
     only = client.get("/datasets/acme/widgets@1.0", params={"class": "WidgetError"}).text
     assert "Records 1–2 of 2" in only and "negative size" in only
     assert client.get("/datasets/no/such@1").status_code == 404
+    # every errorType is a choice of the type filter, the logged and returned ones too
+    options = re.findall(r'<option value="(\w+)"', first.split('name="type"')[1].split("</select>")[0])
+    assert options[-2:] == ["log", "returned"]
 
 
 def test_search_page_filters_by_dataset_and_class(client):
