@@ -237,3 +237,25 @@ def test_a_flag_set_after_its_own_test_is_not_replayed_before_it(tmp_path):
     assert "_missing_fast_logged = True" not in code
     assert "if not _missing_fast_logged:" in code or "not _missing_fast_logged" in code
     assert rec["errdex"]["feeding"] == ["_missing_fast_logged = True"]   # the stored facts stay as found
+
+
+GENERATED = {
+    "gen2/__init__.py": "",
+    "gen2/parts.py": """
+        def partitions(values):
+            start = 0
+            while start < len(values):
+                first = values[start]
+                if first.shape[0] < 1:
+                    raise ValueError("empty partition")
+                yield first
+                start += 1
+        """,
+}
+
+
+def test_a_generators_check_runs_as_it_is_consumed(tmp_path):
+    """Review 29 #20: calling a generator runs none of its body; its checks fail as it is iterated."""
+    rec = records_by_message(index_sources(tmp_path, GENERATED, "o/gen2"))["empty partition"]
+    assert rec["errdex"]["siteRuns"] == "generator"
+    assert rec["triggerScenarios"].startswith("Iterating over what `gen2.parts.partitions` returns (a generator:")

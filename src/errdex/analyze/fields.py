@@ -221,6 +221,7 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.from_none = cond.is_except and _from_none(record)
     f.then = _next_statement(record) if f.error_type in ("log", "warning") else None
     f.raise_follows = f.error_type in ("exception", "assertion") and _raise_after_its_if(record)
+    f.runs = ex.get("siteRuns") or ""
     never_nan(_integer_names(record, cond) if "NaN" not in (f.reason or "") else frozenset())
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)

@@ -63,7 +63,7 @@ class SiteFacts:
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
                  "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds",
                  "nan_only",
-                 "init_args", "status", "checked_by", "from_none", "then", "helper", "raise_follows")
+                 "init_args", "status", "checked_by", "from_none", "then", "helper", "raise_follows", "runs")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -106,6 +106,7 @@ class SiteFacts:
         self.then: str | None = None      # a report's next statement when it leaves: "return" or "raise"
         self.helper: str | None = None    # `errdex.helper`: the helper the site raises through
         self.raise_follows = False        # the site is an `if` body of its own, and a `raise` follows the `if`
+        self.runs = ""                    # `errdex.siteRuns`: "generator", "context", "async" (words)
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -374,7 +375,13 @@ def _runs(f: SiteFacts) -> str:
         special = operation(f.short, f.site_class.rpartition(".")[2])
     else:
         special = module_operation(f.short, f.function.rpartition(".")[0])
-    return f"{special.words} (`{f.function}`)" if special is not None else f"Calling `{f.function}`"
+    if special is not None:
+        return f"{special.words} (`{f.function}`)"
+    if "generator" in f.runs.split():   # review 29 #20: calling a generator runs none of its body
+        return f"Iterating over what `{f.function}` returns (a generator: its body runs as it is consumed)"
+    if "context" in f.runs.split():
+        return f"Entering `with {f.short}(...)` (`{f.function}`, a context manager)"
+    return f"Calling `{f.function}`"
 
 
 def settings_of(f: SiteFacts) -> list[Knob]:
