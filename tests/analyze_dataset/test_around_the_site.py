@@ -259,3 +259,10 @@ def test_a_generators_check_runs_as_it_is_consumed(tmp_path):
     rec = records_by_message(index_sources(tmp_path, GENERATED, "o/gen2"))["empty partition"]
     assert rec["errdex"]["siteRuns"] == "generator"
     assert rec["triggerScenarios"].startswith("Iterating over what `gen2.parts.partitions` returns (a generator:")
+
+
+def test_a_check_inside_a_while_loop_is_said_per_pass(tmp_path):
+    """Review 29 #20: `while start < len(values):` read as a one-time test; its test holds in each
+    pass that reaches the check."""
+    rec = records_by_message(index_sources(tmp_path, GENERATED, "o/gen2"))["empty partition"]
+    assert "in a pass of `while start < len(values)`" in rec["documentation"]

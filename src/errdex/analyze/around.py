@@ -113,3 +113,28 @@ def _header(lines: list[str], at: int, indent: int) -> int | None:
         if text and not text.startswith("#") and _indent(lines[k]) < indent:
             return k
     return None
+
+
+
+def enclosing_while(record: dict) -> str | None:
+    """The test of the innermost `while` loop whose body holds the site (`start < len(values)` of
+    `while start < len(values):`), read off the window, or None: its test holds in each pass that
+    reaches the site, not once (review 29 #20). Only a one-line header inside the window counts."""
+    found = statement_lines(record)
+    if found is None:
+        return None
+    lines, at, _end = found
+    if not 0 < at < len(lines):
+        return None
+    indent = _indent(lines[at])
+    while indent > 0:
+        header = _header(lines, at, indent)
+        if header is None:
+            return None
+        text = lines[header].strip()
+        if text.startswith(("def ", "async def ", "class ")):
+            return None
+        if text.startswith("while ") and text.endswith(":"):
+            return text[6:-1].strip() or None
+        at, indent = header, _indent(lines[header])
+    return None

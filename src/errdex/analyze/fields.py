@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from errdex.analyze import codegen, fixes, prose
-from errdex.analyze.around import from_none, next_statement, raise_after_its_if, statement_lines
+from errdex.analyze.around import enclosing_while, from_none, next_statement, raise_after_its_if, statement_lines
 from errdex.analyze.condexpr import (
     Condition, describe_own, integer_assignments, never_nan, parse_condition, unbound_helper_check,
 )
@@ -116,6 +116,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
     f.then = next_statement(record) if f.error_type in ("log", "warning") else None
     f.raise_follows = f.error_type in ("exception", "assertion") and raise_after_its_if(record)
     f.runs = ex.get("siteRuns") or ""
+    f.while_test = enclosing_while(record) if cond.context and "while " in (record.get("sourceCode") or "") \
+        else None
     never_nan(_integer_names(record, cond) if "NaN" not in (f.reason or "") else frozenset())
     if cond.own is not None:
         f.neg, f.said = cond.neg, describe_own(cond)

@@ -63,7 +63,8 @@ class SiteFacts:
                  "entry_points", "callers", "tag", "error_type", "test", "neg", "said", "fed", "message", "setters",
                  "helper_check", "loops", "site_class", "caught", "unfed", "knobs", "no_input", "test_file", "holds",
                  "nan_only",
-                 "init_args", "status", "checked_by", "from_none", "then", "helper", "raise_follows", "runs")
+                 "init_args", "status", "checked_by", "from_none", "then", "helper", "raise_follows", "runs",
+                 "while_test")
 
     def __init__(self, function: str, short: str, error_class: str, cond: Condition, exact: bool,
                  reason: str | None, placeholders: dict, feeding: list[str], entry_points: list[str],
@@ -107,6 +108,7 @@ class SiteFacts:
         self.helper: str | None = None    # `errdex.helper`: the helper the site raises through
         self.raise_follows = False        # the site is an `if` body of its own, and a `raise` follows the `if`
         self.runs = ""                    # `errdex.siteRuns`: "generator", "context", "async" (words)
+        self.while_test: str | None = None   # the test of a `while` loop around the site (`around.enclosing_while`)
 
 
 def handling_strategy(f: SiteFacts) -> tuple[str, str]:
@@ -404,6 +406,8 @@ def loop_words(f: SiteFacts) -> str:
     """", in a pass of `for req in reqs`" when the test reads what that loop binds: the check is
     made for each element, and fails for the one it names."""
     loop = binding_loop(f.loops, names_in(f.cond.own_text) | names_in(f.cond.context))
+    if loop is None and f.while_test and f.while_test in (f.cond.context or ""):
+        loop = f"while {f.while_test}"   # review 29 #20: its test holds in each pass, not once
     return f", in a pass of `{loop}`" if loop else ""
 
 
