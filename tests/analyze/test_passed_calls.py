@@ -76,6 +76,7 @@ def test_a_type_guard_says_what_the_site_does(error_type, does):
     """Review 28 #19: a log site's guard said "the site raises"."""
     from errdex.analyze.codegen import type_guard
     from errdex.analyze.condexpr import parse_condition
+    from errdex.analyze.fixes import report_verb
 
-    got = type_guard(parse_condition("not isinstance(error, KnownError)"), error_type=error_type)
+    got = type_guard(parse_condition("not isinstance(error, KnownError)"), does=report_verb(error_type, bare=True))
     assert f"where it is False, the site {does}." in got

@@ -20,6 +20,13 @@ def statement_lines(record: dict) -> tuple[list[str], int, int] | None:
     return text.split("\n"), line - start, (record["errdex"].get("endLine") or line) - start
 
 
+def _inside_window(record: dict) -> tuple[list[str], int, int] | None:
+    """`statement_lines`, when the statement has a line of the window above it (its block's header
+    may be read there)."""
+    found = statement_lines(record)
+    return found if found is not None and 0 < found[1] < len(found[0]) else None
+
+
 def from_none(record: dict) -> bool:
     """Whether the raise statement ends in `from None` (read off its lines in the window): the error
     it handles is then not shown with this one (review 26: "which Python chains to this one")."""
@@ -72,12 +79,10 @@ def raise_after_its_if(record: dict) -> bool:
     """Whether the site is the whole body of an `if` whose next statement, in the same block, is a
     `raise` (review 28 #22: `if isinstance(b, BaseException): raise X from b`, then `raise X(...)`):
     the test only picks which of two raises runs."""
-    found = statement_lines(record)
+    found = _inside_window(record)
     if found is None:
         return False
     lines, at, end = found
-    if not 0 < at < len(lines):
-        return False
     indent = _indent(lines[at])
     header = _header(lines, at, indent)
     if header is None or not lines[header].lstrip().startswith(("if ", "if(", "elif ")) or any(
@@ -115,17 +120,14 @@ def _header(lines: list[str], at: int, indent: int) -> int | None:
     return None
 
 
-
 def enclosing_while(record: dict) -> str | None:
     """The test of the innermost `while` loop whose body holds the site (`start < len(values)` of
     `while start < len(values):`), read off the window, or None: its test holds in each pass that
     reaches the site, not once (review 29 #20). Only a one-line header inside the window counts."""
-    found = statement_lines(record)
+    found = _inside_window(record)
     if found is None:
         return None
     lines, at, _end = found
-    if not 0 < at < len(lines):
-        return None
     indent = _indent(lines[at])
     while indent > 0:
         header = _header(lines, at, indent)

@@ -784,11 +784,12 @@ def _in_loops(used: frozenset[str], context: frozenset[str], feeding: list[str]
     return nest, before, [line for line in rest if line not in for_context]
 
 
-def type_guard(cond: Condition, module: str | None = None, error_type: str = "exception") -> str | None:
+def type_guard(cond: Condition, module: str | None = None, does: str = "raises") -> str | None:
     """A TypeGuard function for the isinstance test the site's condition makes, importing the
     types it names from the site's `module` (what the module names, it can be imported from).
-    Its docstring says what the site does: raises, or logs, warns, answers (review 28 #19)."""
-    text = _type_guard(cond, _SITE_DOES.get(error_type, "raises"))
+    `does`: what the site does where the test holds, as its docstring says it (`fixes.report_verb`
+    alone: "raises", "logs", "warns", ...; review 28 #19)."""
+    text = _type_guard(cond, does)
     if text is None or not module:
         return text
     heads: set[str] = set()
@@ -799,11 +800,6 @@ def type_guard(cond: Condition, module: str | None = None, error_type: str = "ex
     if not heads:
         return text
     return _parsed(f"from {module} import {', '.join(sorted(heads))}\n" + text)
-
-
-#: What a site does where its test holds, by errorType as the prose reads it (`fields._reported_as`).
-_SITE_DOES = {"log": "logs", "warning": "warns", "response": "answers the request with an error",
-              "returned": "returns an error message"}
 
 
 def _type_guard(cond: Condition, does: str = "raises") -> str | None:

@@ -289,7 +289,7 @@ def integer_assignments(lines: list[str], test: str) -> frozenset[str]:
         targets = [t.strip() for t in m.group(1).split(",")]
         if wanted.isdisjoint(targets):
             continue
-        _NOT_NAN[0] = frozenset(n for n, ok in verdict.items() if ok)
+        known = frozenset(n for n, ok in verdict.items() if ok)
         try:
             value = ast.parse(m.group(3), mode="eval").body
         except SyntaxError:   # a value continued on the next lines
@@ -299,11 +299,10 @@ def integer_assignments(lines: list[str], test: str) -> frozenset[str]:
         elif len(targets) > 1:
             whole = _sizes(value)
         else:
-            whole = _whole_number(value)
+            whole = _whole_number(value, known)
         for t in targets:
             if t in wanted:
                 verdict[t] = verdict.get(t, True) and whole
-    _NOT_NAN[0] = frozenset()
     return frozenset(n for n, ok in verdict.items() if ok)
 
 
@@ -320,32 +319,34 @@ def _constant(name: str) -> bool:
     return len(name) > 1 and name.isupper()
 
 
-def _whole_number(node: ast.expr) -> bool:
+def _whole_number(node: ast.expr, known: frozenset[str] | None = None) -> bool:
     """Whether the expression is an integer by its form (an int literal, `len(x)`, `t.dim()`,
-    `t.ndim`, `t.shape[0]`, `a % b`, `a & b`), a name the code makes one (`never_nan`) or a
-    constant: no NaN can reach an order test on it."""
+    `t.ndim`, `t.shape[0]`, `a % b`, `a & b`), a name the code makes one (`known`, by default the
+    record's `never_nan` names) or a constant: no NaN can reach an order test on it."""
+    if known is None:
+        known = _NOT_NAN[0]
     cls = node.__class__
     if cls is ast.Constant:
         return node.value.__class__ is int
     if cls is ast.Name:
-        return node.id in _NOT_NAN[0] or _constant(node.id)
+        return node.id in known or _constant(node.id)
     if cls is ast.Call:
         func = node.func
         name = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else ""
         return name in _WHOLE_CALLS
     if cls is ast.Attribute:
-        return node.attr in ("ndim", "itemsize") or _constant(node.attr) or code(node) in _NOT_NAN[0]
+        return node.attr in ("ndim", "itemsize") or _constant(node.attr) or bool(known and ast.unparse(node) in known)
     if cls is ast.Subscript:
         return node.value.__class__ is ast.Attribute and node.value.attr == "shape" \
             and node.slice.__class__ is not ast.Slice
     if cls is ast.BinOp:
         if node.op.__class__ in _WHOLE_OPS:
             return node.op.__class__ not in (ast.FloorDiv, ast.Mod) or (
-                _whole_number(node.left) and _whole_number(node.right))
-        return node.op.__class__ in (ast.Add, ast.Sub, ast.Mult) and _whole_number(node.left) \
-            and _whole_number(node.right)
+                _whole_number(node.left, known) and _whole_number(node.right, known))
+        return node.op.__class__ in (ast.Add, ast.Sub, ast.Mult) and _whole_number(node.left, known) \
+            and _whole_number(node.right, known)
     if cls is ast.UnaryOp:
-        return node.op.__class__ is ast.USub and _whole_number(node.operand)
+        return node.op.__class__ is ast.USub and _whole_number(node.operand, known)
     return False
 
 

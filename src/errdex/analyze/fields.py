@@ -139,7 +139,8 @@ def fill_text(record: dict, qual: str, tag: str, cond: Condition) -> None:
                                                                  ex.get("changedBefore"), f.unfed, f.error_type,
                                                                  ex.get("moduleImports")),
          from_condition)
-    _set(record, prov, "typeGuard", codegen.type_guard(cond, ex.get("module"), f.error_type), from_condition)
+    _set(record, prov, "typeGuard", codegen.type_guard(cond, ex.get("module"),
+                                                         fixes.report_verb(f.error_type, bare=True)), from_condition)
     if f.test and f.error_type == "assertion":
         return   # a test's own assertion: wrapping or guarding the test's call would be no fix
     entry = f.entry_points[0] if f.entry_points else qual
@@ -180,10 +181,9 @@ def _while_constructing(f: prose.SiteFacts) -> bool:
     """A private method whose every caller is its class's (or a base's) constructor: it runs while the
     object is built, so no caller holds an object to call it on."""
     return bool(f.callers) and f.short.startswith("_") and not f.short.startswith("__") and all(
-        c.rpartition(".")[2] in _CONSTRUCTORS for c in f.callers)
+        c.rpartition(".")[2] in prose.CONSTRUCTORS for c in f.callers)
 
 
-_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__"})
 _DOUBLED = re.compile(r"\{\{|\}\}")
 
 

@@ -599,7 +599,8 @@ def _listed(names: list[str]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
-_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__"})
+#: The methods that build an object: they ran for any object a method runs on.
+CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__"})
 
 
 def _call_first(f: SiteFacts, own_text: str) -> list[str]:
@@ -611,7 +612,7 @@ def _call_first(f: SiteFacts, own_text: str) -> list[str]:
         if own_text not in (f"{chain} is None", f"not {chain}"):
             continue
         named = [_class_method(m) for m in methods]
-        if all(n.rpartition(".")[2] in _CONSTRUCTORS for n in named):
+        if all(n.rpartition(".")[2] in CONSTRUCTORS for n in named):
             continue   # review 29 #9, #23: a constructor ran for any object a method runs on: no "check it ran"
         public = [n for n in named if not n.rpartition(".")[2].startswith("_")
                   and f"self.{n.rpartition('.')[2]}(" not in context]

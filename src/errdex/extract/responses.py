@@ -22,7 +22,7 @@ import http
 from dataclasses import dataclass
 
 from errdex.extract.messages import MESSAGE_PARAM
-from errdex.extract.scope import own_nodes
+from errdex.extract.scope import looks_like_class, own_nodes
 
 #: Keywords of a response call that carry its HTTP status.
 STATUS_KWARGS = ("status_code", "status", "code", "http_status")
@@ -67,7 +67,7 @@ def response_helper(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str
     carriers: dict[str, str] = {}   # local name -> the message parameter it was built from
     calls: list[ast.Call] = []
     for node in own_nodes(fn.body):
-        if isinstance(node, ast.Call) and _class_like(node.func):
+        if isinstance(node, ast.Call) and looks_like_class(node.func):
             calls.append(node)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call):
@@ -91,11 +91,6 @@ def _defaults(args: ast.arguments) -> dict[str, ast.expr]:
     out = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
     out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     return out
-
-
-def _class_like(func: ast.expr) -> bool:
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name.lstrip("_")[:1].isupper()
 
 
 def _status(call: ast.Call, defaults: dict[str, ast.expr]) -> tuple[int | None, str | None]:

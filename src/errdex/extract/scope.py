@@ -140,3 +140,14 @@ def own_nodes(stmts: list[ast.stmt]) -> Iterator[ast.AST]:
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(node))
+
+
+def class_named(name: str) -> bool:
+    """CapWords, private ones too (`_Unsupported`): a class's name, not a function's."""
+    return name.lstrip("_")[:1].isupper()
+
+
+def looks_like_class(func: ast.expr) -> bool:
+    """Whether a call's callee is named like a class (`class_named`): a class, not a function returning one."""
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return class_named(name)

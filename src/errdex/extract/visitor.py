@@ -23,7 +23,9 @@ from errdex.extract.logcalls import LOG_LEVELS, LOGGER_METHODS, is_logger
 from errdex.extract.messages import MESSAGE_PARAM, STRING_LIKE, MessageBuilder, literal, whole
 from errdex.extract.module_names import function_bound, import_statements, imports_read, own_definition
 from errdex.extract.responses import STATUS_KWARGS, response_helper, status_value
-from errdex.extract.scope import BUILTIN_NAMES, collect_imports, dotted_source, own_nodes, resolve_dotted
+from errdex.extract.scope import (
+    BUILTIN_NAMES, class_named, collect_imports, dotted_source, looks_like_class, own_nodes, resolve_dotted,
+)
 from errdex.extract.unparse import simple_unparse
 from errdex.models import (
     ClassFacts,
@@ -538,7 +540,7 @@ class ModuleWalker:
         name = targets[0].id
         value = stmt.value
         kind = value.__class__
-        if kind is ast.Call and _looks_like_class(value.func):
+        if kind is ast.Call and looks_like_class(value.func):
             scope.locals[name] = value
             return
         # Only these node types can build a template: skip the builder for the rest.
@@ -612,7 +614,7 @@ class ModuleWalker:
                               http_status=status, error_code=_kwarg_code(call))
         if site is None:
             return
-        site.factory = not _looks_like_class(call.func)   # `raise self._error(...)`: the class is what it returns
+        site.factory = not looks_like_class(call.func)   # `raise self._error(...)`: the class is what it returns
         # a class of the codebase may print other than its first argument (`extract.constructors`)
         codebase_class = status is None and (call.args or call.keywords) and site.class_ref \
             and not site.class_ref.startswith("builtins.")
@@ -664,7 +666,7 @@ class ModuleWalker:
             self._returned(stmt, call)
         if not isinstance(call, ast.Call):
             return
-        if stmt.__class__ is ast.Return and _looks_like_class(call.func) and self.scopes[-1].kind == "function":
+        if stmt.__class__ is ast.Return and looks_like_class(call.func) and self.scopes[-1].kind == "function":
             self._note_factory(stmt, call)
         written = dotted_source(call.func)
         if written is None:
@@ -903,7 +905,7 @@ def _stored_by_constructor(segment: str, at: int) -> bool:
                 if m is None:
                     continue   # a tuple's bracket (`[(Req, self.handle), ...]`, review 29 #24): the call holds it
                 last = m.group(1).rpartition(".")[2]
-                return last.lstrip("_")[:1].isupper() and last not in _RUNNERS and not last.isupper()
+                return class_named(last) and last not in _RUNNERS and not last.isupper()
             depth -= 1
     return False
 
@@ -999,12 +1001,6 @@ def _same_tokens(seg: str, text: str) -> bool:
     a = "".join(seg.split()).replace('"', "'")
     b = "".join(text.split()).replace('"', "'")
     return a == b or a.rstrip(",") == b
-
-
-def _looks_like_class(func: ast.expr) -> bool:
-    """CapWords, private ones too (`_Unsupported`): a class, not a function returning an exception."""
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name.lstrip("_")[:1].isupper()
 
 
 def _kw(call: ast.Call, names: tuple[str, ...]) -> ast.expr | None:

@@ -64,11 +64,9 @@ class LineMatcher:
         if not found:
             return None
         if len(found) == 1 and found[0][1] == "full":   # most lines: one record, the whole message
-            plan, kind, values, agrees = item = found[0]
-            coverage = plan.literal / max(1, len(text))
-            score = hit_score(0.0, kind, agrees, coverage, plan.literal, plan.rec, event.primary)
-            high = full_hit_is_high(coverage, plan.literal, plan.rec, agrees, event, None, values)
-            return [_to_match(item, score, "high" if high else "low", event)]
+            item = found[0]
+            return [_to_match(item, _score(item, text, event.primary, None), _confidence(item, text, event, None),
+                              event)]
         for item in found:
             if item[1] != "contained":
                 break
@@ -123,9 +121,10 @@ class LineMatcher:
         return plan
 
 
-def _score(found: tuple, text: str, primary: bool, apart: dict) -> float:
+def _score(found: tuple, text: str, primary: bool, apart: dict | None) -> float:
     """A message hit's score: `grading.hit_score`, ranked as `grading.ranked_as` says for a hit
-    inside the text, so both paths rank alike."""
+    inside the text, so both paths rank alike (`apart`: the event's `_set_apart` memo, read for
+    such a hit only)."""
     plan, kind, _values, agrees = found
     if kind == "full":
         ranked, coverage = kind, plan.literal / max(1, len(text))
@@ -134,7 +133,7 @@ def _score(found: tuple, text: str, primary: bool, apart: dict) -> float:
     return hit_score(0.0, ranked, agrees, coverage, plan.literal, plan.rec, primary)
 
 
-def _confidence(found: tuple, text: str, event: ErrorEvent, apart: dict) -> str:
+def _confidence(found: tuple, text: str, event: ErrorEvent, apart: dict | None) -> str:
     """A kept hit's confidence: `grading.full_hit_is_high` or `contained_hit_is_high` (asked
     only of the top score's ties: the others are dropped ungraded)."""
     plan, kind, values, agrees = found
